@@ -1,0 +1,29 @@
+/// One numbered schema change: the SQL of a file in `Migrations/`.
+public struct SchemaMigration: Sendable, Hashable {
+    /// The migration's number; a database that applied it has `PRAGMA user_version` ≥ this.
+    public let version: Int
+    /// The file's name without `.sql`, such as `0001_initial`.
+    public let name: String
+    /// The statements to run, as written in the file.
+    public let sql: String
+
+    init(version: Int, name: String, bytes: [UInt8]) {
+        self.version = version
+        self.name = name
+        self.sql = String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// The schema migrations of DurableQueue, oldest first.
+///
+/// The `.sql` files in `Migrations/` are the one source of truth for the schema; SwiftPM embeds them
+/// in code. Every file must be listed here and in `Package.swift`.
+public enum SchemaMigrations {
+    /// Every migration in the order it must be applied; versions are 1, 2, 3 … without gaps.
+    public static let all: [SchemaMigration] = [
+        SchemaMigration(version: 1, name: "0001_initial", bytes: PackageResources._001_initial_sql),
+    ]
+
+    /// The newest schema version this build knows.
+    public static var latestVersion: Int { all.last?.version ?? 0 }
+}

@@ -1,0 +1,47 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Upcoming features every Swift target of the package builds with.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "DurableQueue",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "DurableQueue", targets: ["DurableQueue"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CDurableQueueSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite3"])]
+        ),
+        .target(
+            name: "DurableQueueMigrations",
+            path: "Migrations",
+            resources: [
+                .embedInCode("0001_initial.sql"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "DurableQueue",
+            dependencies: ["CDurableQueueSQLite", "DurableQueueMigrations"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "durableq-test-worker",
+            dependencies: ["DurableQueue"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DurableQueueTests",
+            dependencies: ["DurableQueue", "DurableQueueMigrations", "durableq-test-worker"],
+            swiftSettings: swiftSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,25 @@
+/// Where a job is in its life; the raw value is the text stored in `jobs.state`.
+public enum JobState: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Waiting for its run-at time.
+    case scheduled
+    /// Due, waiting for a worker.
+    case pending
+    /// Waiting for another job to finish first.
+    case blocked
+    /// Claimed by a worker, which holds its lease.
+    case running
+    /// Finished with an output. Terminal.
+    case succeeded
+    /// Finished with an error after its last allowed attempt. Terminal.
+    case failed
+    /// Cancelled before it could finish. Terminal.
+    case cancelled
+
+    /// Whether the job can change no more.
+    public var isTerminal: Bool {
+        switch self {
+        case .succeeded, .failed, .cancelled: true
+        case .scheduled, .pending, .blocked, .running: false
+        }
+    }
+}

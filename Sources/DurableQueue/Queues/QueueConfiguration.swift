@@ -1,0 +1,47 @@
+/// The order in which a queue hands out jobs of equal priority.
+public enum QueueMode: String, Sendable, Hashable, Codable, CaseIterable {
+    /// First in, first out: the oldest job first.
+    case fifo
+    /// Last in, first out: the newest job first.
+    case lifo
+}
+
+/// The settings of one named queue, stored in the `queues` table and shared by every process.
+public struct QueueConfiguration: Sendable, Hashable {
+    /// The queue's name, as jobs name it.
+    public var name: String
+    /// FIFO or LIFO within a priority.
+    public var mode: QueueMode
+    /// How many of its jobs may run at once over all processes; 0 means unlimited.
+    public var concurrencyLimit: Int
+    /// While true, running jobs finish but none starts.
+    public var isSuspended: Bool
+
+    /// Creates a configuration; a queue nobody configured has these defaults.
+    public init(_ name: String, mode: QueueMode = .fifo, concurrencyLimit: Int = 0, isSuspended: Bool = false) {
+        self.name = name
+        self.mode = mode
+        self.concurrencyLimit = concurrencyLimit
+        self.isSuspended = isSuspended
+    }
+
+    /// Throws `invalidArgument` for an empty name or a negative limit.
+    func validate() throws {
+        if name.isEmpty { throw DurableQueueError.invalidArgument("queue name", "must not be empty") }
+        if concurrencyLimit < 0 {
+            throw DurableQueueError.invalidArgument("concurrencyLimit", "\(concurrencyLimit) is negative; use 0 for unlimited")
+        }
+    }
+}
+
+extension QueueMode {
+    /// Parses `fifo` or `lifo`.
+    ///
+    /// - Throws: ``DurableQueueError/Code/invalidArgument`` naming the accepted values.
+    public init(validating text: String) throws {
+        guard let mode = QueueMode(rawValue: text) else {
+            throw DurableQueueError.invalidArgument("queue mode", "'\(text)' is neither 'fifo' nor 'lifo'")
+        }
+        self = mode
+    }
+}

@@ -1,0 +1,128 @@
+import CDurableQueueSQLite
+
+/// One open SQLite connection, confined to the actor that owns it.
+///
+/// Not `Sendable`: a connection never leaves its owner. It closes itself when released.
+final class Connection {
+    /// The database file.
+    let path: String
+    private let handle: OpaquePointer
+    private var statements: [String: Statement] = [:]
+
+    /// Opens `path` and applies the options: WAL mode, foreign keys, busy timeout, synchronous level.
+    ///
+    /// The file is read once here, so a file that is not a database fails now rather than later.
+    init(path: String, options: StorageOptions) throws {
+        var flags = SQLITE_OPEN_NOMUTEX
+        if options.readOnly {
+            flags |= SQLITE_OPEN_READONLY
+        } else {
+            flags |= SQLITE_OPEN_READWRITE
+            if options.createIfMissing { flags |= SQLITE_OPEN_CREATE }
+        }
+        var opened: OpaquePointer?
+        let code = sqlite3_open_v2(path, &opened, flags, nil)
+        guard code == SQLITE_OK, let opened else {
+            let error = SQLiteError(handle: opened, code: code, sql: nil, path: path)
+            sqlite3_close_v2(opened)
+            throw error
+        }
+        self.path = path
+        self.handle = opened
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, Int32(clamping: options.busyTimeout.milliseconds))
+        try configure(options)
+    }
+
+    deinit {
+        // Statements must be finalized before the connection closes; close_v2 would defer otherwise.
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    private func configure(_ options: StorageOptions) throws {
+        // The first read of the file: fails with SQLITE_NOTADB for a file that is not a database.
+        _ = try scalarInt64("SELECT count(*) FROM sqlite_master")
+        if !options.readOnly {
+            // WAL lets readers work while one writer commits; it survives kill -9 at any point.
+            // Related SQLite documentation: <https://www.sqlite.org/wal.html>
+            try execute("PRAGMA journal_mode = WAL")
+        }
+        try execute(options.durability.synchronousPragma)
+        try execute("PRAGMA foreign_keys = ON")
+    }
+
+    /// The number of rows the last INSERT, UPDATE or DELETE changed.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Runs `sql` (one statement, cached) with `arguments` bound, calling `body` for every row.
+    func query(_ sql: String, _ arguments: [(any SQLiteBindable)?] = [], row body: (Row) throws -> Void) throws {
+        try statement(sql).run(arguments, body: body)
+    }
+
+    /// Runs `sql` (one statement, cached) with `arguments` bound, ignoring any rows.
+    func execute(_ sql: String, _ arguments: [(any SQLiteBindable)?] = []) throws {
+        try statement(sql).run(arguments) { _ in }
+    }
+
+    /// Runs `sql` and returns the first column of its first row, or nil when it returns no row.
+    func scalarInt64(_ sql: String, _ arguments: [(any SQLiteBindable)?] = []) throws -> Int64? {
+        var value: Int64?
+        try query(sql, arguments) { row in
+            if value == nil { value = row.optionalInt64(0) }
+        }
+        return value
+    }
+
+    /// Runs a script of several statements, not cached and without arguments (migrations).
+    func executeScript(_ sql: String) throws {
+        let code = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard code == SQLITE_OK else {
+            throw SQLiteError(handle: handle, code: code, sql: nil, path: path)
+        }
+    }
+
+    /// Runs `body` in a write transaction: `BEGIN IMMEDIATE`, then `COMMIT`, or `ROLLBACK` if it throws.
+    ///
+    /// `IMMEDIATE` takes the write lock up front, so the busy timeout covers waiting for other
+    /// processes; a deferred transaction that reads and then writes could fail with
+    /// `SQLITE_BUSY_SNAPSHOT` whatever the timeout.
+    /// Related SQLite documentation: <https://www.sqlite.org/lang_transaction.html>
+    func write<T>(_ body: () throws -> T) throws -> T {
+        try transaction(begin: "BEGIN IMMEDIATE", body)
+    }
+
+    /// Runs `body` in a read transaction, so that all its statements see one snapshot.
+    func read<T>(_ body: () throws -> T) throws -> T {
+        try transaction(begin: "BEGIN DEFERRED", body)
+    }
+
+    private func transaction<T>(begin: String, _ body: () throws -> T) throws -> T {
+        try execute(begin)
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            if sqlite3_get_autocommit(handle) == 0 {
+                try? execute("ROLLBACK")
+            }
+            throw error
+        }
+    }
+
+    private func statement(_ sql: String) throws -> Statement {
+        if let cached = statements[sql] { return cached }
+        let statement = try Statement(sql: sql, connection: handle, path: path, persistent: true)
+        statements[sql] = statement
+        return statement
+    }
+}
+
+extension Duration {
+    /// The duration in whole milliseconds, rounded down.
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

@@ -1,0 +1,38 @@
+import CDurableQueueSQLite
+
+/// A failed SQLite call, with everything needed to say what went wrong and where.
+///
+/// Carries the SQL text but never the bound values: they may hold user data or secrets.
+struct SQLiteError: Error, CustomStringConvertible {
+    /// The extended result code, such as `SQLITE_CONSTRAINT_UNIQUE`.
+    let extendedCode: Int32
+    /// SQLite's own message (`sqlite3_errmsg`), or the code's generic text.
+    let message: String
+    /// The statement being run, if any.
+    let sql: String?
+    /// The database file.
+    let path: String
+
+    /// The primary result code (the low byte of the extended code), such as `SQLITE_BUSY`.
+    var primaryCode: Int32 { extendedCode & 0xFF }
+
+    var description: String {
+        var text = "SQLite error \(extendedCode): \(message) (file \(path))"
+        if let sql { text += " while executing `\(sql)`" }
+        return text
+    }
+
+    /// The error of the last failed call on `handle`.
+    init(handle: OpaquePointer?, code: Int32, sql: String?, path: String) {
+        let extended = handle.map { sqlite3_extended_errcode($0) } ?? code
+        // The connection's extended code belongs to its last call; trust it only when it agrees.
+        self.extendedCode = (extended & 0xFF) == (code & 0xFF) ? extended : code
+        if let handle, let text = sqlite3_errmsg(handle) {
+            self.message = String(cString: text)
+        } else {
+            self.message = String(cString: sqlite3_errstr(code))
+        }
+        self.sql = sql
+        self.path = path
+    }
+}

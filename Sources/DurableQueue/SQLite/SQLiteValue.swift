@@ -1,0 +1,111 @@
+import CDurableQueueSQLite
+
+/// A Swift value that can be bound to a statement parameter.
+protocol SQLiteBindable {
+    /// Binds the value to parameter `index` (1-based) of `statement`, returning SQLite's result code.
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32
+}
+
+/// Tells SQLite to copy bound text and blobs before the call returns (the C macro Swift doesn't import).
+let sqliteTransient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+
+extension Int64: SQLiteBindable {
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        sqlite3_bind_int64(statement, index, self)
+    }
+}
+
+extension Int: SQLiteBindable {
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        sqlite3_bind_int64(statement, index, Int64(self))
+    }
+}
+
+extension Bool: SQLiteBindable {
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        sqlite3_bind_int64(statement, index, self ? 1 : 0)
+    }
+}
+
+extension Double: SQLiteBindable {
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        sqlite3_bind_double(statement, index, self)
+    }
+}
+
+extension String: SQLiteBindable {
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        var text = self
+        return text.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                // A Swift string's UTF-8 buffer is never empty-pointer for "", but may be: bind "" then.
+                guard let base = chars.baseAddress else { return sqlite3_bind_text(statement, index, "", 0, nil) }
+                return sqlite3_bind_text(statement, index, base, Int32(chars.count), sqliteTransient)
+            }
+        }
+    }
+}
+
+extension [UInt8]: SQLiteBindable {
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        withUnsafeBytes { bytes in
+            // A nil pointer would bind NULL, so an empty blob is bound as a zero-length blob.
+            guard let base = bytes.baseAddress else { return sqlite3_bind_zeroblob(statement, index, 0) }
+            return sqlite3_bind_blob(statement, index, base, Int32(bytes.count), sqliteTransient)
+        }
+    }
+}
+
+/// The current result row of a stepping statement; valid only inside the closure that receives it.
+struct Row {
+    fileprivate let statement: OpaquePointer
+
+    init(statement: OpaquePointer) {
+        self.statement = statement
+    }
+
+    /// Whether column `index` (0-based) is NULL.
+    func isNull(_ index: Int32) -> Bool {
+        sqlite3_column_type(statement, index) == SQLITE_NULL
+    }
+
+    /// Column `index` as an integer (0 for NULL).
+    func int64(_ index: Int32) -> Int64 {
+        sqlite3_column_int64(statement, index)
+    }
+
+    /// Column `index` as an integer, or nil for NULL.
+    func optionalInt64(_ index: Int32) -> Int64? {
+        isNull(index) ? nil : int64(index)
+    }
+
+    /// Column `index` as an `Int`, or nil for NULL.
+    func optionalInt(_ index: Int32) -> Int? {
+        optionalInt64(index).map { Int($0) }
+    }
+
+    /// Column `index` as a `Double`, or nil for NULL.
+    func optionalDouble(_ index: Int32) -> Double? {
+        isNull(index) ? nil : sqlite3_column_double(statement, index)
+    }
+
+    /// Column `index` as text ("" for NULL).
+    func string(_ index: Int32) -> String {
+        optionalString(index) ?? ""
+    }
+
+    /// Column `index` as text, or nil for NULL.
+    func optionalString(_ index: Int32) -> String? {
+        guard let text = sqlite3_column_text(statement, index) else { return nil }
+        let count = Int(sqlite3_column_bytes(statement, index))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    /// Column `index` as bytes, or nil for NULL.
+    func optionalBlob(_ index: Int32) -> [UInt8]? {
+        if isNull(index) { return nil }
+        let count = Int(sqlite3_column_bytes(statement, index))
+        guard count > 0, let bytes = sqlite3_column_blob(statement, index) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+}

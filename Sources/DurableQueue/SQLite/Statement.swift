@@ -1,0 +1,57 @@
+import CDurableQueueSQLite
+
+/// A prepared statement of one `Connection`, reused across calls; finalized when released.
+final class Statement {
+    /// The statement's SQL text, for error messages.
+    let sql: String
+    private let handle: OpaquePointer
+    private let connection: OpaquePointer
+    private let path: String
+
+    /// Compiles `sql`, which must hold exactly one statement.
+    init(sql: String, connection: OpaquePointer, path: String, persistent: Bool) throws {
+        var statement: OpaquePointer?
+        let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+        let code = sqlite3_prepare_v3(connection, sql, -1, flags, &statement, nil)
+        guard code == SQLITE_OK, let statement else {
+            sqlite3_finalize(statement)
+            throw SQLiteError(handle: connection, code: code, sql: sql, path: path)
+        }
+        self.sql = sql
+        self.handle = statement
+        self.connection = connection
+        self.path = path
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// Runs the statement with `arguments` bound in order, calling `body` for each result row.
+    ///
+    /// The statement is reset and its bindings cleared afterwards, even on error, so it never keeps
+    /// a read transaction open.
+    func run(_ arguments: [(any SQLiteBindable)?], body: (Row) throws -> Void) throws {
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+        }
+        for (offset, argument) in arguments.enumerated() {
+            let index = Int32(offset + 1)
+            let code = argument?.bind(to: handle, at: index) ?? sqlite3_bind_null(handle, index)
+            guard code == SQLITE_OK else { throw error(code) }
+        }
+        while true {
+            let code = sqlite3_step(handle)
+            switch code {
+            case SQLITE_ROW: try body(Row(statement: handle))
+            case SQLITE_DONE: return
+            default: throw error(code)
+            }
+        }
+    }
+
+    private func error(_ code: Int32) -> SQLiteError {
+        SQLiteError(handle: connection, code: code, sql: sql, path: path)
+    }
+}

@@ -1,0 +1,52 @@
+import DurableQueueMigrations
+
+/// Brings a file's schema up to date, one migration per transaction, tracked in `PRAGMA user_version`.
+enum Migrator {
+    /// `PRAGMA application_id` of a DurableQueue file ("DQue"), set by the first migration.
+    static let applicationID: Int64 = 0x4451_7565
+
+    /// Applies every migration newer than the file's `user_version`, in order.
+    ///
+    /// Each runs in its own `BEGIN IMMEDIATE` transaction that re-reads the version first, so two
+    /// processes opening a new file at once apply each migration exactly once.
+    ///
+    /// - Throws: `schemaTooNew` for a file written by a newer version; `notADatabase` for an SQLite
+    ///   file that holds other tables; `readOnly` when a read-only file needs migrating.
+    static func migrate(_ connection: Connection, readOnly: Bool, migrations: [SchemaMigration] = SchemaMigrations.all) throws {
+        let latest = migrations.last?.version ?? 0
+        let found = try userVersion(connection)
+        if found > latest {
+            throw DurableQueueError(
+                .schemaTooNew,
+                "the file's schema version \(found) is newer than this DurableQueue supports (\(latest)); "
+                    + "open it with a newer DurableQueue", path: connection.path)
+        }
+        if found == 0, try connection.scalarInt64("SELECT count(*) FROM sqlite_master") != 0 {
+            throw DurableQueueError(
+                .notADatabase, "not a DurableQueue file: it holds other tables and no DurableQueue schema",
+                path: connection.path)
+        }
+        if found > 0, try connection.scalarInt64("PRAGMA application_id") != applicationID {
+            throw DurableQueueError(.notADatabase, "not a DurableQueue file: its application_id differs", path: connection.path)
+        }
+        guard found < latest else { return }
+        if readOnly {
+            throw DurableQueueError(
+                .readOnly, "the file's schema version \(found) needs upgrading to \(latest), which a read-only open cannot do",
+                path: connection.path)
+        }
+        for migration in migrations where migration.version > found {
+            try connection.write {
+                guard try userVersion(connection) < migration.version else { return }
+                try connection.executeScript(migration.sql)
+                // The version is a constant of this build, never input.
+                try connection.executeScript("PRAGMA user_version = \(migration.version)")
+            }
+        }
+    }
+
+    /// The file's `PRAGMA user_version`.
+    static func userVersion(_ connection: Connection) throws -> Int {
+        Int(try connection.scalarInt64("PRAGMA user_version") ?? 0)
+    }
+}

@@ -1,0 +1,76 @@
+/// A job to insert, with every column the store fills from the caller.
+package struct NewJob: Sendable, Hashable {
+    /// The queue's name; the queue is created with default settings if nobody configured it.
+    package var queue: String
+    /// The registered job type's name.
+    package var kind: String
+    /// The input, encoded as JSON text.
+    package var input: String
+    /// Higher runs first.
+    package var priority: Priority
+    /// When the job is due, in milliseconds since 1970; nil means now.
+    package var runAt: Int64?
+    /// The most attempts allowed; nil means unlimited.
+    package var maxAttempts: Int?
+    /// The retry policy, encoded as JSON text; nil means the engine's default.
+    package var retryPolicy: String?
+    /// The time limit of one attempt in milliseconds; nil means none.
+    package var timeoutMilliseconds: Int64?
+    /// A key no other active job may share, under `uniquePolicy`.
+    package var uniqueKey: String?
+    /// What to do when an active job already has `uniqueKey`.
+    package var uniquePolicy: UniquePolicy
+    /// Labels to find or cancel the job by.
+    package var tags: [String]
+
+    /// Creates a job description; only the kind and input have no default.
+    package init(
+        queue: String = "default", kind: String, input: String, priority: Priority = .normal, runAt: Int64? = nil,
+        maxAttempts: Int? = 3, retryPolicy: String? = nil, timeoutMilliseconds: Int64? = nil,
+        uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep, tags: [String] = []
+    ) {
+        self.queue = queue
+        self.kind = kind
+        self.input = input
+        self.priority = priority
+        self.runAt = runAt
+        self.maxAttempts = maxAttempts
+        self.retryPolicy = retryPolicy
+        self.timeoutMilliseconds = timeoutMilliseconds
+        self.uniqueKey = uniqueKey
+        self.uniquePolicy = uniquePolicy
+        self.tags = tags
+    }
+
+    /// Throws `invalidArgument` naming the first field out of range.
+    func validate() throws {
+        if queue.isEmpty { throw DurableQueueError.invalidArgument("queue", "the name must not be empty") }
+        if kind.isEmpty { throw DurableQueueError.invalidArgument("kind", "the job type name must not be empty") }
+        if let maxAttempts, maxAttempts < 1 {
+            throw DurableQueueError.invalidArgument("maxAttempts", "\(maxAttempts) is below 1; use nil for unlimited")
+        }
+        if let timeoutMilliseconds, timeoutMilliseconds < 1 {
+            throw DurableQueueError.invalidArgument("timeout", "\(timeoutMilliseconds) ms is not positive")
+        }
+        if uniqueKey?.isEmpty == true { throw DurableQueueError.invalidArgument("uniqueKey", "must not be empty") }
+        if tags.contains(where: \.isEmpty) { throw DurableQueueError.invalidArgument("tags", "a tag must not be empty") }
+    }
+}
+
+/// What `enqueue` did.
+package enum EnqueueOutcome: Sendable, Hashable {
+    /// A new job was inserted.
+    case inserted(JobID)
+    /// An active job had the unique key and the policy was `keep`: that job is returned.
+    case existing(JobID)
+    /// An active job had the unique key and the policy was `replace`: it was cancelled (or asked to
+    /// stop, if running) and a new job inserted.
+    case replaced(JobID, replacing: JobID)
+
+    /// The job the caller should follow: the new one, or the existing one kept.
+    package var id: JobID {
+        switch self {
+        case .inserted(let id), .existing(let id), .replaced(let id, _): id
+        }
+    }
+}

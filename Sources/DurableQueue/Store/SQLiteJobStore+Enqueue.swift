@@ -1,0 +1,98 @@
+extension SQLiteJobStore {
+    /// Inserts `job`, or applies its unique-key policy, in one transaction with its event row.
+    ///
+    /// Returns after the transaction is committed.
+    ///
+    /// - Parameter now: The current time in milliseconds since 1970.
+    /// - Throws: `invalidArgument` (nothing changed) or a storage error.
+    package func enqueue(_ job: NewJob, now: Int64) throws -> EnqueueOutcome {
+        try job.validate()
+        return try write("enqueue a '\(job.kind)' job on queue '\(job.queue)'") {
+            try insert(job, now: now)
+        }
+    }
+
+    /// Inserts every job of `jobs` in one transaction: all of them are committed, or none.
+    ///
+    /// - Returns: One outcome per job, in order.
+    package func enqueue(batch jobs: [NewJob], now: Int64) throws -> [EnqueueOutcome] {
+        for job in jobs { try job.validate() }
+        return try write("enqueue a batch of \(jobs.count) jobs") {
+            try jobs.map { try insert($0, now: now) }
+        }
+    }
+
+    private func insert(_ job: NewJob, now: Int64) throws -> EnqueueOutcome {
+        try ensureQueueExists(job.queue, now: now)
+        var replacing: JobID?
+        if let key = job.uniqueKey, job.uniquePolicy != .allow, let existing = try activeJob(uniqueKey: key) {
+            switch job.uniquePolicy {
+            case .keep, .allow:
+                return .existing(existing)
+            case .replace:
+                _ = try requestCancel(existing, now: now, reason: "replaced by a job with the same unique key")
+                replacing = existing
+            }
+        }
+        let state: JobState = (job.runAt ?? now) > now ? .scheduled : .pending
+        var inserted: Int64?
+        // The id is chosen here so that order_key can be derived from it in the same statement:
+        // the id on a FIFO queue, minus the id on a LIFO queue.
+        try connection.query(
+            """
+            INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy,
+                              timeout_ms, unique_key, input, created_at, updated_at)
+            SELECT next.id, q.name, ?2, ?3, ?4, CASE q.mode WHEN 'lifo' THEN -next.id ELSE next.id END, ?5, ?6, ?7,
+                   ?8, ?9, ?10, ?11, ?11
+            FROM (SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'jobs'), 0) + 1 AS id) AS next,
+                 queues AS q
+            WHERE q.name = ?1
+            RETURNING id
+            """,
+            [
+                job.queue, job.kind, state.rawValue, job.priority.rawValue, job.runAt ?? now, job.maxAttempts,
+                job.retryPolicy, job.timeoutMilliseconds, job.uniquePolicy == .allow ? nil : job.uniqueKey,
+                job.input, now,
+            ]
+        ) { row in inserted = row.int64(0) }
+        guard let inserted else {
+            throw DurableQueueError(.storage, "the job row was not inserted", queue: job.queue)
+        }
+        let id = JobID(inserted)
+        for tag in Set(job.tags) {
+            try connection.execute("INSERT INTO job_tags (tag, job_id) VALUES (?, ?)", [tag, inserted])
+        }
+        try appendEvent(id, now: now, from: nil, to: state, attempt: 0, reason: "enqueued")
+        return replacing.map { .replaced(id, replacing: $0) } ?? .inserted(id)
+    }
+
+    /// The active job holding unique key `key`, found through the partial unique index.
+    private func activeJob(uniqueKey key: String) throws -> JobID? {
+        try connection.scalarInt64(
+            """
+            SELECT id FROM jobs
+            WHERE unique_key = ? AND cancel_requested = 0 AND state IN ('scheduled', 'pending', 'blocked', 'running')
+            """, [key]
+        ).map { JobID($0) }
+    }
+
+    /// Creates the queue's row with default settings unless it exists.
+    func ensureQueueExists(_ name: String, now: Int64) throws {
+        guard !knownQueues.contains(name) else { return }
+        try connection.execute(
+            "INSERT INTO queues (name, created_at, updated_at) VALUES (?1, ?2, ?2) ON CONFLICT (name) DO NOTHING",
+            [name, now])
+        knownQueues.insert(name)
+    }
+
+    /// Appends one row to the history; called inside the transaction that changed the job.
+    func appendEvent(
+        _ id: JobID, now: Int64, from: JobState?, to: JobState, attempt: Int, reason: String?, worker: String? = nil
+    ) throws {
+        try connection.execute(
+            """
+            INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason, worker)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, [id.rawValue, now, from?.rawValue, to.rawValue, attempt, reason, worker])
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+extension SQLiteJobStore {
+    /// Records how attempts ended, all in one transaction (group commit), each with its event row.
+    ///
+    /// A report whose worker no longer holds the job's lease (it expired and the job was recovered)
+    /// changes nothing. A retry becomes `failed` when the job has used all its attempts, and any
+    /// unsuccessful end becomes `cancelled` when a cancel was requested.
+    ///
+    /// - Returns: The state each reported job is now in; jobs whose report was ignored are absent.
+    @discardableResult
+    package func finish(_ attempts: [FinishedAttempt], now: Int64) throws -> [JobID: JobState] {
+        try write("record the end of \(attempts.count) attempt(s)") {
+            var recorded: [JobID: JobState] = [:]
+            for attempt in attempts {
+                if let state = try record(attempt, now: now) { recorded[attempt.id] = state }
+            }
+            return recorded
+        }
+    }
+
+    private func record(_ attempt: FinishedAttempt, now: Int64) throws -> JobState? {
+        var row: (attempts: Int, maxAttempts: Int?, cancelRequested: Bool)?
+        try connection.query(
+            """
+            SELECT attempts, max_attempts, cancel_requested FROM jobs
+            WHERE id = ? AND state = 'running' AND lease_owner = ?
+            """, [attempt.id.rawValue, attempt.owner]
+        ) { found in row = (Int(found.int64(0)), found.optionalInt(1), found.int64(2) != 0) }
+        guard let row else { return nil }
+
+        var state: JobState
+        var output: String?
+        var failure: JobFailure?
+        var runAt: Int64?
+        var reason: String
+        switch attempt.outcome {
+        case .succeeded(let value):
+            (state, output, reason) = (.succeeded, value, "succeeded")
+        case .failed(let error):
+            (state, failure, reason) = (.failed, error, error.description)
+        case .retry(let error, let at):
+            let exhausted = row.maxAttempts.map { row.attempts >= $0 } ?? false
+            (state, failure) = (exhausted ? .failed : (at > now ? .scheduled : .pending), error)
+            runAt = exhausted ? nil : at
+            reason = exhausted ? "\(error) (no attempts left)" : "\(error) (will retry)"
+        case .cancelled(let why):
+            (state, reason) = (.cancelled, why)
+        }
+        if row.cancelRequested && state != .succeeded && state != .cancelled {
+            (state, reason) = (.cancelled, "cancel requested; attempt ended with: \(reason)")
+        }
+        try connection.execute(
+            """
+            UPDATE jobs SET state = ?2, output = coalesce(?3, output), error = coalesce(?4, error),
+                            run_at = coalesce(?5, run_at), finished_at = ?6, lease_owner = NULL,
+                            lease_expires_at = NULL, updated_at = ?7
+            WHERE id = ?1
+            """,
+            [
+                attempt.id.rawValue, state.rawValue, output, try failure.map(Self.json), runAt,
+                state.isTerminal ? now : nil, now,
+            ])
+        try appendEvent(attempt.id, now: now, from: .running, to: state, attempt: row.attempts, reason: reason, worker: attempt.owner)
+        return state
+    }
+
+    /// Saves a running job's progress (0…1) and checkpoint; not a state change, so no event row.
+    ///
+    /// - Returns: false if `owner` no longer holds the job's lease (nothing was saved).
+    package func saveProgress(_ id: JobID, owner: String, progress: Double?, checkpoint: [UInt8]?, now: Int64) throws -> Bool {
+        if let progress, !(0...1).contains(progress) {
+            throw DurableQueueError.invalidArgument("progress", "\(progress) is outside 0…1")
+        }
+        return try write("save the progress of job \(id)") {
+            try connection.execute(
+                """
+                UPDATE jobs SET progress = coalesce(?3, progress), checkpoint = coalesce(?4, checkpoint), updated_at = ?5
+                WHERE id = ?1 AND state = 'running' AND lease_owner = ?2
+                """, [id.rawValue, owner, progress, checkpoint, now])
+            return connection.changes == 1
+        }
+    }
+
+    /// `value` encoded as JSON text.
+    static func json(_ value: some Encodable) throws -> String {
+        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+    }
+}

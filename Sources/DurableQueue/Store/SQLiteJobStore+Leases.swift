@@ -1,0 +1,100 @@
+/// A running job's lease after a heartbeat.
+package struct HeldLease: Sendable, Hashable {
+    package var id: JobID
+    /// Set when someone asked to cancel the job: the worker must stop it.
+    package var cancelRequested: Bool
+}
+
+/// A job whose worker stopped renewing its lease, and the state it was returned to.
+package struct RecoveredJob: Sendable, Hashable {
+    package var id: JobID
+    package var previousOwner: String?
+    /// `pending` to run again, `failed` when no attempt is left, `cancelled` when a cancel was requested.
+    package var state: JobState
+}
+
+extension SQLiteJobStore {
+    /// Extends every lease `owner` holds to `expiresAt` (a heartbeat).
+    ///
+    /// - Returns: The jobs `owner` still holds, with their cancel flags: a job missing from the list
+    ///   was recovered by another process, and its attempt must stop.
+    package func renewLeases(owner: String, expiresAt: Int64) throws -> [HeldLease] {
+        try write("renew the leases of worker '\(owner)'") {
+            var held: [HeldLease] = []
+            try connection.query(
+                """
+                UPDATE jobs SET lease_expires_at = ?2
+                WHERE state = 'running' AND lease_owner = ?1
+                RETURNING id, cancel_requested
+                """, [owner, expiresAt]
+            ) { row in held.append(HeldLease(id: JobID(row.int64(0)), cancelRequested: row.int64(1) != 0)) }
+            return held
+        }
+    }
+
+    /// Returns running jobs whose lease expired before `now` (their worker died) to `pending`, or
+    /// to `cancelled` if a cancel was requested, or to `failed` if no attempt is left.
+    ///
+    /// The interrupted attempt counts and is recorded in the history. Each job's current state and
+    /// flag are read in the same transaction, so a job that finished meanwhile is left alone.
+    package func recoverExpiredLeases(now: Int64) throws -> [RecoveredJob] {
+        try write("recover jobs with expired leases") {
+            var expired: [(id: JobID, attempts: Int, maxAttempts: Int?, cancel: Bool, owner: String?)] = []
+            try connection.query(
+                """
+                SELECT id, attempts, max_attempts, cancel_requested, lease_owner FROM jobs
+                WHERE state = 'running' AND lease_expires_at < ?
+                """, [now]
+            ) { row in
+                expired.append((JobID(row.int64(0)), Int(row.int64(1)), row.optionalInt(2), row.int64(3) != 0, row.optionalString(4)))
+            }
+            return try expired.map { job in
+                let worker = job.owner ?? "unknown"
+                let interrupted = "worker '\(worker)' stopped during attempt \(job.attempts) (lease expired)"
+                let (state, reason): (JobState, String)
+                if job.cancel {
+                    (state, reason) = (.cancelled, "cancel requested; \(interrupted)")
+                } else if let max = job.maxAttempts, job.attempts >= max {
+                    (state, reason) = (.failed, "\(interrupted); no attempts left")
+                } else {
+                    (state, reason) = (.pending, interrupted)
+                }
+                let failure = JobFailure(type: "LeaseExpired", message: interrupted, retryable: state == .pending)
+                try connection.execute(
+                    """
+                    UPDATE jobs SET state = ?2, error = ?3, lease_owner = NULL, lease_expires_at = NULL,
+                                    finished_at = ?4, updated_at = ?5
+                    WHERE id = ?1
+                    """, [job.id.rawValue, state.rawValue, try Self.json(failure), state.isTerminal ? now : nil, now])
+                try appendEvent(job.id, now: now, from: .running, to: state, attempt: job.attempts, reason: reason, worker: job.owner)
+                return RecoveredJob(id: job.id, previousOwner: job.owner, state: state)
+            }
+        }
+    }
+
+    /// Gives running jobs back without counting their attempt (graceful shutdown): each returns to
+    /// `pending`, or to `cancelled` if a cancel was requested.
+    ///
+    /// - Returns: The jobs released; a job `owner` no longer holds is left alone.
+    package func release(_ ids: [JobID], owner: String, now: Int64, reason: String) throws -> [JobID] {
+        try write("release \(ids.count) job(s) of worker '\(owner)'") {
+            var released: [JobID] = []
+            for id in ids {
+                var row: (attempts: Int, cancel: Bool)?
+                try connection.query(
+                    """
+                    UPDATE jobs SET state = CASE cancel_requested WHEN 1 THEN 'cancelled' ELSE 'pending' END,
+                                    attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
+                                    finished_at = CASE cancel_requested WHEN 1 THEN ?3 END, updated_at = ?3
+                    WHERE id = ?1 AND state = 'running' AND lease_owner = ?2
+                    RETURNING attempts, cancel_requested
+                    """, [id.rawValue, owner, now]
+                ) { found in row = (Int(found.int64(0)), found.int64(1) != 0) }
+                guard let row else { continue }
+                try appendEvent(id, now: now, from: .running, to: row.cancel ? .cancelled : .pending, attempt: row.attempts, reason: reason, worker: owner)
+                released.append(id)
+            }
+            return released
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import CDurableQueueSQLite
+
+/// The only type that speaks SQL: every job, queue and event lives in one SQLite file.
+///
+/// Each method is one short transaction that changes rows and appends the matching `job_events`
+/// rows, so the history shows every state a job was ever in. The actor runs on its own serial
+/// dispatch queue, so SQLite calls that block (lock waits, fsync) never hold a cooperative thread.
+/// Times are milliseconds since 1970, given by the caller so that tests control the clock.
+package actor SQLiteJobStore {
+    /// The database file.
+    package nonisolated let path: String
+    /// The options the file was opened with.
+    package nonisolated let options: StorageOptions
+    let connection: Connection
+    private let executor: SerialQueueExecutor
+    /// Queues known to have a row, so enqueue skips creating them.
+    var knownQueues: Set<String> = []
+
+    /// Runs the actor on its own serial queue.
+    package nonisolated var unownedExecutor: UnownedSerialExecutor {
+        executor.asUnownedSerialExecutor()
+    }
+
+    /// Opens (or creates) the file at `path` and migrates its schema to the newest version.
+    ///
+    /// - Throws: ``DurableQueueError`` `notADatabase`, `corrupt`, `cannotOpen`, `schemaTooNew`,
+    ///   `readOnly` or `databaseLocked`, naming the file.
+    package init(path: String, options: StorageOptions = StorageOptions()) throws {
+        self.path = path
+        self.options = options
+        self.executor = SerialQueueExecutor(label: "DurableQueue.store")
+        do {
+            let connection = try Connection(path: path, options: options)
+            try Migrator.migrate(connection, readOnly: options.readOnly)
+            self.connection = connection
+        } catch {
+            throw Self.mapped(error, operation: "open the job database", path: path, busyTimeout: options.busyTimeout)
+        }
+    }
+
+    /// Runs `body` in a write transaction, turning SQLite errors into ``DurableQueueError``.
+    ///
+    /// - Parameter operation: What is being done, in words, for the error message.
+    func write<T>(_ operation: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
+        do {
+            return try connection.write(body)
+        } catch {
+            // A queue row created by the rolled-back transaction no longer exists.
+            knownQueues.removeAll()
+            throw Self.mapped(error, operation: operation(), path: path, busyTimeout: options.busyTimeout)
+        }
+    }
+
+    /// Runs `body` in a read transaction, turning SQLite errors into ``DurableQueueError``.
+    func read<T>(_ operation: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
+        do {
+            return try connection.read(body)
+        } catch {
+            throw Self.mapped(error, operation: operation(), path: path, busyTimeout: options.busyTimeout)
+        }
+    }
+
+    /// The public error for `error`; a ``DurableQueueError`` passes through with the file added.
+    static func mapped(_ error: any Error, operation: String, path: String, busyTimeout: Duration) -> DurableQueueError {
+        if var error = error as? DurableQueueError {
+            if error.path == nil { error.path = path }
+            return error
+        }
+        guard let error = error as? SQLiteError else {
+            return DurableQueueError(.storage, "could not \(operation)", path: path, underlying: error)
+        }
+        let (code, cause): (DurableQueueError.Code, String) =
+            switch error.primaryCode {
+            case SQLITE_NOTADB: (.notADatabase, "the file is not an SQLite database")
+            case SQLITE_CORRUPT: (.corrupt, "the database file is damaged")
+            case SQLITE_CANTOPEN: (.cannotOpen, "the file or its directory cannot be opened")
+            case SQLITE_READONLY: (.readOnly, "the database is read-only")
+            case SQLITE_BUSY, SQLITE_LOCKED:
+                (.databaseLocked, "the database stayed locked by another connection for more than \(busyTimeout)")
+            case SQLITE_FULL: (.storage, "the disk is full")
+            default: (.storage, error.message)
+            }
+        return DurableQueueError(code, "could not \(operation): \(cause)", path: path, underlying: error)
+    }
+}
