@@ -7,10 +7,15 @@ public struct SchemaMigration: Sendable, Hashable {
     /// The statements to run, as written in the file.
     public let sql: String
 
-    init(version: Int, name: String, bytes: [UInt8]) {
+    /// Creates a migration from its SQL text.
+    public init(version: Int, name: String, sql: String) {
         self.version = version
         self.name = name
-        self.sql = String(decoding: bytes, as: UTF8.self)
+        self.sql = sql
+    }
+
+    init(version: Int, name: String, bytes: [UInt8]) {
+        self.init(version: version, name: name, sql: String(decoding: bytes, as: UTF8.self))
     }
 }
 

@@ -24,17 +24,8 @@ extension SQLiteJobStore {
             let slots = try freeSlots(queue: queue, wanted: limit)
             guard slots > 0 else { return [] }
             var claimed: [ClaimedJob] = []
-            // The inner SELECT walks idx_jobs_next_pending in order and stops after `slots` rows.
-            let kindFilter = kinds == nil ? "" : "AND kind IN (SELECT value FROM json_each(?5))"
             try connection.query(
-                """
-                UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = ?2, lease_expires_at = ?3,
-                                started_at = ?4, updated_at = ?4
-                WHERE id IN (SELECT id FROM jobs WHERE queue = ?1 AND state = 'pending' \(kindFilter)
-                             ORDER BY priority DESC, order_key LIMIT ?6)
-                RETURNING id, kind, input, priority, attempts, max_attempts, retry_policy, timeout_ms, checkpoint,
-                          order_key
-                """,
+                Self.claimStatement(filteringKinds: kinds != nil),
                 [queue, owner, now + leaseDuration, now, kinds.map(Self.jsonArray), slots]
             ) { row in
                 claimed.append(
@@ -51,6 +42,21 @@ extension SQLiteJobStore {
             // RETURNING gives no order; restore the queue's.
             return claimed.sorted { ($0.priority, -$0.orderKey) > ($1.priority, -$1.orderKey) }
         }
+    }
+
+    /// The claim: an UPDATE of the first `?6` pending jobs of queue `?1`, in queue order.
+    ///
+    /// The inner SELECT walks idx_jobs_next_pending in order and stops after `?6` rows, whatever the
+    /// backlog (a test checks its query plan). `?5` is a JSON array of kinds when filtering.
+    static func claimStatement(filteringKinds: Bool) -> String {
+        """
+        UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = ?2, lease_expires_at = ?3,
+                        started_at = ?4, updated_at = ?4
+        WHERE id IN (SELECT id FROM jobs WHERE queue = ?1 AND state = 'pending'
+                     \(filteringKinds ? "AND kind IN (SELECT value FROM json_each(?5))" : "")
+                     ORDER BY priority DESC, order_key LIMIT ?6)
+        RETURNING id, kind, input, priority, attempts, max_attempts, retry_policy, timeout_ms, checkpoint, order_key
+        """
     }
 
     /// Moves scheduled jobs whose time has come to `pending`, with their event rows.

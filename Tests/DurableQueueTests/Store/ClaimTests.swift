@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+@testable import DurableQueue
+
+@Suite struct ClaimTests {
+    @Test func aClaimCountsTheAttemptAndTakesTheLease() async throws {
+        try await withStore { store, _ async throws in
+            let id = try await store.add(job(input: #"{"n":1}"#))
+            let claimed = try #require(try await store.claim(queue: "default", limit: 1, owner: "w1", leaseDuration: 500, now: 2_000).first)
+            #expect(claimed.id == id && claimed.attempt == 1 && claimed.input == #"{"n":1}"#)
+            let record = try await store.job(id)
+            #expect(record.state == .running && record.attempts == 1)
+            #expect(record.leaseOwner == "w1" && record.leaseExpiresAt == 2_500 && record.startedAt == 2_000)
+            let event = try #require(try await store.history(of: id).last)
+            #expect(event.from == .pending && event.to == .running && event.worker == "w1" && event.attempt == 1)
+            #expect(try await store.take().isEmpty)
+        }
+    }
+
+    @Test func severalJobsAreClaimedAtOnceInQueueOrder() async throws {
+        try await withStore { store, _ async throws in
+            let ids = try await store.enqueue(batch: (0..<10).map { job(input: "\($0)") }, now: 1).map(\.id)
+            let claimed = try await store.take(limit: 4)
+            #expect(claimed.map(\.id) == Array(ids.prefix(4)))
+            #expect(try await store.take(limit: 100).map(\.id) == Array(ids.dropFirst(4)))
+        }
+    }
+
+    @Test func theConcurrencyLimitHoldsAcrossWorkers() async throws {
+        try await withStore { store, _ async throws in
+            try await store.configure(QueueConfiguration("q", concurrencyLimit: 3), now: 0)
+            _ = try await store.enqueue(batch: (0..<10).map { _ in job("q") }, now: 1)
+            #expect(try await store.take("q", limit: 2, owner: "a").count == 2)
+            let second = try await store.take("q", limit: 5, owner: "b")
+            #expect(second.count == 1)
+            #expect(try await store.take("q", limit: 5, owner: "c").isEmpty)
+            try await store.finish([FinishedAttempt(id: second[0].id, owner: "b", outcome: .succeeded(output: "1"))], now: 2)
+            #expect(try await store.take("q", limit: 5, owner: "c").count == 1)
+        }
+    }
+
+    @Test func aSuspendedQueueStartsNothingUntilResumed() async throws {
+        try await withStore { store, _ async throws in
+            _ = try await store.add(job("q"))
+            try await store.setSuspended(true, queue: "q", now: 2)
+            #expect(try await store.queue(named: "q")?.isSuspended == true)
+            #expect(try await store.take("q").isEmpty)
+            try await store.setSuspended(false, queue: "q", now: 3)
+            #expect(try await store.take("q").count == 1)
+        }
+    }
+
+    @Test func suspendingAnUnknownQueueIsAnError() async throws {
+        try await withStore { store, _ async throws in
+            let error = await #expect(throws: DurableQueueError.self) { try await store.setSuspended(true, queue: "nope", now: 1) }
+            #expect(error?.code == .invalidArgument)
+            #expect(try await store.queues().isEmpty)
+        }
+    }
+
+    @Test func onlyKindsThisWorkerKnowsAreClaimed() async throws {
+        try await withStore { store, _ async throws in
+            let unknown = try await store.add(job(kind: "resize"))
+            let known = try await store.add(job(kind: "download"))
+            let claimed = try await store.claim(
+                queue: "default", limit: 5, owner: "w1", leaseDuration: 1_000, now: 2, kinds: ["download", "quote\"d"])
+            #expect(claimed.map(\.id) == [known])
+            #expect(try await store.job(unknown).state == .pending)
+        }
+    }
+
+    @Test func badQueueSettingsAreRefusedAndChangeNothing() async throws {
+        try await withStore { store, _ async throws in
+            try await store.configure(QueueConfiguration("q", concurrencyLimit: 2), now: 0)
+            let error = await #expect(throws: DurableQueueError.self) {
+                try await store.configure(QueueConfiguration("q", concurrencyLimit: -1), now: 1)
+            }
+            #expect(error?.code == .invalidArgument)
+            #expect(error?.message.contains("concurrencyLimit") == true)
+            #expect(try await store.queue(named: "q")?.concurrencyLimit == 2)
+            #expect(throws: DurableQueueError.self) { try QueueMode(validating: "random") }
+            let limitError = await #expect(throws: DurableQueueError.self) { try await store.take(limit: 0) }
+            #expect(limitError?.code == .invalidArgument)
+        }
+    }
+}

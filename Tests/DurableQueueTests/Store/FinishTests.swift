@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+
+@testable import DurableQueue
+
+@Suite struct FinishTests {
+    private let boom = JobFailure(type: "Boom", message: "it broke", retryable: true)
+
+    @Test func successStoresTheOutputAndEndsTheLease() async throws {
+        try await withStore { store, _ async throws in
+            let id = try await store.add(job())
+            _ = try await store.take()
+            let states = try await store.finish([FinishedAttempt(id: id, owner: "w1", outcome: .succeeded(output: #"{"ok":true}"#))], now: 3_000)
+            #expect(states == [id: .succeeded])
+            let record = try await store.job(id)
+            #expect(record.state == .succeeded && record.output == #"{"ok":true}"# && record.finishedAt == 3_000)
+            #expect(record.leaseOwner == nil && record.leaseExpiresAt == nil)
+            #expect(try await store.transitions(id) == ["nil>pending", "pending>running", "running>succeeded"])
+        }
+    }
+
+    @Test func aFailureIsStoredAsJSON() async throws {
+        try await withStore { store, directory async throws in
+            let id = try await store.add(job())
+            _ = try await store.take()
+            try await store.finish([FinishedAttempt(id: id, owner: "w1", outcome: .failed(boom))], now: 3_000)
+            #expect(try await store.job(id).error == boom)
+            #expect(try await store.job(id).state == .failed)
+            let connection = try Connection(path: directory.path("jobs.sqlite"), options: StorageOptions())
+            var message = ""
+            try connection.query("SELECT error_message FROM job_list WHERE id = ?", [id.rawValue]) { message = $0.string(0) }
+            #expect(message == "it broke")
+        }
+    }
+
+    @Test func aRetryWaitsForItsTimeAndKeepsItsAttempts() async throws {
+        try await withStore { store, _ async throws in
+            let id = try await store.add(job(maxAttempts: 3))
+            _ = try await store.take(now: 1_000)
+            try await store.finish([FinishedAttempt(id: id, owner: "w1", outcome: .retry(boom, runAt: 4_000))], now: 2_000)
+            let record = try await store.job(id)
+            #expect(record.state == .scheduled && record.runAt == 4_000 && record.attempts == 1 && record.finishedAt == nil)
+            #expect(record.error == boom)
+            #expect(try await store.take(now: 3_999).isEmpty)
+            #expect(try await store.take(now: 4_000).first?.attempt == 2)
+            #expect(try await store.transitions(id) == ["nil>pending", "pending>running", "running>scheduled", "scheduled>pending", "pending>running"])
+        }
+    }
+
+    @Test func aRetryDueNowGoesStraightBackToPending() async throws {
+        try await withStore { store, _ async throws in
+            let id = try await store.add(job())
+            _ = try await store.take(now: 1_000)
+            try await store.finish([FinishedAttempt(id: id, owner: "w1", outcome: .retry(boom, runAt: 2_000))], now: 2_000)
+            #expect(try await store.job(id).state == .pending)
+        }
+    }
+
+    @Test func aRetryAfterTheLastAttemptFails() async throws {
+        try await withStore { store, _ async throws in
+            let id = try await store.add(job(maxAttempts: 2))
+            for now in [Int64(1_000), 2_000] {
+                _ = try await store.take(now: now)
+                try await store.finish([FinishedAttempt(id: id, owner: "w1", outcome: .retry(boom, runAt: now))], now: now)
+            }
+            let record = try await store.job(id)
+            #expect(record.state == .failed && record.attempts == 2 && record.finishedAt == 2_000)
+            #expect(try await store.history(of: id).last?.reason?.contains("no attempts left") == true)
+        }
+    }
+
+    @Test func unlimitedAttemptsKeepRetrying() async throws {
+        try await withStore { store, _ async throws in
+            let id = try await store.add(job(maxAttempts: nil))
+            for now in Int64(1)...10 {
+                _ = try await store.take(now: now)
+                try await store.finish([FinishedAttempt(id: id, owner: "w1", outcome: .retry(boom, runAt: now))], now: now)
+            }
+            let record = try await store.job(id)
+            #expect(record.state == .pending && record.attempts == 10)
+        }
+    }
+
+    @Test func aReportFromAWorkerThatLostTheLeaseIsIgnored() async throws {
+        try await withStore { store, _ async throws in
+            let id = try await store.add(job())
+            _ = try await store.take(owner: "old")
+            let states = try await store.finish([FinishedAttempt(id: id, owner: "someone-else", outcome: .succeeded(output: "1"))], now: 2)
+            #expect(states.isEmpty)
+            #expect(try await store.job(id).state == .running)
+        }
+    }
+
+    @Test func severalOutcomesCommitTogether() async throws {
+        try await withStore { store, _ async throws in
+            let ids = try await store.enqueue(batch: (0..<3).map { _ in job() }, now: 1).map(\.id)
+            _ = try await store.take(limit: 3)
+            let states = try await store.finish(
+                [
+                    FinishedAttempt(id: ids[0], owner: "w1", outcome: .succeeded(output: "0")),
+                    FinishedAttempt(id: ids[1], owner: "w1", outcome: .failed(boom)),
+                    FinishedAttempt(id: ids[2], owner: "w1", outcome: .retry(boom, runAt: 10_000)),
+                ], now: 2_000)
+            #expect(states == [ids[0]: .succeeded, ids[1]: .failed, ids[2]: .scheduled])
+            #expect(try await store.historyIsConsistent())
+        }
+    }
+
+    @Test func progressAndCheckpointAreSavedOnlyByTheLeaseHolder() async throws {
+        try await withStore { store, _ async throws in
+            let id = try await store.add(job())
+            _ = try await store.take()
+            #expect(try await store.saveProgress(id, owner: "w1", progress: 0.5, checkpoint: [1, 2, 3], now: 2))
+            #expect(try await !store.saveProgress(id, owner: "w2", progress: 0.9, checkpoint: nil, now: 3))
+            let record = try await store.job(id)
+            #expect(record.progress == 0.5 && record.checkpoint == [1, 2, 3])
+            let error = await #expect(throws: DurableQueueError.self) {
+                try await store.saveProgress(id, owner: "w1", progress: 1.5, checkpoint: nil, now: 4)
+            }
+            #expect(error?.code == .invalidArgument)
+            // A retried attempt receives the checkpoint.
+            try await store.finish([FinishedAttempt(id: id, owner: "w1", outcome: .retry(boom, runAt: 5))], now: 5)
+            #expect(try await store.take(now: 5).first?.checkpoint == [1, 2, 3])
+        }
+    }
+}

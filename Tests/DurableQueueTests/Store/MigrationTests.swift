@@ -1,0 +1,83 @@
+import DurableQueueMigrations
+import Foundation
+import Testing
+
+@testable import DurableQueue
+
+@Suite struct MigrationTests {
+    @Test func everySQLFileIsListedInOrderWithoutGaps() throws {
+        let folder = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Migrations")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0.hasSuffix(".sql") }.map { String($0.dropLast(4)) }.sorted()
+        #expect(files == SchemaMigrations.all.map(\.name))
+        #expect(SchemaMigrations.all.map(\.version) == Array(1...SchemaMigrations.all.count))
+        for migration in SchemaMigrations.all {
+            #expect(migration.name.hasPrefix(String(format: "%04d_", migration.version)))
+        }
+    }
+
+    @Test func aNewFileIsMigratedToTheLatestVersionInWALMode() async throws {
+        try await withStore { store, directory async throws in
+            let connection = try Connection(path: directory.path("jobs.sqlite"), options: StorageOptions())
+            #expect(try Migrator.userVersion(connection) == SchemaMigrations.latestVersion)
+            #expect(try connection.scalarInt64("PRAGMA application_id") == Migrator.applicationID)
+            var mode = ""
+            try connection.query("PRAGMA journal_mode") { mode = $0.string(0) }
+            #expect(mode == "wal")
+            var tables: [String] = []
+            try connection.query("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name") {
+                tables.append($0.string(0))
+            }
+            #expect(tables == ["job_events", "job_history", "job_list", "job_tags", "jobs", "queue_status", "queues", "sqlite_sequence"])
+        }
+    }
+
+    @Test func reopeningKeepsTheDataAndAppliesNothingTwice() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        let id = try await SQLiteJobStore(path: path).add(job())
+        for _ in 0..<3 {
+            let store = try SQLiteJobStore(path: path)
+            #expect(try await store.job(id).state == .pending)
+        }
+        let connection = try Connection(path: path, options: StorageOptions())
+        #expect(try Migrator.userVersion(connection) == SchemaMigrations.latestVersion)
+    }
+
+    @Test func aFileFromANewerVersionIsRefusedAndLeftUnchanged() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        _ = try SQLiteJobStore(path: path)
+        let newer = SchemaMigrations.latestVersion + 1
+        try Connection(path: path, options: StorageOptions()).executeScript("PRAGMA user_version = \(newer)")
+
+        let error = try #require(throws: DurableQueueError.self) { try SQLiteJobStore(path: path) }
+        #expect(error.code == .schemaTooNew)
+        #expect(error.description.contains("\(newer)"))
+        #expect(error.description.contains(path))
+        #expect(try Migrator.userVersion(Connection(path: path, options: StorageOptions())) == newer)
+    }
+
+    @Test func migrationsRunInOrderOneTransactionEach() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let connection = try Connection(path: directory.path("test.sqlite"), options: StorageOptions())
+        let migrations = [
+            SchemaMigration(version: 1, name: "0001_a", sql: "PRAGMA application_id = \(Migrator.applicationID); CREATE TABLE a (x INTEGER);"),
+            SchemaMigration(version: 2, name: "0002_b", sql: "INSERT INTO a VALUES (1); CREATE TABLE b (y INTEGER REFERENCES nowhere(z)); SELECT no_such_function();"),
+        ]
+        #expect(throws: DurableQueueError.self) {
+            do { try Migrator.migrate(connection, readOnly: false, migrations: migrations) } catch {
+                throw SQLiteJobStore.mapped(error, operation: "migrate", path: "test", busyTimeout: .seconds(1))
+            }
+        }
+        // The first migration stays applied; the failed second one left nothing behind.
+        #expect(try Migrator.userVersion(connection) == 1)
+        #expect(try connection.scalarInt64("SELECT count(*) FROM a") == 0)
+        #expect(try connection.scalarInt64("SELECT count(*) FROM sqlite_master WHERE name = 'b'") == 0)
+    }
+}

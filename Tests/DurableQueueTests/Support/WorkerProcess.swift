@@ -1,0 +1,57 @@
+import Foundation
+
+/// The `durableq-test-worker` executable built beside the tests, started as a child process.
+/// Not Sendable: one test owns it.
+final class WorkerProcess {
+    let process = Process()
+    private let output = Pipe()
+
+    /// The directory holding the built products (`.build/<triple>/debug` on Linux).
+    static var productsDirectory: URL {
+        #if os(macOS)
+            for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+                return bundle.bundleURL.deletingLastPathComponent()
+            }
+        #endif
+        return Bundle.main.bundleURL
+    }
+
+    /// Starts the worker with `arguments`.
+    init(_ arguments: [String]) throws {
+        process.executableURL = Self.productsDirectory.appendingPathComponent("durableq-test-worker")
+        process.arguments = arguments
+        process.standardOutput = output
+        try process.run()
+    }
+
+    /// Reads the worker's output until it has printed `line`; false if it exited first.
+    ///
+    /// The blocking reads run on a dispatch thread, not on the cooperative pool.
+    func waitForLine(_ line: String) async -> Bool {
+        let handle = output.fileHandleForReading
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var buffer = ""
+                while true {
+                    let data = handle.availableData
+                    if data.isEmpty { return continuation.resume(returning: false) }
+                    buffer += String(decoding: data, as: UTF8.self)
+                    if buffer.split(separator: "\n").contains(where: { $0 == line }) {
+                        return continuation.resume(returning: true)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Waits for the worker to exit and returns its exit status.
+    func waitForExit() async -> Int32 {
+        let process = process
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                process.waitUntilExit()
+                continuation.resume(returning: process.terminationStatus)
+            }
+        }
+    }
+}
