@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+@testable import DurableQueue
+
+@Suite struct CancelTests {
+    @Test(arguments: [Int64(1_000), 9_000])
+    func aWaitingJobIsCancelledAtOnce(runAt: Int64) async throws {
+        try await withStore { store, _ async throws in
+            let id = try await store.add(job(runAt: runAt), now: 1_000)
+            #expect(try await store.cancel(id, now: 2_000) == .cancelled)
+            let record = try await store.job(id)
+            #expect(record.state == .cancelled && record.cancelRequested && record.finishedAt == 2_000)
+            #expect(try await store.take(now: 10_000).isEmpty)
+            #expect(try await store.history(of: id).last?.reason == "cancel requested")
+        }
+    }
+
+    @Test func aRunningJobGetsTheFlagAndEndsCancelled() async throws {
+        try await withStore { store, _ async throws in
+            let id = try await store.add(job())
+            _ = try await store.take()
+            #expect(try await store.cancel(id, now: 2_000) == .requested)
+            #expect(try await store.cancel(id, now: 2_001) == .requested)
+            #expect(try await store.job(id).state == .running)
+            #expect(try await store.renewLeases(owner: "w1", expiresAt: 9_000) == [HeldLease(id: id, cancelRequested: true)])
+            try await store.finish([FinishedAttempt(id: id, owner: "w1", outcome: .cancelled(reason: "stopped by cancel"))], now: 3_000)
+            #expect(try await store.job(id).state == .cancelled)
+            // One flag event only, however often cancel is asked.
+            #expect(try await store.transitions(id) == ["nil>pending", "pending>running", "running>running", "running>cancelled"])
+        }
+    }
+
+    @Test func aFlaggedJobWhoseAttemptFailsIsCancelledNotRetried() async throws {
+        try await withStore { store, _ async throws in
+            let id = try await store.add(job(maxAttempts: 5))
+            _ = try await store.take()
+            _ = try await store.cancel(id, now: 2_000)
+            let failure = JobFailure(type: "CancellationError", message: "cancelled", retryable: true)
+            let states = try await store.finish([FinishedAttempt(id: id, owner: "w1", outcome: .retry(failure, runAt: 2_000))], now: 2_000)
+            #expect(states == [id: .cancelled])
+            #expect(try await store.take(now: 5_000).isEmpty)
+        }
+    }
+
+    @Test func aFlaggedJobThatFinishedAnywayKeepsItsSuccess() async throws {
+        try await withStore { store, _ async throws in
+            let id = try await store.add(job())
+            _ = try await store.take()
+            _ = try await store.cancel(id, now: 2_000)
+            try await store.finish([FinishedAttempt(id: id, owner: "w1", outcome: .succeeded(output: "1"))], now: 2_001)
+            #expect(try await store.job(id).state == .succeeded)
+        }
+    }
+
+    @Test func cancellingAFinishedJobChangesNothing() async throws {
+        try await withStore { store, _ async throws in
+            let id = try await store.add(job())
+            _ = try await store.take()
+            try await store.finish([FinishedAttempt(id: id, owner: "w1", outcome: .succeeded(output: "1"))], now: 2)
+            #expect(try await store.cancel(id, now: 3) == .alreadyFinished(.succeeded))
+            #expect(try await store.job(id).cancelRequested == false)
+            #expect(try await store.history(of: id).count == 3)
+        }
+    }
+
+    @Test func anUnknownJobIsNotFound() async throws {
+        try await withStore { store, _ async throws in
+            for call in [
+                { try await _ = store.cancel(JobID(42), now: 1) }, { try await _ = store.job(JobID(42)) },
+                { try await _ = store.history(of: JobID(42)) },
+            ] as [() async throws -> Void] {
+                let error = await #expect(throws: DurableQueueError.self) { try await call() }
+                #expect(error?.code == .jobNotFound)
+                #expect(error?.jobID == JobID(42))
+            }
+        }
+    }
+
+    @Test func cancelByTagQueueAndAll() async throws {
+        try await withStore { store, _ async throws in
+            let tagged = try await store.add(job("a", tags: ["photos"]))
+            let other = try await store.add(job("a"))
+            let inB = try await store.add(job("b"))
+            let running = try await store.add(job("c"))
+            _ = try await store.take("c")
+
+            #expect(try await store.cancel(.tag("photos"), now: 2) == [tagged: .cancelled])
+            #expect(try await store.cancel(.tag("photos"), now: 3).isEmpty)
+            #expect(try await store.cancel(.queue("b"), now: 4) == [inB: .cancelled])
+            #expect(try await store.cancel(.all, now: 5) == [other: .cancelled, running: .requested])
+            #expect(try await store.historyIsConsistent())
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+@testable import DurableQueue
+
+@Suite struct LeaseTests {
+    @Test func aHeartbeatExtendsOnlyTheOwnersLeases() async throws {
+        try await withStore { store, _ async throws in
+            let mine = try await store.add(job())
+            let theirs = try await store.add(job())
+            _ = try await store.take(owner: "me")
+            _ = try await store.take(owner: "them")
+            #expect(try await store.renewLeases(owner: "me", expiresAt: 90_000) == [HeldLease(id: mine, cancelRequested: false)])
+            #expect(try await store.job(mine).leaseExpiresAt == 90_000)
+            #expect(try await store.job(theirs).leaseExpiresAt == 31_000)
+        }
+    }
+
+    @Test func anExpiredLeaseReturnsTheJobToPendingCountingTheAttempt() async throws {
+        try await withStore { store, _ async throws in
+            let id = try await store.add(job(maxAttempts: 3))
+            _ = try await store.claim(queue: "default", limit: 1, owner: "dead", leaseDuration: 1_000, now: 1_000)
+            #expect(try await store.recoverExpiredLeases(now: 1_999).isEmpty)
+            let recovered = try await store.recoverExpiredLeases(now: 2_001)
+            #expect(recovered == [RecoveredJob(id: id, previousOwner: "dead", state: .pending)])
+            let record = try await store.job(id)
+            #expect(record.state == .pending && record.attempts == 1 && record.leaseOwner == nil)
+            #expect(record.error?.type == "LeaseExpired")
+            let event = try #require(try await store.history(of: id).last)
+            #expect(event.from == .running && event.to == .pending && event.attempt == 1 && event.worker == "dead")
+            #expect(event.reason?.contains("lease expired") == true)
+            // The report of the dead worker, should it come back, is ignored.
+            #expect(try await store.finish([FinishedAttempt(id: id, owner: "dead", outcome: .succeeded(output: "1"))], now: 2_002).isEmpty)
+            #expect(try await store.take(now: 2_003).first?.attempt == 2)
+        }
+    }
+
+    @Test func anExpiredLeaseWithACancelFlagEndsCancelled() async throws {
+        try await withStore { store, _ async throws in
+            let id = try await store.add(job())
+            _ = try await store.claim(queue: "default", limit: 1, owner: "dead", leaseDuration: 1_000, now: 1_000)
+            _ = try await store.cancel(id, now: 1_500)
+            #expect(try await store.recoverExpiredLeases(now: 5_000).map(\.state) == [.cancelled])
+            #expect(try await store.job(id).state == .cancelled)
+            #expect(try await store.take(now: 6_000).isEmpty)
+        }
+    }
+
+    @Test func anExpiredLeaseOnTheLastAttemptFails() async throws {
+        try await withStore { store, _ async throws in
+            let id = try await store.add(job(maxAttempts: 1))
+            _ = try await store.claim(queue: "default", limit: 1, owner: "dead", leaseDuration: 1_000, now: 1_000)
+            #expect(try await store.recoverExpiredLeases(now: 5_000).map(\.state) == [.failed])
+            #expect(try await store.job(id).finishedAt == 5_000)
+        }
+    }
+
+    @Test func aFinishedJobIsNeverRecovered() async throws {
+        try await withStore { store, _ async throws in
+            let id = try await store.add(job())
+            _ = try await store.claim(queue: "default", limit: 1, owner: "w", leaseDuration: 1_000, now: 1_000)
+            try await store.finish([FinishedAttempt(id: id, owner: "w", outcome: .succeeded(output: "1"))], now: 1_500)
+            #expect(try await store.recoverExpiredLeases(now: 9_000).isEmpty)
+            #expect(try await store.job(id).state == .succeeded)
+        }
+    }
+
+    @Test func releasingGivesTheJobBackWithoutCountingTheAttempt() async throws {
+        try await withStore { store, _ async throws in
+            let kept = try await store.add(job())
+            let flagged = try await store.add(job())
+            _ = try await store.take(limit: 2, owner: "w")
+            _ = try await store.cancel(flagged, now: 1_500)
+            let released = try await store.release([kept, flagged, JobID(99)], owner: "w", now: 2_000, reason: "shutting down")
+            #expect(released == [kept, flagged])
+            #expect(try await store.job(kept).state == .pending)
+            #expect(try await store.job(kept).attempts == 0)
+            #expect(try await store.job(flagged).state == .cancelled)
+            #expect(try await store.history(of: kept).last?.reason == "shutting down")
+            #expect(try await store.historyIsConsistent())
+        }
+    }
+}
