@@ -13,6 +13,11 @@ let package = Package(
     products: [
         .library(name: "DurableQueue", targets: ["DurableQueue"]),
     ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
     targets: [
         .systemLibrary(
             name: "CDurableQueueSQLite",
@@ -29,7 +34,13 @@ let package = Package(
         ),
         .target(
             name: "DurableQueue",
-            dependencies: ["CDurableQueueSQLite", "DurableQueueMigrations"],
+            dependencies: [
+                "CDurableQueueSQLite",
+                "DurableQueueMigrations",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -39,7 +50,14 @@ let package = Package(
         ),
         .testTarget(
             name: "DurableQueueTests",
-            dependencies: ["DurableQueue", "DurableQueueMigrations", "durableq-test-worker"],
+            dependencies: [
+                "DurableQueue",
+                "DurableQueueMigrations",
+                "durableq-test-worker",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             swiftSettings: swiftSettings
         ),
     ],

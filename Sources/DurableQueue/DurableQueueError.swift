@@ -15,7 +15,7 @@ public struct DurableQueueError: Error, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String {
             case jobNotFound, schemaTooNew, notADatabase, corrupt, cannotOpen, databaseLocked, readOnly
-            case invalidArgument, unknownJobKind, timedOut, cancelled, storage
+            case invalidArgument, unknownJobKind, timedOut, cancelled, jobFailed, storage
         }
 
         private let base: Base
@@ -43,6 +43,8 @@ public struct DurableQueueError: Error, CustomStringConvertible {
         public static var timedOut: Self { .init(.timedOut) }
         /// The job or the wait was cancelled.
         public static var cancelled: Self { .init(.cancelled) }
+        /// The job ended `failed`; the message holds its last error.
+        public static var jobFailed: Self { .init(.jobFailed) }
         /// Any other storage failure (disk full, I/O error …); see ``DurableQueueError/underlying``.
         public static var storage: Self { .init(.storage) }
 

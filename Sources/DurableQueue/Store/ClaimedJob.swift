@@ -15,6 +15,8 @@ package struct ClaimedJob: Sendable, Hashable {
     package var timeoutMilliseconds: Int64?
     /// What an earlier attempt saved to resume from.
     package var checkpoint: [UInt8]?
+    /// When the job was due, in milliseconds since 1970.
+    package var runAt: Int64
     /// When the lease ends unless renewed, in milliseconds since 1970.
     package var leaseExpiresAt: Int64
     /// Position within the priority, ascending; used to return claims in queue order.

@@ -34,7 +34,7 @@ extension SQLiteJobStore {
                         priority: Priority(rawValue: Int(row.int64(3))), attempt: Int(row.int64(4)),
                         maxAttempts: row.optionalInt(5), retryPolicy: row.optionalString(6),
                         timeoutMilliseconds: row.optionalInt64(7), checkpoint: row.optionalBlob(8),
-                        leaseExpiresAt: now + leaseDuration, orderKey: row.int64(9)))
+                        runAt: row.int64(10), leaseExpiresAt: now + leaseDuration, orderKey: row.int64(9)))
             }
             for job in claimed {
                 try appendEvent(job.id, now: now, from: .pending, to: .running, attempt: job.attempt, reason: "claimed", worker: owner)
@@ -55,7 +55,8 @@ extension SQLiteJobStore {
         WHERE id IN (SELECT id FROM jobs WHERE queue = ?1 AND state = 'pending'
                      \(filteringKinds ? "AND kind IN (SELECT value FROM json_each(?5))" : "")
                      ORDER BY priority DESC, order_key LIMIT ?6)
-        RETURNING id, kind, input, priority, attempts, max_attempts, retry_policy, timeout_ms, checkpoint, order_key
+        RETURNING id, kind, input, priority, attempts, max_attempts, retry_policy, timeout_ms, checkpoint, order_key,
+                  run_at
         """
     }
 

@@ -1,0 +1,106 @@
+import Foundation
+
+extension JobQueue {
+    /// How a ``JobQueue`` stores, claims and runs jobs; every property has a default.
+    public struct Configuration: Sendable {
+        /// How the SQLite file is opened and written.
+        public var storage: StorageOptions
+        /// This process's name in `lease_owner` and the history. Default: host, process id and a random suffix.
+        public var workerID: String
+        /// The most jobs this process runs at once, over all queues. Default 16.
+        public var maxConcurrentJobs: Int
+        /// The queues this process works on; nil (the default) means every queue in the file.
+        public var queues: Set<String>?
+        /// How long a claimed job stays leased without a heartbeat; after that another process may
+        /// take it back. Default 30 s.
+        public var leaseDuration: Duration
+        /// How often running jobs' leases are renewed. Default 10 s (must be below `leaseDuration`).
+        public var heartbeatInterval: Duration
+        /// How soon an idle engine notices work enqueued or cancelled by another process. Default 250 ms.
+        public var pollInterval: Duration
+        /// How long shutdown waits for running jobs before stopping them and giving them back. Default 30 s.
+        public var gracefulShutdownTimeout: Duration
+        /// How long finished jobs and their history are kept.
+        public var retention: Retention
+        /// Where the engine reads the time; the wall clock unless a test needs another.
+        public var timeSource: any TimeSource
+
+        /// Creates a configuration; see each property for its default.
+        public init(
+            storage: StorageOptions = StorageOptions(), workerID: String? = nil, maxConcurrentJobs: Int = 16,
+            queues: Set<String>? = nil, leaseDuration: Duration = .seconds(30), heartbeatInterval: Duration = .seconds(10),
+            pollInterval: Duration = .milliseconds(250), gracefulShutdownTimeout: Duration = .seconds(30),
+            retention: Retention = Retention(), timeSource: any TimeSource = SystemTimeSource()
+        ) {
+            self.storage = storage
+            self.workerID = workerID ?? Self.defaultWorkerID()
+            self.maxConcurrentJobs = maxConcurrentJobs
+            self.queues = queues
+            self.leaseDuration = leaseDuration
+            self.heartbeatInterval = heartbeatInterval
+            self.pollInterval = pollInterval
+            self.gracefulShutdownTimeout = gracefulShutdownTimeout
+            self.retention = retention
+            self.timeSource = timeSource
+        }
+
+        /// Throws `invalidArgument` naming the first setting out of range.
+        func validate() throws {
+            if workerID.isEmpty { throw DurableQueueError.invalidArgument("workerID", "must not be empty") }
+            if maxConcurrentJobs < 1 {
+                throw DurableQueueError.invalidArgument("maxConcurrentJobs", "\(maxConcurrentJobs) is below 1")
+            }
+            if leaseDuration < .milliseconds(10) {
+                throw DurableQueueError.invalidArgument("leaseDuration", "\(leaseDuration) is below 10 ms")
+            }
+            if heartbeatInterval <= .zero || heartbeatInterval >= leaseDuration {
+                throw DurableQueueError.invalidArgument(
+                    "heartbeatInterval", "\(heartbeatInterval) must be positive and below leaseDuration (\(leaseDuration))")
+            }
+            if pollInterval <= .zero { throw DurableQueueError.invalidArgument("pollInterval", "\(pollInterval) is not positive") }
+            if gracefulShutdownTimeout < .zero {
+                throw DurableQueueError.invalidArgument("gracefulShutdownTimeout", "\(gracefulShutdownTimeout) is negative")
+            }
+        }
+
+        private static func defaultWorkerID() -> String {
+            let info = ProcessInfo.processInfo
+            return "\(info.hostName)-\(info.processIdentifier)-\(UUID().uuidString.prefix(8).lowercased())"
+        }
+    }
+
+    /// How long finished jobs (and their events and tags) stay in the file before they are pruned.
+    ///
+    /// Pruning runs while the engine runs, in small batches that never hold the file for long.
+    public struct Retention: Sendable, Hashable {
+        /// How long `succeeded` jobs are kept; nil keeps them forever. Default 7 days.
+        public var succeeded: Duration?
+        /// How long `failed` jobs are kept; nil keeps them forever. Default 30 days.
+        public var failed: Duration?
+        /// How long `cancelled` jobs are kept; nil keeps them forever. Default 30 days.
+        public var cancelled: Duration?
+        /// How often the engine prunes. Default every minute.
+        public var interval: Duration
+
+        /// Creates a retention; see each property for its default.
+        public init(
+            succeeded: Duration? = .seconds(7 * 86_400), failed: Duration? = .seconds(30 * 86_400),
+            cancelled: Duration? = .seconds(30 * 86_400), interval: Duration = .seconds(60)
+        ) {
+            self.succeeded = succeeded
+            self.failed = failed
+            self.cancelled = cancelled
+            self.interval = interval
+        }
+
+        /// Keeps every finished job forever.
+        public static var forever: Retention { Retention(succeeded: nil, failed: nil, cancelled: nil) }
+
+        /// Each finished state with its age limit.
+        var limits: [(JobState, Duration)] {
+            [(.succeeded, succeeded), (.failed, failed), (.cancelled, cancelled)].compactMap { state, age in
+                age.map { (state, $0) }
+            }
+        }
+    }
+}

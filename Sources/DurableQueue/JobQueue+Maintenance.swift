@@ -1,0 +1,94 @@
+import Foundation
+import Logging
+
+extension JobQueue {
+    /// Heartbeats, expired-lease recovery and retention pruning, until the engine has finished.
+    func maintain() async {
+        let time = configuration.timeSource
+        var nextHeartbeat = now + configuration.heartbeatInterval.milliseconds
+        var nextRecovery = now + configuration.leaseDuration.milliseconds / 2
+        var nextPrune = now
+        while !engine.isFinished && !Task.isCancelled {
+            let seen = maintenanceWake.generation
+            let current = now
+            if current >= nextHeartbeat {
+                await heartbeat()
+                nextHeartbeat = current + configuration.heartbeatInterval.milliseconds
+            }
+            if current >= nextRecovery {
+                await recoverExpiredLeases()
+                nextRecovery = current + configuration.leaseDuration.milliseconds / 2
+            }
+            if current >= nextPrune {
+                await prune()
+                nextPrune = current + configuration.retention.interval.milliseconds
+            }
+            let wake = min(nextHeartbeat, nextRecovery, nextPrune)
+            await maintenanceWake.wait(after: seen, until: Date(millisecondsSince1970: wake), time: time)
+        }
+    }
+
+    /// Renews the leases of attempts running here; stops those cancelled or taken back elsewhere.
+    private func heartbeat() async {
+        let running = engine.runningIDs
+        guard !running.isEmpty else { return }
+        do {
+            let held = try await store.renewLeases(
+                owner: configuration.workerID, expiresAt: now + configuration.leaseDuration.milliseconds)
+            let heldIDs = Set(held.map(\.id))
+            for id in running where !heldIDs.contains(id) { engine.stop(id, .leaseLost) }
+            for lease in held where lease.cancelRequested { engine.stop(lease.id, .cancelRequested) }
+        } catch {
+            logger.debug("could not renew leases; will try again: \(error)")
+        }
+    }
+
+    /// Stops attempts running here whose cancel another process requested.
+    func stopJobsCancelledElsewhere() async {
+        guard engine.runningCount > 0 else { return }
+        do {
+            for id in try await store.cancelRequested(owner: configuration.workerID) { engine.stop(id, .cancelRequested) }
+        } catch {
+            logger.debug("could not read cancel requests; will try again: \(error)")
+        }
+    }
+
+    /// Gives jobs whose worker died back to `pending` (or ends them), and wakes the dispatcher.
+    func recoverExpiredLeases() async {
+        do {
+            let recovered = try await store.recoverExpiredLeases(now: now)
+            guard !recovered.isEmpty else { return }
+            for job in recovered {
+                logger.info(
+                    "recovered a job whose worker stopped",
+                    metadata: [
+                        "job.id": "\(job.id)", "job.state": "\(job.state.rawValue)", "worker.id": "\(job.previousOwner ?? "?")",
+                    ])
+            }
+            jobChanges.signal()
+            dispatcherWake.signal()
+        } catch {
+            logger.debug("could not recover expired leases; will try again: \(error)")
+        }
+    }
+
+    /// Deletes finished jobs older than the retention allows, one small batch per transaction.
+    private func prune() async {
+        for (state, age) in configuration.retention.limits {
+            let cutoff = now - age.milliseconds
+            var deleted = 0
+            do {
+                while !engine.isFinished {
+                    let batch = try await store.prune(state: state, finishedBefore: cutoff, limit: 500)
+                    deleted += batch
+                    if batch < 500 { break }
+                    await Task.yield()
+                }
+            } catch {
+                logger.debug("could not prune \(state.rawValue) jobs; will try again: \(error)")
+            }
+            if deleted > 0 { logger.debug("pruned \(deleted) \(state.rawValue) job(s)") }
+        }
+        if let counts = try? await store.counts() { metrics.depth(counts) }
+    }
+}

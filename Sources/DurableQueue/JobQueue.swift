@@ -1,0 +1,191 @@
+import Foundation
+import Logging
+
+/// A durable job queue on one SQLite file: register job types, enqueue, observe, cancel, and run.
+///
+/// Everything is in the file, so work survives restarts and `kill -9`: start the process again and
+/// call ``run()`` to continue whatever was pending or interrupted. Several processes may use the same
+/// file at once; each job runs in one of them at a time.
+///
+/// For example:
+/// ```swift
+/// let queue = try JobQueue(path: "jobs.sqlite")
+/// queue.register(SendEmail())
+/// let handle = try await queue.enqueue(SendEmail.self, .init(to: "ada@example.com", subject: "Hi"))
+/// // elsewhere: try await queue.run() (or add `queue` to a ServiceGroup)
+/// print(try await handle.result())
+/// ```
+///
+/// ## Topics
+/// ### Setting up
+/// - ``init(path:configuration:logger:)``
+/// - ``register(_:)``
+/// - ``configure(_:)``
+/// ### Enqueueing
+/// - ``enqueue(_:_:options:)``
+/// - ``enqueue(_:batch:options:)``
+/// - ``handle(_:id:)``
+/// ### Cancelling and pausing
+/// - ``cancel(_:)``
+/// - ``cancel(tag:)``
+/// - ``cancel(queue:)``
+/// - ``cancelAll()``
+/// - ``suspend(queue:)``
+/// - ``resume(queue:)``
+/// ### Running
+/// - ``run()``
+public final class JobQueue: Sendable {
+    /// The database file.
+    public var path: String { store.path }
+    /// The settings this queue was opened with.
+    public let configuration: Configuration
+    let store: SQLiteJobStore
+    let registry = JobRegistry()
+    let engine = EngineState()
+    /// Wakes the dispatcher: work was enqueued, an attempt ended, shutdown began.
+    let dispatcherWake = ChangeSignal()
+    /// Wakes maintenance (heartbeats, recovery, pruning) when the engine stops.
+    let maintenanceWake = ChangeSignal()
+    /// Wakes handles waiting on a job: something changed in this process.
+    let jobChanges = ChangeSignal()
+    let logger: Logger
+    let metrics = JobMetrics()
+
+    /// Opens (or creates) the queue file at `path`, migrating its schema to the newest version.
+    ///
+    /// - Parameters:
+    ///   - path: The SQLite file.
+    ///   - configuration: Storage, concurrency, leases, retention and time.
+    ///   - logger: Where the queue logs (at `debug` and `trace`, and `info` for rare events); silent by default.
+    /// - Throws: ``DurableQueueError`` — `invalidArgument` for a bad configuration; `notADatabase`,
+    ///   `corrupt`, `cannotOpen`, `schemaTooNew`, `readOnly` or `databaseLocked` for the file.
+    public init(
+        path: String, configuration: Configuration = Configuration(),
+        logger: Logger = Logger(label: "DurableQueue", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws {
+        try configuration.validate()
+        self.configuration = configuration
+        self.store = try SQLiteJobStore(path: path, options: configuration.storage)
+        self.logger = logger
+    }
+
+    /// Makes jobs of type `J` runnable in this process, using `job` to run them.
+    ///
+    /// Register every type before calling ``run()``. Jobs of types no process registered wait in
+    /// `pending`; they are never dropped. Registering one name twice is a programming error.
+    public func register<J: Job>(_ job: J) {
+        registry.register(job)
+        dispatcherWake.signal()
+    }
+
+    /// Creates or updates a named queue's settings, shared by every process on the file.
+    ///
+    /// - Throws: `invalidArgument` (nothing changed) or a storage error.
+    public func configure(_ queue: QueueConfiguration) async throws {
+        try await store.configure(queue, now: now)
+        dispatcherWake.signal()
+    }
+
+    /// Stops starting jobs of `queue` (durably, for every process); running jobs finish.
+    ///
+    /// - Throws: `invalidArgument` when no queue has that name.
+    public func suspend(queue: String) async throws {
+        try await store.setSuspended(true, queue: queue, now: now)
+    }
+
+    /// Lets `queue` start jobs again.
+    ///
+    /// - Throws: `invalidArgument` when no queue has that name.
+    public func resume(queue: String) async throws {
+        try await store.setSuspended(false, queue: queue, now: now)
+        dispatcherWake.signal()
+    }
+
+    /// Enqueues one job of type `type`. Returns after the job is committed to the file.
+    ///
+    /// The type need not be registered in this process: another process may run it.
+    ///
+    /// - Parameters:
+    ///   - type: The job type.
+    ///   - input: Its input, stored as JSON.
+    ///   - options: Queue, priority, schedule, retries, timeout, unique key and tags.
+    /// - Returns: A handle on the job: the new one, or with a unique key and `.keep`, the existing one.
+    /// - Throws: `invalidArgument` (nothing changed) or a storage error.
+    public func enqueue<J: Job>(_ type: J.Type, _ input: J.Input, options: EnqueueOptions = EnqueueOptions()) async throws
+        -> JobHandle<J>
+    {
+        let now = now
+        let job = try options.newJob(kind: J.name, input: try SQLiteJobStore.json(input), now: now)
+        let outcome = try await store.enqueue(job, now: now)
+        enqueued()
+        return JobHandle(id: outcome.id, queue: self)
+    }
+
+    /// Enqueues one job per input, all in one transaction: every job is committed, or none.
+    ///
+    /// - Returns: One handle per input, in order.
+    public func enqueue<J: Job>(_ type: J.Type, batch inputs: [J.Input], options: EnqueueOptions = EnqueueOptions())
+        async throws -> [JobHandle<J>]
+    {
+        let now = now
+        let jobs = try inputs.map { try options.newJob(kind: J.name, input: try SQLiteJobStore.json($0), now: now) }
+        let outcomes = try await store.enqueue(batch: jobs, now: now)
+        enqueued()
+        return outcomes.map { JobHandle(id: $0.id, queue: self) }
+    }
+
+    /// A handle on an existing job (enqueued earlier, perhaps by another process).
+    public func handle<J: Job>(_ type: J.Type, id: JobID) -> JobHandle<J> {
+        JobHandle(id: id, queue: self)
+    }
+
+    /// Cancels job `id`: durably, at once if it waits, by stopping its task if it runs here, and
+    /// through its heartbeat if it runs in another process. A cancelled job never runs again.
+    ///
+    /// Cancelling a finished job changes nothing.
+    /// - Throws: `jobNotFound` when no job has that id.
+    public func cancel(_ id: JobID) async throws {
+        let outcome = try await store.cancel(id, now: now)
+        if outcome == .requested { engine.stop(id, .cancelRequested) }
+        jobChanges.signal()
+    }
+
+    /// Cancels every unfinished job tagged `tag`.
+    ///
+    /// - Returns: How many jobs were cancelled or asked to stop.
+    @discardableResult
+    public func cancel(tag: String) async throws -> Int {
+        try await cancel(.tag(tag))
+    }
+
+    /// Cancels every unfinished job of `queue`.
+    ///
+    /// - Returns: How many jobs were cancelled or asked to stop.
+    @discardableResult
+    public func cancel(queue: String) async throws -> Int {
+        try await cancel(.queue(queue))
+    }
+
+    /// Cancels every unfinished job in the file.
+    ///
+    /// - Returns: How many jobs were cancelled or asked to stop.
+    @discardableResult
+    public func cancelAll() async throws -> Int {
+        try await cancel(.all)
+    }
+
+    private func cancel(_ selector: CancelSelector) async throws -> Int {
+        let outcomes = try await store.cancel(selector, now: now)
+        for (id, outcome) in outcomes where outcome == .requested { engine.stop(id, .cancelRequested) }
+        jobChanges.signal()
+        return outcomes.count
+    }
+
+    /// The current time by the configured time source, in milliseconds since 1970.
+    var now: Int64 { configuration.timeSource.nowMilliseconds }
+
+    private func enqueued() {
+        dispatcherWake.signal()
+        jobChanges.signal()
+    }
+}

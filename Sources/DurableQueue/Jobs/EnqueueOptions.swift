@@ -1,0 +1,56 @@
+import Foundation
+
+/// Where, when and how a job runs; every property has a default.
+///
+/// For example:
+/// ```swift
+/// let options = EnqueueOptions(queue: "mail", priority: .high, delay: .seconds(30), tags: ["welcome"])
+/// ```
+public struct EnqueueOptions: Sendable {
+    /// The named queue; created with default settings if nobody configured it. Default `"default"`.
+    public var queue: String
+    /// Higher runs first. Default `.normal`.
+    public var priority: Priority
+    /// Run no earlier than this long after enqueueing. Ignored when ``runAt`` is set.
+    public var delay: Duration?
+    /// Run no earlier than this time.
+    public var runAt: Date?
+    /// Attempts and backoff. Default: 3 attempts, exponential backoff.
+    public var retry: RetryPolicy
+    /// The longest one attempt may run; it is then cancelled and counts as a failed attempt.
+    public var timeout: Duration?
+    /// No other unfinished job may have this key; see ``uniquePolicy``.
+    public var uniqueKey: String?
+    /// What happens when an unfinished job already has ``uniqueKey``. Default `.keep`.
+    public var uniquePolicy: UniquePolicy
+    /// Labels to find and cancel jobs by.
+    public var tags: [String]
+
+    /// Creates options; see each property for its default.
+    public init(
+        queue: String = "default", priority: Priority = .normal, delay: Duration? = nil, runAt: Date? = nil,
+        retry: RetryPolicy = .default, timeout: Duration? = nil, uniqueKey: String? = nil,
+        uniquePolicy: UniquePolicy = .keep, tags: [String] = []
+    ) {
+        self.queue = queue
+        self.priority = priority
+        self.delay = delay
+        self.runAt = runAt
+        self.retry = retry
+        self.timeout = timeout
+        self.uniqueKey = uniqueKey
+        self.uniquePolicy = uniquePolicy
+        self.tags = tags
+    }
+
+    /// The store's description of a job of `kind` with `input`, enqueued at `now` (ms since 1970).
+    func newJob(kind: String, input: String, now: Int64) throws -> NewJob {
+        if let delay, delay < .zero { throw DurableQueueError.invalidArgument("delay", "\(delay) is negative") }
+        if let timeout, timeout <= .zero { throw DurableQueueError.invalidArgument("timeout", "\(timeout) is not positive") }
+        let runAt = runAt.map(\.millisecondsSince1970) ?? delay.map { now + $0.milliseconds }
+        return NewJob(
+            queue: queue, kind: kind, input: input, priority: priority, runAt: runAt, maxAttempts: retry.maxAttempts,
+            retryPolicy: try SQLiteJobStore.json(retry.backoff), timeoutMilliseconds: timeout?.milliseconds,
+            uniqueKey: uniqueKey, uniquePolicy: uniquePolicy, tags: tags)
+    }
+}

@@ -1,0 +1,51 @@
+/// A type of work the queue can run: a stable name, a `Codable` input, and an async handler.
+///
+/// Jobs are registered types rather than closures because a closure cannot survive a restart: the
+/// queue stores the name and the input, and any process that registered the type can run it later.
+/// A conforming type holds what its handler needs (an HTTP client, a directory …).
+///
+/// For example:
+/// ```swift
+/// struct SendEmail: Job {
+///     struct Input: Codable, Sendable { var to: String; var subject: String }
+///     static let name = "send-email"
+///
+///     func run(_ input: Input, context: JobContext) async throws -> String {
+///         "sent to \(input.to)"
+///     }
+/// }
+/// ```
+public protocol Job: Sendable {
+    /// What one job of this type works on; stored as JSON in the `input` column.
+    associatedtype Input: Codable & Sendable
+    /// What the job returns; stored as JSON in the `output` column.
+    associatedtype Output: Codable & Sendable
+
+    /// The name stored in the `kind` column. Keep it stable: jobs already in files refer to it.
+    static var name: String { get }
+
+    /// Runs one attempt.
+    ///
+    /// Check `Task.isCancelled` (or call `try Task.checkCancellation()`) in long loops: cancelling
+    /// the job, its timeout and shutdown all cancel the attempt's task.
+    ///
+    /// - Parameters:
+    ///   - input: The job's input.
+    ///   - context: The job's id, attempt, queue, checkpoint, and a way to save progress.
+    /// - Returns: The output, recorded before anyone waiting on the job hears of it.
+    /// - Throws: Any error; whether another attempt follows is up to ``shouldRetry(after:)`` and the
+    ///   job's ``RetryPolicy``.
+    func run(_ input: Input, context: JobContext) async throws -> Output
+
+    /// Whether `error`, thrown by ``run(_:context:)``, deserves another attempt (if any is left).
+    ///
+    /// The default retries every error except `CancellationError`.
+    func shouldRetry(after error: any Error) -> Bool
+}
+
+extension Job {
+    /// Retries every error except `CancellationError`.
+    public func shouldRetry(after error: any Error) -> Bool {
+        !(error is CancellationError)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// A job in the queue file: its id, its state, its result, and a way to cancel it.
+///
+/// A handle is a cheap value; it works for jobs run by this process or by any other on the same file
+/// (changes made elsewhere are seen within the queue's poll interval).
+public struct JobHandle<J: Job>: Sendable {
+    /// The job's id.
+    public let id: JobID
+    let queue: JobQueue
+
+    /// The job's current state.
+    ///
+    /// - Throws: `jobNotFound` when the job does not exist (or was pruned).
+    public func state() async throws -> JobState {
+        try await queue.store.job(id).state
+    }
+
+    /// Waits for the job to finish and returns its output.
+    ///
+    /// - Throws: `jobFailed` (with the last error) or `cancelled` when it ended so; `jobNotFound`;
+    ///   `CancellationError` if the waiting task is cancelled.
+    public func result() async throws -> J.Output {
+        try decode(try await queue.waitUntilFinished(id, deadline: nil))
+    }
+
+    /// Waits at most `timeout` for the job to finish and returns its output. The job is not cancelled
+    /// when the wait times out.
+    ///
+    /// - Throws: `timedOut` when the job is not finished in time, or what ``result()`` throws.
+    public func result(timeout: Duration) async throws -> J.Output {
+        let deadline = queue.now + timeout.milliseconds
+        return try decode(try await queue.waitUntilFinished(id, deadline: deadline))
+    }
+
+    /// Cancels the job; see ``JobQueue/cancel(_:)``.
+    public func cancel() async throws {
+        try await queue.cancel(id)
+    }
+
+    /// The job's states as they change, starting with the current one and ending after a terminal
+    /// state. States passed through between two looks (faster than the poll interval, in another
+    /// process) may be skipped; the history in `job_events` has them all.
+    public var stateChanges: AsyncThrowingStream<JobState, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: JobState.self)
+        let task = Task { [queue, id] in
+            do {
+                var last: JobState?
+                while !Task.isCancelled {
+                    let seen = queue.jobChanges.generation
+                    let state = try await queue.store.job(id).state
+                    if state != last {
+                        continuation.yield(state)
+                        last = state
+                    }
+                    if state.isTerminal { break }
+                    await queue.waitForChange(after: seen, deadline: nil)
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    private func decode(_ record: JobRecord) throws -> J.Output {
+        switch record.state {
+        case .succeeded:
+            return try JSONDecoder().decode(J.Output.self, from: Data((record.output ?? "null").utf8))
+        case .cancelled:
+            throw DurableQueueError(.cancelled, "the job was cancelled", jobID: id, queue: record.queue)
+        default:
+            let error = record.error.map { "\($0)" } ?? "unknown error"
+            throw DurableQueueError(
+                .jobFailed, "the job failed after \(record.attempts) attempt(s): \(error)", jobID: id, queue: record.queue)
+        }
+    }
+}
+
+extension JobQueue {
+    /// Waits until job `id` is finished (or `deadline`, in ms since 1970, passes) and returns its row.
+    func waitUntilFinished(_ id: JobID, deadline: Int64?) async throws -> JobRecord {
+        while true {
+            let seen = jobChanges.generation
+            let record = try await store.job(id)
+            if record.state.isTerminal { return record }
+            if let deadline, now >= deadline {
+                throw DurableQueueError(.timedOut, "the job did not finish in time (it is \(record.state.rawValue))", jobID: id)
+            }
+            await waitForChange(after: seen, deadline: deadline)
+            try Task.checkCancellation()
+        }
+    }
+
+    /// Waits for a change in this process, the poll interval (changes in others), or `deadline`.
+    func waitForChange(after seen: UInt64, deadline: Int64?) async {
+        let wake = min(deadline ?? .max, now + configuration.pollInterval.milliseconds)
+        await jobChanges.wait(after: seen, until: Date(millisecondsSince1970: wake), time: configuration.timeSource)
+    }
+}

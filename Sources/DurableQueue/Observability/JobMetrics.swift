@@ -1,0 +1,49 @@
+import Metrics
+
+/// The engine's counters and timers, reported through swift-metrics (a no-op unless the app
+/// bootstraps a backend). Dimensions: `queue` and `kind`.
+struct JobMetrics: Sendable {
+    /// Counter names, as a metrics backend shows them.
+    enum Name {
+        static let started = "durablequeue_jobs_started_total"
+        static let succeeded = "durablequeue_jobs_succeeded_total"
+        static let failed = "durablequeue_jobs_failed_total"
+        static let retried = "durablequeue_jobs_retried_total"
+        static let cancelled = "durablequeue_jobs_cancelled_total"
+        static let waitTime = "durablequeue_job_wait_seconds"
+        static let runTime = "durablequeue_job_run_seconds"
+        static let queueDepth = "durablequeue_queue_depth"
+    }
+
+    /// Counts a started attempt and times how long it waited past its run-at time.
+    func started(_ job: ClaimedJob, waitedMilliseconds: Int64) {
+        Counter(label: Name.started, dimensions: dimensions(job)).increment()
+        Timer(label: Name.waitTime, dimensions: dimensions(job)).recordMilliseconds(max(0, waitedMilliseconds))
+    }
+
+    /// Counts how the attempt ended and times it.
+    func finished(_ job: ClaimedJob, as state: JobState, ranMilliseconds: Int64) {
+        let name: String? =
+            switch state {
+            case .succeeded: Name.succeeded
+            case .failed: Name.failed
+            case .cancelled: Name.cancelled
+            case .scheduled, .pending: Name.retried
+            case .blocked, .running: nil
+            }
+        if let name { Counter(label: name, dimensions: dimensions(job)).increment() }
+        Timer(label: Name.runTime, dimensions: dimensions(job)).recordMilliseconds(max(0, ranMilliseconds))
+    }
+
+    /// Reports how many jobs of each queue wait (scheduled, pending or blocked).
+    func depth(_ counts: [QueueCounts]) {
+        for queue in counts {
+            let waiting = queue[.scheduled] + queue[.pending] + queue[.blocked]
+            Gauge(label: Name.queueDepth, dimensions: [("queue", queue.queue)]).record(waiting)
+        }
+    }
+
+    private func dimensions(_ job: ClaimedJob) -> [(String, String)] {
+        [("queue", job.queue), ("kind", job.kind)]
+    }
+}
