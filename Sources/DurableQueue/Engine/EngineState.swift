@@ -24,6 +24,9 @@ final class EngineState: Sendable {
         }
     }
 
+    /// Whether `run()` is active.
+    var isRunningForTests: Bool { state.withLock { $0.isRunning } }
+
     /// Marks the engine as stopped, so `run()` may be called again.
     func reset() {
         state.withLock { $0 = State() }

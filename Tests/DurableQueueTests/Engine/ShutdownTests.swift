@@ -1,0 +1,88 @@
+import Foundation
+import ServiceLifecycle
+import ServiceLifecycleTestKit
+import Synchronization
+import Testing
+
+@testable import DurableQueue
+
+/// A `Gated` job's gate, shared between the test and the job.
+final class Gate: Sendable {
+    let isOpen = Mutex(false)
+}
+
+@Suite(.timeLimit(.minutes(1))) struct ShutdownTests {
+    @Test func shutdownLetsJobsFinishWithinTheGracePeriodThenGivesTheRestBack() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let time = ManualTimeSource()
+        let tracker = RunTracker()
+        let gate = Gate()
+        let configuration = JobQueue.Configuration(
+            pollInterval: .milliseconds(20), gracefulShutdownTimeout: .seconds(10), timeSource: time)
+        let queue = try JobQueue(path: directory.path("jobs.sqlite"), configuration: configuration)
+        queue.register(Blocking(tracker: tracker))
+        queue.register(GatedJob(gate: gate))
+
+        try await testGracefulShutdown { trigger in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await queue.run() }
+                let stuck = try await queue.enqueue(Blocking.self, "stuck")
+                let finishing = try await queue.enqueue(GatedJob.self, "finishing")
+                try await eventually("both jobs run") {
+                    let states = [try await stuck.state(), try await finishing.state()]
+                    return states == [.running, .running]
+                }
+                trigger.triggerGracefulShutdown()
+                try await Task.sleep(for: .milliseconds(50))
+                let late = try await queue.enqueue(Echo.self, "late")
+
+                gate.isOpen.withLock { $0 = true }
+                #expect(try await finishing.result() == "finishing")
+                #expect(try await stuck.state() == .running)
+                time.advance(by: .seconds(10))
+                try await group.waitForAll()  // run() returned
+
+                let record = try await queue.store.job(stuck.id)
+                #expect(record.state == .pending && record.attempts == 0 && record.leaseOwner == nil)
+                #expect(try await queue.store.history(of: stuck.id).last?.reason == "given back at shutdown")
+                #expect(try await late.state() == .pending)
+            }
+        }
+    }
+
+    @Test func cancellingTheRunningTaskGivesRunningJobsBack() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let tracker = RunTracker()
+        let queue = try JobQueue(path: directory.path("jobs.sqlite"), configuration: JobQueue.Configuration(pollInterval: .milliseconds(20)))
+        queue.register(Blocking(tracker: tracker))
+        let handle = try await queue.enqueue(Blocking.self, "interrupted")
+        let engine = Task { try await queue.run() }
+        try await eventually("the job runs") { tracker.running == 1 }
+        engine.cancel()
+        try await engine.value
+        #expect(tracker.running == 0)
+        let record = try await queue.store.job(handle.id)
+        #expect(record.state == .pending && record.attempts == 0)
+        #expect(try await queue.store.transitions(handle.id) == ["nil>pending", "pending>running", "running>pending"])
+    }
+
+    @Test func runningTwiceAtOnceIsRefused() async throws {
+        try await withRunningQueue { queue async throws in
+            try await eventually("the engine runs") { queue.engine.isRunningForTests }
+            let error = await #expect(throws: DurableQueueError.self) { try await queue.run() }
+            #expect(error?.code == .invalidArgument)
+        }
+    }
+}
+
+/// Runs until the test opens its gate, ignoring cancellation: a job that must be allowed to finish.
+struct GatedJob: Job {
+    static let name = "gated-job"
+    let gate: Gate
+    func run(_ input: String, context: JobContext) async throws -> String {
+        while !gate.isOpen.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(2)) }
+        return input
+    }
+}

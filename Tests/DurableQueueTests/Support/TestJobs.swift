@@ -1,0 +1,85 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import DurableQueue
+
+/// Returns its input.
+struct Echo: Job {
+    static let name = "echo"
+    func run(_ input: String, context: JobContext) async throws -> String { input }
+}
+
+/// An error the tests throw from handlers.
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String { "test failure" }
+}
+
+/// Fails its first `failures` attempts (the input), then returns the attempt number.
+struct Flaky: Job {
+    static let name = "flaky"
+    let retries: Bool
+    func run(_ failures: Int, context: JobContext) async throws -> Int {
+        if context.attempt <= failures { throw TestFailure() }
+        return context.attempt
+    }
+    func shouldRetry(after error: any Error) -> Bool { retries }
+}
+
+/// Runs until its task is cancelled, counting how many attempts run at once.
+struct Blocking: Job {
+    static let name = "blocking"
+    let tracker: RunTracker
+    func run(_ input: String, context: JobContext) async throws -> String {
+        tracker.started(input)
+        defer { tracker.ended(input) }
+        while true { try await Task.sleep(for: .milliseconds(2)) }
+    }
+}
+
+/// Records the inputs of started attempts and the most that ran at once.
+final class RunTracker: Sendable {
+    private let state = Mutex((started: [String](), running: 0, peak: 0))
+    func started(_ input: String) {
+        state.withLock { state in
+            state.started.append(input)
+            state.running += 1
+            state.peak = max(state.peak, state.running)
+        }
+    }
+    func ended(_ input: String) { state.withLock { $0.running -= 1 } }
+    var startedInputs: [String] { state.withLock { $0.started } }
+    var running: Int { state.withLock { $0.running } }
+    var peak: Int { state.withLock { $0.peak } }
+}
+
+/// Waits (in real time, at most `seconds`) until `condition` holds; records an issue if it never does.
+func eventually(
+    _ what: String, seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () async throws -> Bool
+) async throws {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    Issue.record("timed out waiting until \(what)", sourceLocation: sourceLocation)
+    throw CancellationError()
+}
+
+/// Opens a queue on a new file, runs its engine while `body` runs, then stops it.
+func withRunningQueue(
+    configuration: JobQueue.Configuration = JobQueue.Configuration(pollInterval: .milliseconds(20)),
+    register: (JobQueue) -> Void = { _ in }, _ body: (JobQueue) async throws -> Void
+) async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let queue = try JobQueue(path: directory.path("jobs.sqlite"), configuration: configuration)
+    register(queue)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await queue.run() }
+        try await body(queue)
+        group.cancelAll()
+        try await group.waitForAll()
+    }
+}
