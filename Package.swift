@@ -45,7 +45,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "durableq-test-worker",
-            dependencies: ["DurableQueue"],
+            dependencies: ["DurableQueue", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -181,6 +181,13 @@ public final class JobQueue: Sendable {
         return outcomes.count
     }
 
+    /// How many jobs are not finished yet (scheduled, pending, blocked or running), over every queue.
+    public func unfinishedJobCount() async throws -> Int {
+        try await store.counts().reduce(0) { total, queue in
+            total + queue[.scheduled] + queue[.pending] + queue[.blocked] + queue[.running]
+        }
+    }
+
     /// The current time by the configured time source, in milliseconds since 1970.
     var now: Int64 { configuration.timeSource.nowMilliseconds }
 

@@ -1,32 +1,100 @@
-// A second process for the tests: it works on the same file as the test, through the same store.
-// Not a product. Usage:
+// A second process for the tests: it works on the same file as the test. Not a product. Usage:
 //
 //   durableq-test-worker enqueue PATH COUNT
 //       Prints "ready", enqueues COUNT jobs on queue "shared", one transaction each, prints "done".
+//   durableq-test-worker work PATH LOG [--until-done] [--lease-ms N] [--job-ms N]
+//       Runs a JobQueue engine with the "record" job type, whose attempts append "start ID ATTEMPT PID"
+//       and "finish ID ATTEMPT PID" lines to LOG and take 1 to N (default 8) ms in between. Prints "ready" once running. With --until-done it
+//       stops gracefully when no job is left unfinished; otherwise it runs until killed.
 import DurableQueue
 import Foundation
+import Logging
 
-/// Milliseconds since 1970 by the wall clock.
-func nowMilliseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Writes `line` and a newline to standard output at once, so the parent sees it.
 func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
+/// Appends whole lines to a file with one `write` each, so lines of concurrent attempts never mix and
+/// a line written before a SIGKILL is in the file.
+struct LineLog: Sendable {
+    let descriptor: Int32
+
+    init(path: String) {
+        descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT, 0o644)
+    }
+
+    func append(_ line: String) {
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    }
+}
+
+/// Records its start and finish, and takes a few milliseconds in between (a window for kills).
+struct RecordJob: Job {
+    struct Input: Codable, Sendable { var index: Int }
+    static let name = "record"
+    let log: LineLog
+    let longestMilliseconds: Int
+
+    func run(_ input: Input, context: JobContext) async throws -> Int {
+        let pid = getpid()
+        log.append("start \(context.id) \(context.attempt) \(pid)")
+        try await Task.sleep(for: .milliseconds(Int.random(in: 1...max(1, longestMilliseconds))))
+        log.append("finish \(context.id) \(context.attempt) \(pid)")
+        return input.index
+    }
+}
+
+/// Runs the engine; with `untilDone`, stops it once every job has finished.
+func work(path: String, logPath: String, untilDone: Bool, leaseMilliseconds: Int64, jobMilliseconds: Int) async throws {
+    var logger = Logger(label: "worker") { StreamLogHandler.standardError(label: $0) }
+    logger.logLevel = .debug
+    let configuration = JobQueue.Configuration(
+        leaseDuration: .milliseconds(leaseMilliseconds), heartbeatInterval: .milliseconds(leaseMilliseconds / 3),
+        pollInterval: .milliseconds(20))
+    let queue = try JobQueue(path: path, configuration: configuration, logger: logger)
+    queue.register(RecordJob(log: LineLog(path: logPath), longestMilliseconds: jobMilliseconds))
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await queue.run() }
+        say("ready")
+        if untilDone {
+            while try await queue.unfinishedJobCount() > 0 { try await Task.sleep(for: .milliseconds(20)) }
+            group.cancelAll()
+        }
+        try await group.waitForAll()
+    }
+}
+
 let arguments = CommandLine.arguments
 do {
-    guard arguments.count == 4, arguments[1] == "enqueue", let count = Int(arguments[3]) else {
-        FileHandle.standardError.write(Data("usage: durableq-test-worker enqueue PATH COUNT\n".utf8))
+    switch arguments.dropFirst().first {
+    case "enqueue" where arguments.count == 4:
+        guard let count = Int(arguments[3]) else { throw DurableQueueError(.invalidArgument, "COUNT is not a number") }
+        let queue = try JobQueue(path: arguments[2])
+        say("ready")
+        for index in 0..<count {
+            _ = try await queue.enqueue(RecordJob.self, RecordJob.Input(index: index), options: EnqueueOptions(queue: "shared"))
+        }
+        say("done")
+    case "work" where arguments.count >= 4:
+        let rest = Array(arguments.dropFirst(4))
+        func number(after flag: String) -> Int? {
+            rest.firstIndex(of: flag).flatMap { rest.indices.contains($0 + 1) ? Int(rest[$0 + 1]) : nil }
+        }
+        try await work(
+            path: arguments[2], logPath: arguments[3], untilDone: rest.contains("--until-done"),
+            leaseMilliseconds: Int64(number(after: "--lease-ms") ?? 1_000), jobMilliseconds: number(after: "--job-ms") ?? 8)
+    default:
+        FileHandle.standardError.write(Data("usage: durableq-test-worker enqueue PATH COUNT | work PATH LOG [--until-done] [--lease-ms N] [--job-ms N]\n".utf8))
         exit(2)
     }
-    let store = try SQLiteJobStore(path: arguments[2])
-    say("ready")
-    for index in 0..<count {
-        _ = try await store.enqueue(
-            NewJob(queue: "shared", kind: "from-worker", input: "{\"index\":\(index)}"), now: nowMilliseconds())
-    }
-    say("done")
 } catch {
     FileHandle.standardError.write(Data("durableq-test-worker: \(error)\n".utf8))
     exit(1)

@@ -16,12 +16,25 @@ final class WorkerProcess {
         return Bundle.main.bundleURL
     }
 
-    /// Starts the worker with `arguments`.
-    init(_ arguments: [String]) throws {
+    /// Starts the worker with `arguments`; its standard error goes to `errorLog` (appended), or nowhere.
+    init(_ arguments: [String], errorLog: String? = nil) throws {
         process.executableURL = Self.productsDirectory.appendingPathComponent("durableq-test-worker")
         process.arguments = arguments
         process.standardOutput = output
+        if let errorLog {
+            if !FileManager.default.fileExists(atPath: errorLog) { _ = FileManager.default.createFile(atPath: errorLog, contents: nil) }
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: errorLog))
+            try handle.seekToEnd()
+            process.standardError = handle
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
+    }
+
+    /// Kills the worker with SIGKILL: no clean-up of any kind runs.
+    func kill() {
+        _ = Foundation.kill(process.processIdentifier, SIGKILL)
     }
 
     /// Reads the worker's output until it has printed `line`; false if it exited first.
