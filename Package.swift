@@ -48,12 +48,18 @@ let package = Package(
             dependencies: ["DurableQueue", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "durableq-quickstart",
+            dependencies: ["DurableQueue"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "DurableQueueTests",
             dependencies: [
                 "DurableQueue",
                 "DurableQueueMigrations",
                 "durableq-test-worker",
+                "durableq-quickstart",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The `durableq-test-worker` executable built beside the tests, started as a child process.
-/// Not Sendable: one test owns it.
+/// An executable built beside the tests (by default `durableq-test-worker`), started as a child
+/// process. Not Sendable: one test owns it.
 final class WorkerProcess {
     let process = Process()
     private let output = Pipe()
@@ -16,10 +16,15 @@ final class WorkerProcess {
         return Bundle.main.bundleURL
     }
 
-    /// Starts the worker with `arguments`; its standard error goes to `errorLog` (appended), or nowhere.
-    init(_ arguments: [String], errorLog: String? = nil) throws {
-        process.executableURL = Self.productsDirectory.appendingPathComponent("durableq-test-worker")
+    /// Starts `executable` with `arguments` in `directory` (default: the current one); its standard
+    /// error goes to `errorLog` (appended), or nowhere.
+    init(
+        _ arguments: [String], executable: String = "durableq-test-worker", directory: String? = nil,
+        errorLog: String? = nil
+    ) throws {
+        process.executableURL = Self.productsDirectory.appendingPathComponent(executable)
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         process.standardOutput = output
         if let errorLog {
             if !FileManager.default.fileExists(atPath: errorLog) { _ = FileManager.default.createFile(atPath: errorLog, contents: nil) }
@@ -53,6 +58,16 @@ final class WorkerProcess {
                         return continuation.resume(returning: true)
                     }
                 }
+            }
+        }
+    }
+
+    /// Reads the worker's standard output until it closes it (normally: until it exits).
+    func readOutput() async -> String {
+        let handle = output.fileHandleForReading
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: String(decoding: handle.readDataToEndOfFile(), as: UTF8.self))
             }
         }
     }
