@@ -27,6 +27,7 @@ public enum SchemaMigrations {
     /// Every migration in the order it must be applied; versions are 1, 2, 3 … without gaps.
     public static let all: [SchemaMigration] = [
         SchemaMigration(version: 1, name: "0001_initial", bytes: PackageResources._001_initial_sql),
+        SchemaMigration(version: 2, name: "0002_throttle", bytes: PackageResources._002_throttle_sql),
     ]
 
     /// The newest schema version this build knows.

@@ -65,7 +65,7 @@ extension JobQueue {
                     job.id, owner: configuration.workerID, progress: progress, checkpoint: checkpoint, now: time.nowMilliseconds)
                 guard saved else { throw LeaseLostError() }
                 jobChanges.signal()
-            })
+            }, jobQueue: self)
         let deadline = job.timeoutMilliseconds.map { Date(millisecondsSince1970: now + $0) }
         let time = configuration.timeSource
         return await withTaskGroup(of: AttemptEnding?.self) { group in

@@ -65,20 +65,21 @@ extension JobQueue: Service {
             }
             let now = now
             var wake = now + configuration.pollInterval.milliseconds
-            let nextScheduled = try await retryingTransientErrors("find the next scheduled job") {
-                try await self.store.nextScheduledRunAt()
+            let nextStart = try await retryingTransientErrors("find when the next job may start") {
+                try await self.store.nextWakeTime(after: now)
             } ?? nil
-            if let nextScheduled { wake = min(wake, max(nextScheduled, now)) }
+            if let nextStart { wake = min(wake, max(nextStart, now)) }
             if await dispatcherWake.wait(after: seen, until: Date(millisecondsSince1970: wake), time: configuration.timeSource) {
                 shouldClaim = true
                 continue
             }
-            // Woken by time: claim when a scheduled job is due or another process changed the file.
+            // Woken by time: claim when a scheduled job is due, a throttle has passed, or another
+            // process changed the file.
             let version = try await retryingTransientErrors("read the data version") { try await self.store.dataVersion() }
             let changed = version != nil && version != lastDataVersion
             lastDataVersion = version ?? lastDataVersion
             if changed { await stopJobsCancelledElsewhere() }
-            shouldClaim = changed || (nextScheduled.map { $0 <= self.now } ?? false)
+            shouldClaim = changed || (nextStart.map { $0 <= self.now } ?? false)
         }
     }
 

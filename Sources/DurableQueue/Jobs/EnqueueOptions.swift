@@ -25,12 +25,15 @@ public struct EnqueueOptions: Sendable {
     public var uniquePolicy: UniquePolicy
     /// Labels to find and cancel jobs by.
     public var tags: [String]
+    /// The least time after this job starts (or ends, per the queue's ``Throttle``) before the next
+    /// job of its queue starts, instead of the queue's throttle interval. nil uses the queue's.
+    public var throttleInterval: Duration?
 
     /// Creates options; see each property for its default.
     public init(
         queue: String = "default", priority: Priority = .normal, delay: Duration? = nil, runAt: Date? = nil,
         retry: RetryPolicy = .default, timeout: Duration? = nil, uniqueKey: String? = nil,
-        uniquePolicy: UniquePolicy = .keep, tags: [String] = []
+        uniquePolicy: UniquePolicy = .keep, tags: [String] = [], throttleInterval: Duration? = nil
     ) {
         self.queue = queue
         self.priority = priority
@@ -41,6 +44,7 @@ public struct EnqueueOptions: Sendable {
         self.uniqueKey = uniqueKey
         self.uniquePolicy = uniquePolicy
         self.tags = tags
+        self.throttleInterval = throttleInterval
     }
 
     /// The store's description of a job of `kind` with `input`, enqueued at `now` (ms since 1970).
@@ -51,6 +55,7 @@ public struct EnqueueOptions: Sendable {
         return NewJob(
             queue: queue, kind: kind, input: input, priority: priority, runAt: runAt, maxAttempts: retry.maxAttempts,
             retryPolicy: try SQLiteJobStore.json(retry.backoff), timeoutMilliseconds: timeout?.milliseconds,
-            uniqueKey: uniqueKey, uniquePolicy: uniquePolicy, tags: tags)
+            uniqueKey: uniqueKey, uniquePolicy: uniquePolicy, tags: tags,
+            throttleIntervalMilliseconds: throttleInterval?.milliseconds)
     }
 }

@@ -15,6 +15,8 @@ public struct JobContext: Sendable {
     /// A logger carrying `job.id`, `job.kind`, `job.attempt` and `queue.name` metadata.
     public let logger: Logger
     let save: @Sendable (_ progress: Double?, _ checkpoint: [UInt8]?) async throws -> Void
+    /// The queue file the job runs from, for follow-up jobs.
+    let jobQueue: JobQueue
 
     /// Records how far the attempt has come, from 0 to 1, in the job's row.
     ///
@@ -32,5 +34,20 @@ public struct JobContext: Sendable {
     /// Records progress and checkpoint in one commit.
     public func save(progress: Double, checkpoint: [UInt8]) async throws {
         try await save(progress, checkpoint)
+    }
+
+    /// Enqueues a follow-up job, committed before this returns: on this job's queue with default
+    /// options when `options` is nil, else where `options` says (any named queue).
+    ///
+    /// The follow-up is independent of this attempt: if the attempt later fails and is retried, the
+    /// retry enqueues again. Give the follow-up a ``EnqueueOptions/uniqueKey`` to enqueue it once.
+    ///
+    /// For example, to page through an API on a throttled queue:
+    /// ```swift
+    /// if let next = page.next { _ = try await context.enqueue(FetchPage.self, next) }
+    /// ```
+    @discardableResult
+    public func enqueue<J: Job>(_ type: J.Type, _ input: J.Input, options: EnqueueOptions? = nil) async throws -> JobHandle<J> {
+        try await jobQueue.enqueue(type, input, options: options ?? EnqueueOptions(queue: queue))
     }
 }

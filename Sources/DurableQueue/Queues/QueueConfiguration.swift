@@ -16,17 +16,28 @@ public struct QueueConfiguration: Sendable, Hashable {
     public var concurrencyLimit: Int
     /// While true, running jobs finish but none starts.
     public var isSuspended: Bool
+    /// The least time between two starts; nil for none.
+    public var throttle: Throttle?
+    /// The most starts per time window; nil for none.
+    public var rateLimit: RateLimit?
 
     /// Creates a configuration; a queue nobody configured has these defaults.
-    public init(_ name: String, mode: QueueMode = .fifo, concurrencyLimit: Int = 0, isSuspended: Bool = false) {
+    public init(
+        _ name: String, mode: QueueMode = .fifo, concurrencyLimit: Int = 0, isSuspended: Bool = false,
+        throttle: Throttle? = nil, rateLimit: RateLimit? = nil
+    ) {
         self.name = name
         self.mode = mode
         self.concurrencyLimit = concurrencyLimit
         self.isSuspended = isSuspended
+        self.throttle = throttle
+        self.rateLimit = rateLimit
     }
 
-    /// Throws `invalidArgument` for an empty name or a negative limit.
+    /// Throws `invalidArgument` for an empty name, a negative limit or interval, or an empty rate limit.
     func validate() throws {
+        try throttle?.validate()
+        try rateLimit?.validate()
         if name.isEmpty { throw DurableQueueError.invalidArgument("queue name", "must not be empty") }
         if concurrencyLimit < 0 {
             throw DurableQueueError.invalidArgument("concurrencyLimit", "\(concurrencyLimit) is negative; use 0 for unlimited")

@@ -21,6 +21,8 @@ package struct ClaimedJob: Sendable, Hashable {
     package var leaseExpiresAt: Int64
     /// Position within the priority, ascending; used to return claims in queue order.
     var orderKey: Int64
+    /// The throttle interval to keep after this job, in milliseconds (0: none).
+    package var throttleIntervalMilliseconds: Int64 = 0
 }
 
 /// How an attempt ended, as the worker reports it.

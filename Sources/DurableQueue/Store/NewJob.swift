@@ -22,12 +22,16 @@ package struct NewJob: Sendable, Hashable {
     package var uniquePolicy: UniquePolicy
     /// Labels to find or cancel the job by.
     package var tags: [String]
+    /// The job's own throttle interval in milliseconds, kept after it instead of its queue's; nil
+    /// means the queue's.
+    package var throttleIntervalMilliseconds: Int64?
 
     /// Creates a job description; only the kind and input have no default.
     package init(
         queue: String = "default", kind: String, input: String, priority: Priority = .normal, runAt: Int64? = nil,
         maxAttempts: Int? = 3, retryPolicy: String? = nil, timeoutMilliseconds: Int64? = nil,
-        uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep, tags: [String] = []
+        uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep, tags: [String] = [],
+        throttleIntervalMilliseconds: Int64? = nil
     ) {
         self.queue = queue
         self.kind = kind
@@ -40,6 +44,7 @@ package struct NewJob: Sendable, Hashable {
         self.uniqueKey = uniqueKey
         self.uniquePolicy = uniquePolicy
         self.tags = tags
+        self.throttleIntervalMilliseconds = throttleIntervalMilliseconds
     }
 
     /// Throws `invalidArgument` naming the first field out of range.
@@ -53,6 +58,9 @@ package struct NewJob: Sendable, Hashable {
             throw DurableQueueError.invalidArgument("timeout", "\(timeoutMilliseconds) ms is not positive")
         }
         if uniqueKey?.isEmpty == true { throw DurableQueueError.invalidArgument("uniqueKey", "must not be empty") }
+        if let throttleIntervalMilliseconds, throttleIntervalMilliseconds < 0 {
+            throw DurableQueueError.invalidArgument("throttleInterval", "\(throttleIntervalMilliseconds) ms is negative")
+        }
         if tags.contains(where: \.isEmpty) { throw DurableQueueError.invalidArgument("tags", "a tag must not be empty") }
     }
 }

@@ -4,7 +4,9 @@ extension SQLiteJobStore {
     /// Claims up to `limit` due jobs of `queue` for `owner`, in queue order, in one transaction.
     ///
     /// Order: higher priority first, then FIFO or LIFO by the queue's mode. Nothing is claimed from a
-    /// suspended queue, and never more than its concurrency limit allows across every process.
+    /// suspended queue or before its next allowed start (throttle, rate limit), and never more than
+    /// its concurrency limit and rate limit allow across every process. A job with a throttle
+    /// interval is the last claimed: the next start waits for its interval.
     /// Scheduled jobs that are due are promoted to `pending` first. Each claimed job becomes
     /// `running`, counts an attempt, holds a lease until `now + leaseDuration` and gets its event row.
     ///
@@ -21,7 +23,8 @@ extension SQLiteJobStore {
         }
         return try write("claim the next jobs of queue '\(queue)'") {
             try promoteDueJobs(now: now)
-            let slots = try freeSlots(queue: queue, wanted: limit)
+            let allowance = try startAllowance(queue: queue, wanted: limit, now: now)
+            let slots = allowance.slots
             guard slots > 0 else { return [] }
             var claimed: [ClaimedJob] = []
             try connection.query(
@@ -34,8 +37,10 @@ extension SQLiteJobStore {
                         priority: Priority(rawValue: Int(row.int64(3))), attempt: Int(row.int64(4)),
                         maxAttempts: row.optionalInt(5), retryPolicy: row.optionalString(6),
                         timeoutMilliseconds: row.optionalInt64(7), checkpoint: row.optionalBlob(8),
-                        runAt: row.int64(10), leaseExpiresAt: now + leaseDuration, orderKey: row.int64(9)))
+                        runAt: row.int64(10), leaseExpiresAt: now + leaseDuration, orderKey: row.int64(9),
+                        throttleIntervalMilliseconds: row.int64(11)))
             }
+            try recordStarts(claimed, queue: queue, allowance: allowance, now: now)
             for job in claimed {
                 try appendEvent(job.id, now: now, from: .pending, to: .running, attempt: job.attempt, reason: "claimed", worker: owner)
             }
@@ -44,19 +49,27 @@ extension SQLiteJobStore {
         }
     }
 
-    /// The claim: an UPDATE of the first `?6` pending jobs of queue `?1`, in queue order.
+    /// The claim: an UPDATE of the first `?6` pending jobs of queue `?1`, in queue order, up to and
+    /// including the first with a throttle interval.
     ///
-    /// The inner SELECT walks idx_jobs_next_pending in order and stops after `?6` rows, whatever the
-    /// backlog (a test checks its query plan). `?5` is a JSON array of kinds when filtering.
+    /// The innermost SELECT walks idx_jobs_next_pending in order and stops after `?6` rows, whatever
+    /// the backlog (a test checks its query plan); the window then drops the rows after the first
+    /// throttled one. `?5` is a JSON array of kinds when filtering.
     static func claimStatement(filteringKinds: Bool) -> String {
         """
         UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = ?2, lease_expires_at = ?3,
                         started_at = ?4, updated_at = ?4
-        WHERE id IN (SELECT id FROM jobs WHERE queue = ?1 AND state = 'pending'
-                     \(filteringKinds ? "AND kind IN (SELECT value FROM json_each(?5))" : "")
-                     ORDER BY priority DESC, order_key LIMIT ?6)
+        WHERE id IN (
+            SELECT id FROM (
+                SELECT id, sum(throttle_interval_ms > 0) OVER (
+                           ORDER BY priority DESC, order_key ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+                       ) AS throttled_before
+                FROM (SELECT id, priority, order_key, throttle_interval_ms FROM jobs WHERE queue = ?1 AND state = 'pending'
+                      \(filteringKinds ? "AND kind IN (SELECT value FROM json_each(?5))" : "")
+                      ORDER BY priority DESC, order_key LIMIT ?6))
+            WHERE coalesce(throttled_before, 0) = 0)
         RETURNING id, kind, input, priority, attempts, max_attempts, retry_policy, timeout_ms, checkpoint, order_key,
-                  run_at
+                  run_at, throttle_interval_ms
         """
     }
 
@@ -80,23 +93,16 @@ extension SQLiteJobStore {
         return promoted.count
     }
 
-    /// How many jobs of `queue` may start now, at most `wanted`: 0 if the queue is suspended.
-    private func freeSlots(queue: String, wanted: Int) throws -> Int {
-        var settings: (limit: Int, suspended: Bool)?
-        try connection.query("SELECT concurrency_limit, suspended FROM queues WHERE name = ?", [queue]) { row in
-            settings = (Int(row.int64(0)), row.int64(1) != 0)
-        }
-        guard let settings, !settings.suspended else { return 0 }
-        guard settings.limit > 0 else { return wanted }
-        let running = try connection.scalarInt64(
-            "SELECT count(*) FROM jobs WHERE queue = ? AND state = 'running'", [queue]) ?? 0
-        return min(wanted, max(0, settings.limit - Int(running)))
-    }
-
-    /// The earliest run-at time of any scheduled job, or nil if none is scheduled.
-    package func nextScheduledRunAt() throws -> Int64? {
-        try read("find the next scheduled job") {
-            try connection.scalarInt64("SELECT min(run_at) FROM jobs WHERE state = 'scheduled'")
+    /// The earliest time after `now` when a claim may find more to start: the next scheduled job's
+    /// run-at time or a queue's next allowed start (throttle, rate limit); nil if neither is ahead.
+    package func nextWakeTime(after now: Int64) throws -> Int64? {
+        try read("find when the next job may start") {
+            try connection.scalarInt64(
+                """
+                SELECT min(at) FROM (SELECT min(run_at) AS at FROM jobs WHERE state = 'scheduled'
+                                     UNION ALL
+                                     SELECT min(next_start_at) FROM queues WHERE next_start_at > ?)
+                """, [now])
         }
     }
 

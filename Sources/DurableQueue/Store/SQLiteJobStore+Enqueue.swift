@@ -41,9 +41,11 @@ extension SQLiteJobStore {
         try connection.query(
             """
             INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy,
-                              timeout_ms, unique_key, input, created_at, updated_at)
+                              timeout_ms, unique_key, input, created_at, updated_at, throttle_interval_ms,
+                              throttle_interval_source)
             SELECT next.id, q.name, ?2, ?3, ?4, CASE q.mode WHEN 'lifo' THEN -next.id ELSE next.id END, ?5, ?6, ?7,
-                   ?8, ?9, ?10, ?11, ?11
+                   ?8, ?9, ?10, ?11, ?11, coalesce(?12, q.throttle_interval_ms),
+                   CASE WHEN ?12 IS NULL THEN 'queue' ELSE 'job' END
             FROM (SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'jobs'), 0) + 1 AS id) AS next,
                  queues AS q
             WHERE q.name = ?1
@@ -52,7 +54,7 @@ extension SQLiteJobStore {
             [
                 job.queue, job.kind, state.rawValue, job.priority.rawValue, job.runAt ?? now, job.maxAttempts,
                 job.retryPolicy, job.timeoutMilliseconds, job.uniquePolicy == .allow ? nil : job.uniqueKey,
-                job.input, now,
+                job.input, now, job.throttleIntervalMilliseconds,
             ]
         ) { row in inserted = row.int64(0) }
         guard let inserted else {

@@ -20,13 +20,15 @@ extension SQLiteJobStore {
     }
 
     private func record(_ attempt: FinishedAttempt, now: Int64) throws -> JobState? {
-        var row: (attempts: Int, maxAttempts: Int?, cancelRequested: Bool)?
+        var row: (attempts: Int, maxAttempts: Int?, cancelRequested: Bool, queue: String, throttleInterval: Int64)?
         try connection.query(
             """
-            SELECT attempts, max_attempts, cancel_requested FROM jobs
+            SELECT attempts, max_attempts, cancel_requested, queue, throttle_interval_ms FROM jobs
             WHERE id = ? AND state = 'running' AND lease_owner = ?
             """, [attempt.id.rawValue, attempt.owner]
-        ) { found in row = (Int(found.int64(0)), found.optionalInt(1), found.int64(2) != 0) }
+        ) { found in
+            row = (Int(found.int64(0)), found.optionalInt(1), found.int64(2) != 0, found.string(3), found.int64(4))
+        }
         guard let row else { return nil }
 
         var state: JobState
@@ -62,6 +64,7 @@ extension SQLiteJobStore {
                 state.isTerminal ? now : nil, now,
             ])
         try appendEvent(attempt.id, now: now, from: .running, to: state, attempt: row.attempts, reason: reason, worker: attempt.owner)
+        try recordEnd(queue: row.queue, interval: row.throttleInterval, now: now)
         return state
     }
 

@@ -39,14 +39,16 @@ extension SQLiteJobStore {
     /// flag are read in the same transaction, so a job that finished meanwhile is left alone.
     package func recoverExpiredLeases(now: Int64) throws -> [RecoveredJob] {
         try write("recover jobs with expired leases") {
-            var expired: [(id: JobID, attempts: Int, maxAttempts: Int?, cancel: Bool, owner: String?)] = []
+            var expired: [(id: JobID, attempts: Int, maxAttempts: Int?, cancel: Bool, owner: String?, queue: String, throttleInterval: Int64)] = []
             try connection.query(
                 """
-                SELECT id, attempts, max_attempts, cancel_requested, lease_owner FROM jobs
+                SELECT id, attempts, max_attempts, cancel_requested, lease_owner, queue, throttle_interval_ms FROM jobs
                 WHERE state = 'running' AND lease_expires_at < ?
                 """, [now]
             ) { row in
-                expired.append((JobID(row.int64(0)), Int(row.int64(1)), row.optionalInt(2), row.int64(3) != 0, row.optionalString(4)))
+                expired.append(
+                    (JobID(row.int64(0)), Int(row.int64(1)), row.optionalInt(2), row.int64(3) != 0, row.optionalString(4),
+                     row.string(5), row.int64(6)))
             }
             return try expired.map { job in
                 let worker = job.owner ?? "unknown"
@@ -67,6 +69,7 @@ extension SQLiteJobStore {
                     WHERE id = ?1
                     """, [job.id.rawValue, state.rawValue, try Self.json(failure), state.isTerminal ? now : nil, now])
                 try appendEvent(job.id, now: now, from: .running, to: state, attempt: job.attempts, reason: reason, worker: job.owner)
+                try recordEnd(queue: job.queue, interval: job.throttleInterval, now: now)
                 return RecoveredJob(id: job.id, previousOwner: job.owner, state: state)
             }
         }
@@ -80,18 +83,19 @@ extension SQLiteJobStore {
         try write("release \(ids.count) job(s) of worker '\(owner)'") {
             var released: [JobID] = []
             for id in ids {
-                var row: (attempts: Int, cancel: Bool)?
+                var row: (attempts: Int, cancel: Bool, queue: String, throttleInterval: Int64)?
                 try connection.query(
                     """
                     UPDATE jobs SET state = CASE cancel_requested WHEN 1 THEN 'cancelled' ELSE 'pending' END,
                                     attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
                                     finished_at = CASE cancel_requested WHEN 1 THEN ?3 END, updated_at = ?3
                     WHERE id = ?1 AND state = 'running' AND lease_owner = ?2
-                    RETURNING attempts, cancel_requested
+                    RETURNING attempts, cancel_requested, queue, throttle_interval_ms
                     """, [id.rawValue, owner, now]
-                ) { found in row = (Int(found.int64(0)), found.int64(1) != 0) }
+                ) { found in row = (Int(found.int64(0)), found.int64(1) != 0, found.string(2), found.int64(3)) }
                 guard let row else { continue }
                 try appendEvent(id, now: now, from: .running, to: row.cancel ? .cancelled : .pending, attempt: row.attempts, reason: reason, worker: owner)
+                try recordEnd(queue: row.queue, interval: row.throttleInterval, now: now)
                 released.append(id)
             }
             return released

@@ -1,21 +1,35 @@
 extension SQLiteJobStore {
     /// Creates or updates a queue's settings, shared by every process on the file.
     ///
-    /// Changing the mode re-orders the queue's unfinished jobs (a scan of that queue's jobs).
+    /// Changing the mode re-orders the queue's unfinished jobs, and changing the throttle interval
+    /// updates its waiting jobs as the throttle's mutability says (a scan of that queue's jobs each).
+    /// Removing both throttle and rate limit lets the next job start at once.
     /// - Throws: `invalidArgument` (nothing changed) or a storage error.
     package func configure(_ queue: QueueConfiguration, now: Int64) throws {
         try queue.validate()
         try write("configure queue '\(queue.name)'") {
-            let previousMode = try mode(of: queue.name)
+            let previous = try queues(where: "WHERE name = ?", [queue.name]).first
+            let throttle = queue.throttle ?? Throttle(.zero)
+            let rate = queue.rateLimit
             try connection.execute(
                 """
-                INSERT INTO queues (name, mode, concurrency_limit, suspended, created_at, updated_at)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?5)
-                ON CONFLICT (name) DO UPDATE SET mode = excluded.mode, concurrency_limit = excluded.concurrency_limit,
-                                                 suspended = excluded.suspended, updated_at = excluded.updated_at
-                """, [queue.name, queue.mode.rawValue, queue.concurrencyLimit, queue.isSuspended, now])
+                INSERT INTO queues (name, mode, concurrency_limit, suspended, throttle_interval_ms, throttle_measured_from,
+                                    throttle_mutability, rate_limit_count, rate_limit_window_ms, created_at, updated_at)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)
+                ON CONFLICT (name) DO UPDATE SET
+                    mode = excluded.mode, concurrency_limit = excluded.concurrency_limit, suspended = excluded.suspended,
+                    throttle_interval_ms = excluded.throttle_interval_ms,
+                    throttle_measured_from = excluded.throttle_measured_from,
+                    throttle_mutability = excluded.throttle_mutability, rate_limit_count = excluded.rate_limit_count,
+                    rate_limit_window_ms = excluded.rate_limit_window_ms, updated_at = excluded.updated_at
+                """,
+                [
+                    queue.name, queue.mode.rawValue, queue.concurrencyLimit, queue.isSuspended,
+                    throttle.interval.milliseconds, throttle.measuredFrom.rawValue, throttle.mutability.rawValue,
+                    rate?.count ?? 0, rate?.window.milliseconds ?? 0, now,
+                ])
             knownQueues.insert(queue.name)
-            if let previousMode, previousMode != queue.mode {
+            if let previous, previous.mode != queue.mode {
                 // order_key is +id on FIFO queues and -id on LIFO queues: flip it for unfinished jobs.
                 try connection.execute(
                     """
@@ -23,7 +37,32 @@ extension SQLiteJobStore {
                     WHERE queue = ? AND state IN ('scheduled', 'pending', 'blocked', 'running')
                     """, [queue.name])
             }
+            let previousInterval = previous?.throttle?.interval ?? .zero
+            if previous != nil, previousInterval != throttle.interval {
+                try applyChangedInterval(throttle, queue: queue.name)
+            }
+            if queue.throttle == nil && queue.rateLimit == nil {
+                try connection.execute("UPDATE queues SET next_start_at = 0 WHERE name = ?", [queue.name])
+            }
+            if queue.rateLimit == nil {
+                try connection.execute("DELETE FROM queue_starts WHERE queue = ?", [queue.name])
+            }
         }
+    }
+
+    /// Gives the waiting jobs of `queue` the throttle's new interval, as its mutability says.
+    private func applyChangedInterval(_ throttle: Throttle, queue: String) throws {
+        let applies: String
+        switch throttle.mutability {
+        case .all: applies = ""
+        case .defaultOnly: applies = "AND throttle_interval_source = 'queue'"
+        case .none: return
+        }
+        try connection.execute(
+            """
+            UPDATE jobs SET throttle_interval_ms = ?2, throttle_interval_source = 'queue'
+            WHERE queue = ?1 AND state IN ('scheduled', 'pending', 'blocked') \(applies)
+            """, [queue, throttle.interval.milliseconds])
     }
 
     /// Suspends (`true`) or resumes a queue: running jobs finish, nothing new starts while suspended.
@@ -54,21 +93,23 @@ extension SQLiteJobStore {
     private func queues(where clause: String, _ arguments: [(any SQLiteBindable)?]) throws -> [QueueConfiguration] {
         var result: [QueueConfiguration] = []
         try connection.query(
-            "SELECT name, mode, concurrency_limit, suspended FROM queues \(clause) ORDER BY name", arguments
+            """
+            SELECT name, mode, concurrency_limit, suspended, throttle_interval_ms, throttle_measured_from,
+                   throttle_mutability, rate_limit_count, rate_limit_window_ms
+            FROM queues \(clause) ORDER BY name
+            """, arguments
         ) { row in
+            let throttle = Throttle(
+                .milliseconds(row.int64(4)), measuredFrom: Throttle.Measurement(rawValue: row.string(5)) ?? .start,
+                mutability: Throttle.Mutability(rawValue: row.string(6)) ?? .all)
+            let rateCount = Int(row.int64(7))
             result.append(
                 QueueConfiguration(
                     row.string(0), mode: try QueueMode(validating: row.string(1)),
-                    concurrencyLimit: Int(row.int64(2)), isSuspended: row.int64(3) != 0))
+                    concurrencyLimit: Int(row.int64(2)), isSuspended: row.int64(3) != 0,
+                    throttle: throttle == Throttle(.zero) ? nil : throttle,
+                    rateLimit: rateCount > 0 ? RateLimit(rateCount, per: .milliseconds(row.int64(8))) : nil))
         }
         return result
-    }
-
-    private func mode(of queue: String) throws -> QueueMode? {
-        var mode: QueueMode?
-        try connection.query("SELECT mode FROM queues WHERE name = ?", [queue]) { row in
-            mode = try QueueMode(validating: row.string(0))
-        }
-        return mode
     }
 }

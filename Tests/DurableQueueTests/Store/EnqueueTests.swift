@@ -24,13 +24,13 @@ import Testing
         try await withStore { store, _ async throws in
             let id = try await store.add(job(runAt: 9_000), now: 1_000)
             #expect(try await store.job(id).state == .scheduled)
-            #expect(try await store.nextScheduledRunAt() == 9_000)
+            #expect(try await store.nextWakeTime(after: 0) == 9_000)
             #expect(try await store.take(now: 8_999).isEmpty)
             #expect(try await store.job(id).state == .scheduled)
             let claimed = try await store.take(now: 9_000)
             #expect(claimed.map(\.id) == [id])
             #expect(try await store.transitions(id) == ["nil>scheduled", "scheduled>pending", "pending>running"])
-            #expect(try await store.nextScheduledRunAt() == nil)
+            #expect(try await store.nextWakeTime(after: 0) == nil)
         }
     }
 

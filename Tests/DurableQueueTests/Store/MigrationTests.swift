@@ -30,7 +30,7 @@ import Testing
             try connection.query("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name") {
                 tables.append($0.string(0))
             }
-            #expect(tables == ["job_events", "job_history", "job_list", "job_tags", "jobs", "queue_status", "queues", "sqlite_sequence"])
+            #expect(tables == ["job_events", "job_history", "job_list", "job_tags", "jobs", "queue_starts", "queue_status", "queues", "sqlite_sequence"])
         }
     }
 
@@ -79,5 +79,26 @@ import Testing
         #expect(try Migrator.userVersion(connection) == 1)
         #expect(try connection.scalarInt64("SELECT count(*) FROM a") == 0)
         #expect(try connection.scalarInt64("SELECT count(*) FROM sqlite_master WHERE name = 'b'") == 0)
+    }
+
+    @Test func aVersionOneFileKeepsItsJobsAndTheirQueuesThrottleWhenUpgraded() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        let connection = try Connection(path: path, options: StorageOptions())
+        try Migrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(1)))
+        try connection.executeScript(
+            """
+            INSERT INTO queues (name, throttle_interval_ms, created_at, updated_at) VALUES ('api', 500, 1, 1);
+            INSERT INTO jobs (queue, kind, state, order_key, run_at, input, created_at, updated_at)
+            VALUES ('api', 'fetch', 'pending', 1, 1, '{}', 1, 1), ('api', 'fetch', 'succeeded', 2, 1, '{}', 1, 1);
+            """)
+
+        let store = try SQLiteJobStore(path: path)
+        #expect(try Migrator.userVersion(connection) == SchemaMigrations.latestVersion)
+        #expect(try await store.job(JobID(1)).state == .pending)
+        #expect(try connection.scalarInt64("SELECT throttle_interval_ms FROM jobs WHERE id = 1") == 500)
+        #expect(try connection.scalarInt64("SELECT throttle_interval_ms FROM jobs WHERE id = 2") == 0)
+        #expect(try await store.queue(named: "api")?.throttle == Throttle(.milliseconds(500)))
     }
 }
