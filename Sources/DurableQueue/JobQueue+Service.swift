@@ -54,19 +54,23 @@ extension JobQueue: Service {
         var lastDataVersion: Int64?
         var shouldClaim = true
         var firstQueue = 0
+        // The time of the latest claim: a throttle or schedule that came due after it needs another.
+        var lastClaimAt = Int64.min
         while !engine.isShuttingDown && !Task.isCancelled {
             let seen = dispatcherWake.generation
             if shouldClaim {
+                let claimAt = now
                 let claimed = try await retryingTransientErrors("claim jobs") {
-                    try await self.claimAvailable(startingAt: &firstQueue)
+                    try await self.claimAvailable(startingAt: &firstQueue, now: claimAt)
                 } ?? []
+                lastClaimAt = claimAt
                 for job in claimed { start(job, in: &group) }
                 if !claimed.isEmpty && engine.runningCount < configuration.maxConcurrentJobs { continue }
             }
             let now = now
             var wake = now + configuration.pollInterval.milliseconds
             let nextStart = try await retryingTransientErrors("find when the next job may start") {
-                try await self.store.nextWakeTime(after: now)
+                try await self.store.nextWakeTime(after: lastClaimAt)
             } ?? nil
             if let nextStart { wake = min(wake, max(nextStart, now)) }
             if await dispatcherWake.wait(after: seen, until: Date(millisecondsSince1970: wake), time: configuration.timeSource) {
@@ -85,11 +89,15 @@ extension JobQueue: Service {
 
     /// Claims as many due jobs as this process has room for, queue by queue, rotating the first
     /// queue so that a busy queue cannot starve the others.
-    private func claimAvailable(startingAt first: inout Int) async throws -> [ClaimedJob] {
+    private func claimAvailable(startingAt first: inout Int, now: Int64) async throws -> [ClaimedJob] {
         let kinds = registry.kinds
-        guard !kinds.isEmpty else { return [] }
         let names = try await store.queueNames().filter { configuration.queues?.contains($0) ?? true }
-        guard !names.isEmpty else { return [] }
+        guard !kinds.isEmpty, !names.isEmpty else {
+            // Nothing to claim here, but due jobs still become pending (for other processes, and so
+            // that the next wake-up time moves on).
+            try await store.promoteDueJobs(now: now)
+            return []
+        }
         first = (first + 1) % names.count
         var claimed: [ClaimedJob] = []
         for offset in 0..<names.count {

@@ -2,10 +2,11 @@
 //
 //   durableq-test-worker enqueue PATH COUNT
 //       Prints "ready", enqueues COUNT jobs on queue "shared", one transaction each, prints "done".
-//   durableq-test-worker work PATH LOG [--until-done] [--lease-ms N] [--job-ms N]
+//   durableq-test-worker work PATH LOG [--until-done] [--lease-ms N] [--job-ms N] [--announce-starts]
 //       Runs a JobQueue engine with the "record" job type, whose attempts append "start ID ATTEMPT PID"
-//       and "finish ID ATTEMPT PID" lines to LOG and take 1 to N (default 8) ms in between. Prints "ready" once running. With --until-done it
-//       stops gracefully when no job is left unfinished; otherwise it runs until killed.
+//       and "finish ID ATTEMPT PID" lines to LOG and take 1 to N (default 8) ms in between. Prints
+//       "ready" once running, and with --announce-starts "started ID" as each attempt starts. With
+//       --until-done it stops gracefully when no job is left unfinished; otherwise it runs until killed.
 import DurableQueue
 import Foundation
 import Logging
@@ -42,10 +43,12 @@ struct RecordJob: Job {
     static let name = "record"
     let log: LineLog
     let longestMilliseconds: Int
+    let announcesStarts: Bool
 
     func run(_ input: Input, context: JobContext) async throws -> Int {
         let pid = getpid()
         log.append("start \(context.id) \(context.attempt) \(pid)")
+        if announcesStarts { say("started \(context.id)") }
         try await Task.sleep(for: .milliseconds(Int.random(in: 1...max(1, longestMilliseconds))))
         log.append("finish \(context.id) \(context.attempt) \(pid)")
         return input.index
@@ -53,14 +56,17 @@ struct RecordJob: Job {
 }
 
 /// Runs the engine; with `untilDone`, stops it once every job has finished.
-func work(path: String, logPath: String, untilDone: Bool, leaseMilliseconds: Int64, jobMilliseconds: Int) async throws {
+func work(
+    path: String, logPath: String, untilDone: Bool, leaseMilliseconds: Int64, jobMilliseconds: Int, announcesStarts: Bool
+) async throws {
     var logger = Logger(label: "worker") { StreamLogHandler.standardError(label: $0) }
     logger.logLevel = .debug
     let configuration = JobQueue.Configuration(
         leaseDuration: .milliseconds(leaseMilliseconds), heartbeatInterval: .milliseconds(leaseMilliseconds / 3),
         pollInterval: .milliseconds(20))
     let queue = try JobQueue(path: path, configuration: configuration, logger: logger)
-    queue.register(RecordJob(log: LineLog(path: logPath), longestMilliseconds: jobMilliseconds))
+    queue.register(
+        RecordJob(log: LineLog(path: logPath), longestMilliseconds: jobMilliseconds, announcesStarts: announcesStarts))
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await queue.run() }
         say("ready")
@@ -90,9 +96,10 @@ do {
         }
         try await work(
             path: arguments[2], logPath: arguments[3], untilDone: rest.contains("--until-done"),
-            leaseMilliseconds: Int64(number(after: "--lease-ms") ?? 1_000), jobMilliseconds: number(after: "--job-ms") ?? 8)
+            leaseMilliseconds: Int64(number(after: "--lease-ms") ?? 1_000), jobMilliseconds: number(after: "--job-ms") ?? 8,
+            announcesStarts: rest.contains("--announce-starts"))
     default:
-        FileHandle.standardError.write(Data("usage: durableq-test-worker enqueue PATH COUNT | work PATH LOG [--until-done] [--lease-ms N] [--job-ms N]\n".utf8))
+        FileHandle.standardError.write(Data("usage: durableq-test-worker enqueue PATH COUNT | work PATH LOG [--until-done] [--lease-ms N] [--job-ms N] [--announce-starts]\n".utf8))
         exit(2)
     }
 } catch {

@@ -22,7 +22,7 @@ extension SQLiteJobStore {
             throw DurableQueueError.invalidArgument("leaseDuration", "\(leaseDuration) ms is not positive")
         }
         return try write("claim the next jobs of queue '\(queue)'") {
-            try promoteDueJobs(now: now)
+            try promoteDueJobs(now: now, batch: 500)
             let allowance = try startAllowance(queue: queue, wanted: limit, now: now)
             let slots = allowance.slots
             guard slots > 0 else { return [] }
@@ -73,12 +73,20 @@ extension SQLiteJobStore {
         """
     }
 
+    /// Moves scheduled jobs whose time has come to `pending`, with their event rows, in one transaction.
+    ///
+    /// - Returns: How many jobs were promoted (at most 500).
+    @discardableResult
+    package func promoteDueJobs(now: Int64) throws -> Int {
+        try write("promote due jobs") { try promoteDueJobs(now: now, batch: 500) }
+    }
+
     /// Moves scheduled jobs whose time has come to `pending`, with their event rows.
     ///
     /// At most `batch` jobs per call, the earliest due first, so one call never holds the write lock long.
     /// - Returns: How many jobs were promoted.
     @discardableResult
-    func promoteDueJobs(now: Int64, batch: Int = 500) throws -> Int {
+    func promoteDueJobs(now: Int64, batch: Int) throws -> Int {
         var promoted: [(JobID, Int)] = []
         try connection.query(
             """

@@ -57,6 +57,27 @@ import Testing
         }
     }
 
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"), "needs the sqlite3 shell"))
+    func theSqlite3ShellShowsThrottleAndRateLimitState() async throws {
+        try await withStore { store, directory async throws in
+            let settings = QueueConfiguration(
+                "api", throttle: Throttle(.milliseconds(500), measuredFrom: .end, mutability: .none),
+                rateLimit: RateLimit(2, per: .seconds(3600)))
+            try await store.configure(settings, now: 0)
+            _ = try await store.add(job("api", throttleInterval: 2_000))
+            let now = Date().millisecondsSince1970
+            let started = try #require(try await store.take("api", now: now).first)
+            try await store.succeed(started.id, now: now)
+            let path = directory.path("jobs.sqlite")
+            let nextStart = Date(millisecondsSince1970: now + 2_000).formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeSeparator(.colon).dateSeparator(.dash).timeZoneSeparator(.omitted))
+            #expect(try sqlite3(path, """
+                select queue, throttle_interval_ms, throttle_measured_from, throttle_mutability, rate_limit_count,
+                       rate_limit_window_ms, starts_in_window, next_start from queue_status
+                """) == "api|500|end|none|2|3600000|1|\(nextStart)Z\n")
+            #expect(try sqlite3(path, "select throttle_interval_ms, throttle_interval_source from job_list") == "2000|job\n")
+        }
+    }
+
     /// Runs the `sqlite3` shell on `path` with one statement and returns what it prints.
     private func sqlite3(_ path: String, _ sql: String) throws -> String {
         let process = Process()

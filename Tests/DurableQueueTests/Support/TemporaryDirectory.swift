@@ -32,11 +32,11 @@ func withStore<T>(
 func job(
     _ queue: String = "default", kind: String = "test", input: String = "{}", priority: Priority = .normal,
     runAt: Int64? = nil, maxAttempts: Int? = 3, uniqueKey: String? = nil, policy: UniquePolicy = .keep,
-    tags: [String] = []
+    tags: [String] = [], throttleInterval: Int64? = nil
 ) -> NewJob {
     NewJob(
         queue: queue, kind: kind, input: input, priority: priority, runAt: runAt, maxAttempts: maxAttempts,
-        uniqueKey: uniqueKey, uniquePolicy: policy, tags: tags)
+        uniqueKey: uniqueKey, uniquePolicy: policy, tags: tags, throttleIntervalMilliseconds: throttleInterval)
 }
 
 extension SQLiteJobStore {
@@ -48,6 +48,11 @@ extension SQLiteJobStore {
     /// Claims at most `limit` jobs of `queue` for worker "w1" with a 30 s lease.
     func take(_ queue: String = "default", limit: Int = 1, owner: String = "w1", now: Int64 = 1_000) throws -> [ClaimedJob] {
         try claim(queue: queue, limit: limit, owner: owner, leaseDuration: 30_000, now: now)
+    }
+
+    /// Records that `job` succeeded at `now`, under worker "w1".
+    func succeed(_ job: JobID, now: Int64) throws {
+        try finish([FinishedAttempt(id: job, owner: "w1", outcome: .succeeded(output: "null"))], now: now)
     }
 
     /// The states of the job's history, as `from>to` strings, for compact assertions.
@@ -66,4 +71,22 @@ extension SQLiteJobStore {
         }
         return true
     }
+}
+
+/// The times (ms) at which jobs of `queue` started, oldest first, read from the event history.
+func startTimes(path: String, queue: String) throws -> [Int64] {
+    let connection = try Connection(path: path, options: StorageOptions())
+    var times: [Int64] = []
+    try connection.query(
+        """
+        SELECT e.at FROM job_events AS e JOIN jobs AS j ON j.id = e.job_id
+        WHERE j.queue = ? AND e.to_state = 'running' ORDER BY e.at
+        """, [queue]
+    ) { times.append($0.int64(0)) }
+    return times
+}
+
+/// The differences between neighbours of `times`.
+func gaps(_ times: [Int64]) -> [Int64] {
+    zip(times.dropFirst(), times).map { $0 - $1 }
 }

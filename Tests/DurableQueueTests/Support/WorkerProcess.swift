@@ -1,10 +1,12 @@
 import Foundation
+import Synchronization
 
 /// An executable built beside the tests (by default `durableq-test-worker`), started as a child
 /// process. Not Sendable: one test owns it.
 final class WorkerProcess {
     let process = Process()
     private let output = Pipe()
+    private let pendingOutput = PendingOutput()
 
     /// The directory holding the built products (`.build/<triple>/debug` on Linux).
     static var productsDirectory: URL {
@@ -43,31 +45,38 @@ final class WorkerProcess {
     }
 
     /// Reads the worker's output until it has printed `line`; false if it exited first.
+    func waitForLine(_ line: String) async -> Bool {
+        await nextLine { $0 == line } != nil
+    }
+
+    /// Reads the worker's output until it prints a line `matching` returns true for, and returns that
+    /// line; nil if the worker exited first. Lines read past it are kept for the next call.
     ///
     /// The blocking reads run on a dispatch thread, not on the cooperative pool.
-    func waitForLine(_ line: String) async -> Bool {
+    func nextLine(matching: @escaping @Sendable (String) -> Bool) async -> String? {
         let handle = output.fileHandleForReading
+        let pending = pendingOutput
         return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                var buffer = ""
                 while true {
+                    if let line = pending.takeLine(matching: matching) { return continuation.resume(returning: line) }
                     let data = handle.availableData
-                    if data.isEmpty { return continuation.resume(returning: false) }
-                    buffer += String(decoding: data, as: UTF8.self)
-                    if buffer.split(separator: "\n").contains(where: { $0 == line }) {
-                        return continuation.resume(returning: true)
-                    }
+                    if data.isEmpty { return continuation.resume(returning: nil) }
+                    pending.append(data)
                 }
             }
         }
     }
 
-    /// Reads the worker's standard output until it closes it (normally: until it exits).
+    /// Reads the worker's standard output until it closes it (normally: until it exits), and returns
+    /// all of it not yet consumed by ``nextLine(matching:)``.
     func readOutput() async -> String {
         let handle = output.fileHandleForReading
+        let pending = pendingOutput
         return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(returning: String(decoding: handle.readDataToEndOfFile(), as: UTF8.self))
+                pending.append(handle.readDataToEndOfFile())
+                continuation.resume(returning: pending.takeAll())
             }
         }
     }
@@ -80,6 +89,39 @@ final class WorkerProcess {
                 process.waitUntilExit()
                 continuation.resume(returning: process.terminationStatus)
             }
+        }
+    }
+}
+
+/// Output read from a worker but not yet consumed, as complete lines and an unfinished tail.
+private final class PendingOutput: Sendable {
+    private let state = Mutex((lines: [String](), tail: ""))
+
+    func append(_ data: Data) {
+        state.withLock { state in
+            let parts = (state.tail + String(decoding: data, as: UTF8.self)).split(separator: "\n", omittingEmptySubsequences: false)
+            state.lines += parts.dropLast().map(String.init)
+            state.tail = String(parts.last ?? "")
+        }
+    }
+
+    /// Removes and returns everything, lines and tail.
+    func takeAll() -> String {
+        state.withLock { state in
+            defer { state = ([], "") }
+            return (state.lines.map { $0 + "\n" }.joined()) + state.tail
+        }
+    }
+
+    /// Removes and returns the lines up to the first one `matching` accepts; nil (nothing removed) if none does.
+    func takeLine(matching: (String) -> Bool) -> String? {
+        state.withLock { state in
+            guard let index = state.lines.firstIndex(where: matching) else {
+                return nil
+            }
+            let line = state.lines[index]
+            state.lines.removeFirst(index + 1)
+            return line
         }
     }
 }
