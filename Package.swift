@@ -30,6 +30,7 @@ let package = Package(
             resources: [
                 .embedInCode("0001_initial.sql"),
                 .embedInCode("0002_throttle.sql"),
+                .embedInCode("0003_groups_and_cache.sql"),
             ],
             swiftSettings: swiftSettings
         ),

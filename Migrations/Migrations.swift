@@ -28,6 +28,8 @@ public enum SchemaMigrations {
     public static let all: [SchemaMigration] = [
         SchemaMigration(version: 1, name: "0001_initial", bytes: PackageResources._001_initial_sql),
         SchemaMigration(version: 2, name: "0002_throttle", bytes: PackageResources._002_throttle_sql),
+        SchemaMigration(
+            version: 3, name: "0003_groups_and_cache", bytes: PackageResources._003_groups_and_cache_sql),
     ]
 
     /// The newest schema version this build knows.

@@ -15,7 +15,7 @@ public struct DurableQueueError: Error, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String {
             case jobNotFound, schemaTooNew, notADatabase, corrupt, cannotOpen, databaseLocked, readOnly
-            case invalidArgument, unknownJobKind, timedOut, cancelled, jobFailed, storage
+            case invalidArgument, unknownJobKind, timedOut, cancelled, jobFailed, storage, groupNotFound
         }
 
         private let base: Base
@@ -23,6 +23,8 @@ public struct DurableQueueError: Error, CustomStringConvertible {
 
         /// No job has the given id.
         public static var jobNotFound: Self { .init(.jobNotFound) }
+        /// No sequence or group has the given id.
+        public static var groupNotFound: Self { .init(.groupNotFound) }
         /// The file was written by a newer DurableQueue whose schema this version does not know.
         public static var schemaTooNew: Self { .init(.schemaTooNew) }
         /// The file is not an SQLite database.

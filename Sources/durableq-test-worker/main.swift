@@ -2,6 +2,12 @@
 //
 //   durableq-test-worker enqueue PATH COUNT
 //       Prints "ready", enqueues COUNT jobs on queue "shared", one transaction each, prints "done".
+//   durableq-test-worker compose PATH
+//       Enqueues a sequence "chain" of 5 "step" jobs, each taking the previous output (first input 0),
+//       and a group "fan" of 20 named "step" children (c0…c19 with inputs 0…19); prints their ids.
+//   durableq-test-worker cache PATH LOG KEY
+//       Runs an engine and asks the "step" cache for KEY (computed by a "step" job of up to 300 ms, input
+//       41); prints "value N".
 //   durableq-test-worker work PATH LOG [--until-done] [--lease-ms N] [--job-ms N] [--announce-starts]
 //       Runs a JobQueue engine with the "record" job type, whose attempts append "start ID ATTEMPT PID"
 //       and "finish ID ATTEMPT PID" lines to LOG and take 1 to N (default 8) ms in between. Prints
@@ -55,6 +61,21 @@ struct RecordJob: Job {
     }
 }
 
+/// Adds one to its input, recording its start and finish like ``RecordJob``.
+struct StepJob: Job {
+    static let name = "step"
+    let log: LineLog
+    let longestMilliseconds: Int
+
+    func run(_ input: Int, context: JobContext) async throws -> Int {
+        let pid = getpid()
+        log.append("start \(context.id) \(context.attempt) \(pid)")
+        try await Task.sleep(for: .milliseconds(Int.random(in: 1...max(1, longestMilliseconds))))
+        log.append("finish \(context.id) \(context.attempt) \(pid)")
+        return input + 1
+    }
+}
+
 /// Runs the engine; with `untilDone`, stops it once every job has finished.
 func work(
     path: String, logPath: String, untilDone: Bool, leaseMilliseconds: Int64, jobMilliseconds: Int, announcesStarts: Bool
@@ -67,6 +88,7 @@ func work(
     let queue = try JobQueue(path: path, configuration: configuration, logger: logger)
     queue.register(
         RecordJob(log: LineLog(path: logPath), longestMilliseconds: jobMilliseconds, announcesStarts: announcesStarts))
+    queue.register(StepJob(log: LineLog(path: logPath), longestMilliseconds: jobMilliseconds))
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await queue.run() }
         say("ready")
@@ -89,6 +111,23 @@ do {
             _ = try await queue.enqueue(RecordJob.self, RecordJob.Input(index: index), options: EnqueueOptions(queue: "shared"))
         }
         say("done")
+    case "compose" where arguments.count == 3:
+        let queue = try JobQueue(path: arguments[2])
+        let chain = try await queue.enqueue(
+            .sequence([.job(StepJob.self, 0)] + (1..<5).map { _ in .jobUsingPreviousOutput(StepJob.self) }, name: "chain"))
+        let fan = try await queue.enqueue(.group((0..<20).map { .job(StepJob.self, $0, name: "c\($0)") }, maxConcurrent: 4, name: "fan"))
+        say("chain \(chain.id) fan \(fan.id)")
+    case "cache" where arguments.count == 5:
+        let queue = try JobQueue(path: arguments[2], configuration: JobQueue.Configuration(pollInterval: .milliseconds(20)))
+        queue.register(StepJob(log: LineLog(path: arguments[3]), longestMilliseconds: 300))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await queue.run() }
+            say("ready")
+            let value = try await queue.cache(for: StepJob.self).value(forKey: arguments[4], computedBy: 41)
+            say("value \(value)")
+            group.cancelAll()
+            try await group.waitForAll()
+        }
     case "work" where arguments.count >= 4:
         let rest = Array(arguments.dropFirst(4))
         func number(after flag: String) -> Int? {
@@ -99,7 +138,7 @@ do {
             leaseMilliseconds: Int64(number(after: "--lease-ms") ?? 1_000), jobMilliseconds: number(after: "--job-ms") ?? 8,
             announcesStarts: rest.contains("--announce-starts"))
     default:
-        FileHandle.standardError.write(Data("usage: durableq-test-worker enqueue PATH COUNT | work PATH LOG [--until-done] [--lease-ms N] [--job-ms N] [--announce-starts]\n".utf8))
+        FileHandle.standardError.write(Data("usage: durableq-test-worker enqueue PATH COUNT | compose PATH | cache PATH LOG KEY | work PATH LOG [--until-done] [--lease-ms N] [--job-ms N] [--announce-starts]\n".utf8))
         exit(2)
     }
 } catch {

@@ -42,27 +42,7 @@ public struct JobHandle<J: Job>: Sendable {
     /// state. States passed through between two looks (faster than the poll interval, in another
     /// process) may be skipped; the history in `job_events` has them all.
     public var stateChanges: AsyncThrowingStream<JobState, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: JobState.self)
-        let task = Task { [queue, id] in
-            do {
-                var last: JobState?
-                while !Task.isCancelled {
-                    let seen = queue.jobChanges.generation
-                    let state = try await queue.store.job(id).state
-                    if state != last {
-                        continuation.yield(state)
-                        last = state
-                    }
-                    if state.isTerminal { break }
-                    await queue.waitForChange(after: seen, deadline: nil)
-                }
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
+        queue.stateChanges { [id] store in try await store.job(id).state }
     }
 
     private func decode(_ record: JobRecord) throws -> J.Output {
@@ -92,6 +72,34 @@ extension JobQueue {
             await waitForChange(after: seen, deadline: deadline)
             try Task.checkCancellation()
         }
+    }
+
+    /// The states `read` returns as they change, starting with the current one and ending after a
+    /// terminal one; re-read on every change in this process and every poll interval.
+    func stateChanges(
+        _ read: @escaping @Sendable (SQLiteJobStore) async throws -> JobState
+    ) -> AsyncThrowingStream<JobState, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: JobState.self)
+        let task = Task { [self] in
+            do {
+                var last: JobState?
+                while !Task.isCancelled {
+                    let seen = jobChanges.generation
+                    let state = try await read(store)
+                    if state != last {
+                        continuation.yield(state)
+                        last = state
+                    }
+                    if state.isTerminal { break }
+                    await waitForChange(after: seen, deadline: nil)
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
     }
 
     /// Waits for a change in this process, the poll interval (changes in others), or `deadline`.

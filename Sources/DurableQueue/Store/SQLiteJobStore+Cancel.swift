@@ -75,6 +75,7 @@ extension SQLiteJobStore {
             WHERE id = ?2
             """, [now, id.rawValue])
         try appendEvent(id, now: now, from: state, to: .cancelled, attempt: attempts, reason: reason)
+        try jobEnded(id, now: now)
         return .cancelled
     }
 

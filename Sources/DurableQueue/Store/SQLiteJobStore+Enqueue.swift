@@ -22,7 +22,9 @@ extension SQLiteJobStore {
         }
     }
 
-    private func insert(_ job: NewJob, now: Int64) throws -> EnqueueOutcome {
+    /// Inserts `job` with its tags and event row, or applies its unique-key policy. A job placed in
+    /// a group starts `blocked` until the group lets it run.
+    func insert(_ job: NewJob, now: Int64, placement: GroupPlacement? = nil) throws -> EnqueueOutcome {
         try ensureQueueExists(job.queue, now: now)
         var replacing: JobID?
         if let key = job.uniqueKey, job.uniquePolicy != .allow, let existing = try activeJob(uniqueKey: key) {
@@ -34,7 +36,7 @@ extension SQLiteJobStore {
                 replacing = existing
             }
         }
-        let state: JobState = (job.runAt ?? now) > now ? .scheduled : .pending
+        let state: JobState = placement != nil ? .blocked : (job.runAt ?? now) > now ? .scheduled : .pending
         var inserted: Int64?
         // The id is chosen here so that order_key can be derived from it in the same statement:
         // the id on a FIFO queue, minus the id on a LIFO queue.
@@ -42,10 +44,10 @@ extension SQLiteJobStore {
             """
             INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy,
                               timeout_ms, unique_key, input, created_at, updated_at, throttle_interval_ms,
-                              throttle_interval_source)
+                              throttle_interval_source, group_id, group_position, step_name, takes_previous_output)
             SELECT next.id, q.name, ?2, ?3, ?4, CASE q.mode WHEN 'lifo' THEN -next.id ELSE next.id END, ?5, ?6, ?7,
                    ?8, ?9, ?10, ?11, ?11, coalesce(?12, q.throttle_interval_ms),
-                   CASE WHEN ?12 IS NULL THEN 'queue' ELSE 'job' END
+                   CASE WHEN ?12 IS NULL THEN 'queue' ELSE 'job' END, ?13, ?14, ?15, ?16
             FROM (SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'jobs'), 0) + 1 AS id) AS next,
                  queues AS q
             WHERE q.name = ?1
@@ -54,7 +56,8 @@ extension SQLiteJobStore {
             [
                 job.queue, job.kind, state.rawValue, job.priority.rawValue, job.runAt ?? now, job.maxAttempts,
                 job.retryPolicy, job.timeoutMilliseconds, job.uniquePolicy == .allow ? nil : job.uniqueKey,
-                job.input, now, job.throttleIntervalMilliseconds,
+                job.input, now, job.throttleIntervalMilliseconds, placement?.group.rawValue, placement?.position,
+                placement?.name, placement?.takesPreviousOutput ?? false,
             ]
         ) { row in inserted = row.int64(0) }
         guard let inserted else {

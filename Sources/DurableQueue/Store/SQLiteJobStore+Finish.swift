@@ -65,6 +65,7 @@ extension SQLiteJobStore {
             ])
         try appendEvent(attempt.id, now: now, from: .running, to: state, attempt: row.attempts, reason: reason, worker: attempt.owner)
         try recordEnd(queue: row.queue, interval: row.throttleInterval, now: now)
+        if state.isTerminal { try jobEnded(attempt.id, now: now) }
         return state
     }
 

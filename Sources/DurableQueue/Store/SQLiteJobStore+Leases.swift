@@ -70,6 +70,7 @@ extension SQLiteJobStore {
                     """, [job.id.rawValue, state.rawValue, try Self.json(failure), state.isTerminal ? now : nil, now])
                 try appendEvent(job.id, now: now, from: .running, to: state, attempt: job.attempts, reason: reason, worker: job.owner)
                 try recordEnd(queue: job.queue, interval: job.throttleInterval, now: now)
+                if state.isTerminal { try jobEnded(job.id, now: now) }
                 return RecoveredJob(id: job.id, previousOwner: job.owner, state: state)
             }
         }
@@ -96,6 +97,7 @@ extension SQLiteJobStore {
                 guard let row else { continue }
                 try appendEvent(id, now: now, from: .running, to: row.cancel ? .cancelled : .pending, attempt: row.attempts, reason: reason, worker: owner)
                 try recordEnd(queue: row.queue, interval: row.throttleInterval, now: now)
+                if row.cancel { try jobEnded(id, now: now) }
                 released.append(id)
             }
             return released

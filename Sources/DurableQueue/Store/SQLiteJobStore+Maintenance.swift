@@ -47,9 +47,10 @@ extension SQLiteJobStore {
     }
 
     /// Deletes up to `limit` jobs that reached `state` before `finishedBefore`, with their events and
-    /// tags, oldest first.
+    /// tags, oldest first, and up to `limit` outermost groups that did, with their nested groups and
+    /// history. A job of a group still running is kept.
     ///
-    /// - Returns: How many jobs were deleted; call again while it equals `limit`.
+    /// - Returns: How many jobs and groups were deleted; call again while it reaches `limit`.
     package func prune(state: JobState, finishedBefore: Int64, limit: Int = 500) throws -> Int {
         guard state.isTerminal else {
             throw DurableQueueError.invalidArgument("state", "only finished jobs can be pruned, not '\(state.rawValue)' ones")
@@ -58,10 +59,21 @@ extension SQLiteJobStore {
         return try write("prune \(state.rawValue) jobs") {
             try connection.execute(
                 """
-                DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE state = ?1 AND finished_at < ?2
-                                              ORDER BY finished_at LIMIT ?3)
+                DELETE FROM jobs WHERE id IN (
+                    SELECT id FROM jobs
+                    WHERE state = ?1 AND finished_at < ?2
+                      AND NOT EXISTS (SELECT 1 FROM groups AS g WHERE g.id = jobs.group_id AND g.state IN ('blocked', 'running'))
+                    ORDER BY finished_at LIMIT ?3)
                 """, [state.rawValue, finishedBefore, limit])
-            return connection.changes
+            let jobs = connection.changes
+            // Outermost groups that ended so long ago, with their nested groups and history.
+            try connection.execute(
+                """
+                DELETE FROM groups WHERE id IN (SELECT id FROM groups
+                                                WHERE parent_id IS NULL AND state = ?1 AND finished_at < ?2
+                                                ORDER BY finished_at LIMIT ?3)
+                """, [state.rawValue, finishedBefore, limit])
+            return jobs + connection.changes
         }
     }
 }

@@ -1,0 +1,54 @@
+/// A sequence or concurrent group of jobs, nested as deep as needed, to enqueue as one unit with
+/// ``JobQueue/enqueue(_:)``.
+///
+/// Every part is a row in the file, so a sequence killed between two steps goes on with the next step
+/// after a restart, and a group killed half-way runs only the children not yet done.
+///
+/// For example:
+/// ```swift
+/// let handle = try await queue.enqueue(.sequence([
+///     .job(Download.self, url, name: "download"),
+///     .jobUsingPreviousOutput(Unzip.self, name: "unzip"),
+///     .group([
+///         .job(Resize.self, 100, name: "small"),
+///         .job(Resize.self, 800, name: "large"),
+///     ], maxConcurrent: 2, name: "thumbnails"),
+/// ]))
+/// let small: String = try await handle.result().group("thumbnails")!.output("small")
+/// ```
+public struct Composition: Sendable {
+    /// Builds the store's description, encoding inputs (which may throw) at enqueue time.
+    let node: @Sendable (_ now: Int64) throws -> CompositionNode
+
+    /// A job with `input`, named `name` within its group.
+    public static func job<J: Job>(
+        _ type: J.Type, _ input: J.Input, name: String? = nil, options: EnqueueOptions = EnqueueOptions()
+    ) -> Composition {
+        Composition { now in
+            .job(try options.newJob(kind: J.name, input: try SQLiteJobStore.json(input), now: now), name: name, takesPreviousOutput: false)
+        }
+    }
+
+    /// A step of a sequence whose input is the output of the step before it (for a group before it,
+    /// an object of its children's outputs by name). The output must decode as `J.Input`, else the
+    /// step fails without retrying.
+    public static func jobUsingPreviousOutput<J: Job>(
+        _ type: J.Type, name: String? = nil, options: EnqueueOptions = EnqueueOptions()
+    ) -> Composition {
+        Composition { now in
+            .job(try options.newJob(kind: J.name, input: "null", now: now), name: name, takesPreviousOutput: true)
+        }
+    }
+
+    /// Steps that run one after another. A step that does not succeed (after its retries) ends the
+    /// sequence `failed` (or `cancelled`) and cancels the steps after it.
+    public static func sequence(_ steps: [Composition], name: String? = nil) -> Composition {
+        Composition { now in .group(.sequence, try steps.map { try $0.node(now) }, maxConcurrent: 0, name: name) }
+    }
+
+    /// Children that run in parallel, at most `maxConcurrent` at once (0: no limit of its own; each
+    /// queue's limits still hold). The group ends when every child has; it `succeeded` if all did.
+    public static func group(_ children: [Composition], maxConcurrent: Int = 0, name: String? = nil) -> Composition {
+        Composition { now in .group(.concurrent, try children.map { try $0.node(now) }, maxConcurrent: maxConcurrent, name: name) }
+    }
+}

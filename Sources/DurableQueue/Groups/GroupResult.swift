@@ -1,0 +1,78 @@
+import Foundation
+
+/// A finished (or running) sequence or group: its state and each child's state and result, nested
+/// groups included.
+///
+/// For example:
+/// ```swift
+/// let result = try await handle.result()
+/// let archive: String = try result.output("zip")
+/// let small: Data = try result.group("thumbnails")!.output("small")
+/// ```
+public struct GroupResult: Sendable, Hashable {
+    /// One child: a job or a nested group.
+    public struct Child: Sendable, Hashable {
+        /// What the child is, with its result.
+        public enum Content: Sendable, Hashable {
+            /// A job, with its output (JSON text) once it succeeded and its last error, if any.
+            case job(JobID, output: String?, error: JobFailure?)
+            /// A nested sequence or group.
+            case group(GroupResult)
+        }
+
+        /// The name given when the child was added, if any.
+        public let name: String?
+        /// Its place in the group, from 0.
+        public let position: Int
+        /// Its state (`blocked` until its turn).
+        public let state: JobState
+        /// The job or group, with its result.
+        public let content: Content
+    }
+
+    /// The group's id.
+    public let id: GroupID
+    /// The group's name within its parent, if any.
+    public let name: String?
+    /// `running` until it ends; then `succeeded` (every child did), `failed` or `cancelled`.
+    public let state: JobState
+    /// Why it did not succeed (for example "step 'zip' failed"), once it ended so.
+    public let reason: String?
+    /// Once it succeeded: the children's outputs as one JSON object keyed by name (or position when
+    /// unnamed), as stored in `groups.output`.
+    public let output: String?
+    /// The children, in order.
+    public let children: [Child]
+
+    /// The child named `name`, if any.
+    public subscript(name: String) -> Child? {
+        children.first { $0.name == name }
+    }
+
+    /// The nested group named `name`, if there is one.
+    public func group(_ name: String) -> GroupResult? {
+        guard case .group(let group) = self[name]?.content else { return nil }
+        return group
+    }
+
+    /// The output of the child named `name`, decoded as `T`. For a nested group, its output is an
+    /// object of its children's outputs keyed by name (or position when unnamed).
+    ///
+    /// - Throws: `invalidArgument` when no child has that name; `jobFailed` or `cancelled` when the
+    ///   child did not succeed; a `DecodingError` when the output is not a `T`.
+    public func output<T: Decodable>(_ name: String, as type: T.Type = T.self) throws -> T {
+        guard let child = self[name] else {
+            throw DurableQueueError(.invalidArgument, "group \(id) has no child named '\(name)'")
+        }
+        switch (child.state, child.content) {
+        case (.succeeded, .job(_, let output?, _)):
+            return try JSONDecoder().decode(T.self, from: Data(output.utf8))
+        case (.succeeded, .group(let group)):
+            return try JSONDecoder().decode(T.self, from: Data((group.output ?? "null").utf8))
+        case (.cancelled, _):
+            throw DurableQueueError(.cancelled, "child '\(name)' of group \(id) was cancelled")
+        default:
+            throw DurableQueueError(.jobFailed, "child '\(name)' of group \(id) is \(child.state.rawValue), without output")
+        }
+    }
+}

@@ -1,0 +1,45 @@
+extension JobQueue {
+    /// Enqueues a sequence or concurrent group (see ``Composition``) with every job in it, in one
+    /// transaction, and starts it. Returns after the commit.
+    ///
+    /// - Throws: `invalidArgument` (nothing changed): the outermost part is a single job, two
+    ///   children of a group share a name, a job has a unique key, or an input does not encode.
+    public func enqueue(_ composition: Composition) async throws -> GroupHandle {
+        let now = now
+        let id = try await store.enqueue(composition: try composition.node(now), now: now)
+        dispatcherWake.signal()
+        jobChanges.signal()
+        return GroupHandle(id: id, queue: self)
+    }
+
+    /// A handle on an existing sequence or group (enqueued earlier, perhaps by another process).
+    public func handle(group id: GroupID) -> GroupHandle {
+        GroupHandle(id: id, queue: self)
+    }
+
+    /// Cancels group `id` durably: every unfinished job and nested group in it is cancelled, running
+    /// jobs included (stopped here, or through their heartbeat in another process).
+    ///
+    /// Cancelling a finished group changes nothing.
+    /// - Throws: `groupNotFound`.
+    public func cancel(group id: GroupID) async throws {
+        guard try await store.cancel(group: id, now: now) else { return }
+        await stopJobsCancelledElsewhere()
+        jobChanges.signal()
+        dispatcherWake.signal()
+    }
+
+    /// Waits until group `id` has ended (or `deadline`, in ms since 1970, passes) and returns its result.
+    func waitUntilGroupFinished(_ id: GroupID, deadline: Int64?) async throws -> GroupResult {
+        while true {
+            let seen = jobChanges.generation
+            let state = try await store.groupState(id)
+            if state.isTerminal { return try await store.groupResult(id) }
+            if let deadline, now >= deadline {
+                throw DurableQueueError(.timedOut, "group \(id) did not finish in time (it is \(state.rawValue))")
+            }
+            await waitForChange(after: seen, deadline: deadline)
+            try Task.checkCancellation()
+        }
+    }
+}
