@@ -77,13 +77,13 @@ extension JobQueue: Service {
                 shouldClaim = true
                 continue
             }
-            // Woken by time: claim when a scheduled job is due, a throttle has passed, or another
-            // process changed the file.
+            // Woken by time: claim when a scheduled job is due, a throttle has passed, another
+            // process changed the file, or a signal came just after the wait ended.
             let version = try await retryingTransientErrors("read the data version") { try await self.store.dataVersion() }
             let changed = version != nil && version != lastDataVersion
             lastDataVersion = version ?? lastDataVersion
             if changed { await stopJobsCancelledElsewhere() }
-            shouldClaim = changed || (nextStart.map { $0 <= self.now } ?? false)
+            shouldClaim = changed || (nextStart.map { $0 <= self.now } ?? false) || dispatcherWake.generation != seen
         }
     }
 

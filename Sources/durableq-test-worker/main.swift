@@ -4,7 +4,8 @@
 //       Prints "ready", enqueues COUNT jobs on queue "shared", one transaction each, prints "done".
 //   durableq-test-worker compose PATH
 //       Enqueues a sequence "chain" of 5 "step" jobs, each taking the previous output (first input 0),
-//       and a group "fan" of 20 named "step" children (c0…c19 with inputs 0…19); prints their ids.
+//       and a group "fan" of 20 named "step" children (c0…c19 with inputs 0…19, at most 4 at once),
+//       all retrying without limit; prints "chain ID fan ID".
 //   durableq-test-worker cache PATH LOG KEY
 //       Runs an engine and asks the "step" cache for KEY (computed by a "step" job of up to 300 ms, input
 //       41); prints "value N".
@@ -66,10 +67,12 @@ struct StepJob: Job {
     static let name = "step"
     let log: LineLog
     let longestMilliseconds: Int
+    var announcesStarts = false
 
     func run(_ input: Int, context: JobContext) async throws -> Int {
         let pid = getpid()
         log.append("start \(context.id) \(context.attempt) \(pid)")
+        if announcesStarts { say("started \(context.id)") }
         try await Task.sleep(for: .milliseconds(Int.random(in: 1...max(1, longestMilliseconds))))
         log.append("finish \(context.id) \(context.attempt) \(pid)")
         return input + 1
@@ -88,7 +91,7 @@ func work(
     let queue = try JobQueue(path: path, configuration: configuration, logger: logger)
     queue.register(
         RecordJob(log: LineLog(path: logPath), longestMilliseconds: jobMilliseconds, announcesStarts: announcesStarts))
-    queue.register(StepJob(log: LineLog(path: logPath), longestMilliseconds: jobMilliseconds))
+    queue.register(StepJob(log: LineLog(path: logPath), longestMilliseconds: jobMilliseconds, announcesStarts: announcesStarts))
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await queue.run() }
         say("ready")
@@ -113,9 +116,14 @@ do {
         say("done")
     case "compose" where arguments.count == 3:
         let queue = try JobQueue(path: arguments[2])
+        // Kills interrupt attempts, and each interrupted attempt counts: let steps retry forever.
+        let options = EnqueueOptions(retry: .unlimited(backoff: .constant(.zero)))
         let chain = try await queue.enqueue(
-            .sequence([.job(StepJob.self, 0)] + (1..<5).map { _ in .jobUsingPreviousOutput(StepJob.self) }, name: "chain"))
-        let fan = try await queue.enqueue(.group((0..<20).map { .job(StepJob.self, $0, name: "c\($0)") }, maxConcurrent: 4, name: "fan"))
+            .sequence(
+                [.job(StepJob.self, 0, options: options)]
+                    + (1..<5).map { _ in .jobUsingPreviousOutput(StepJob.self, options: options) }, name: "chain"))
+        let fan = try await queue.enqueue(
+            .group((0..<20).map { .job(StepJob.self, $0, name: "c\($0)", options: options) }, maxConcurrent: 4, name: "fan"))
         say("chain \(chain.id) fan \(fan.id)")
     case "cache" where arguments.count == 5:
         let queue = try JobQueue(path: arguments[2], configuration: JobQueue.Configuration(pollInterval: .milliseconds(20)))

@@ -139,13 +139,14 @@ extension SQLiteJobStore {
         switch group.kind {
         case .sequence:
             if let stopped = ended.first(where: { $0.state != .succeeded }) {
-                let what = stopped.name.map { "step '\($0)'" } ?? "step \(stopped.position + 1)"
-                try end(id, as: stopped.state == .failed ? .failed : .cancelled, children: children, now: now,
-                        reason: "\(what) \(stopped.state.rawValue)")
                 for child in children where !child.state.isTerminal {
                     try cancelChild(child, now: now, reason: "an earlier step of sequence \(id) did not succeed")
                 }
-                return
+                // The sequence ends once nothing in it runs any more.
+                guard try self.children(of: id).allSatisfy(\.state.isTerminal) else { return }
+                let what = stopped.name.map { "step '\($0)'" } ?? "step \(stopped.position + 1)"
+                return try end(id, as: stopped.state == .failed ? .failed : .cancelled, children: children, now: now,
+                               reason: "\(what) \(stopped.state.rawValue)")
             }
             if ended.count == children.count {
                 return try end(id, as: .succeeded, children: children, now: now, reason: "every step succeeded")
@@ -175,7 +176,7 @@ extension SQLiteJobStore {
     /// Records the group's end (with the children's outputs by name when it succeeded) and lets its
     /// parent go on.
     private func end(_ id: GroupID, as state: JobState, children: [GroupChild], now: Int64, reason: String) throws {
-        guard let group = try groupRow(id) else { return }
+        guard let group = try groupRow(id), !group.state.isTerminal else { return }  // ended by a nested call
         let finalState: JobState = group.cancelRequested && state != .succeeded ? .cancelled : state
         try connection.execute(
             """

@@ -30,7 +30,10 @@ import Testing
             try connection.query("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name") {
                 tables.append($0.string(0))
             }
-            #expect(tables == ["job_events", "job_history", "job_list", "job_tags", "jobs", "queue_starts", "queue_status", "queues", "sqlite_sequence"])
+            #expect(tables == [
+                "cache_entries", "cache_list", "group_events", "group_list", "groups", "job_events", "job_history", "job_list",
+                "job_tags", "jobs", "queue_starts", "queue_status", "queues", "sqlite_sequence",
+            ])
         }
     }
 

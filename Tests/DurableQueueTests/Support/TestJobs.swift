@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 import Testing
 
@@ -70,11 +71,12 @@ func eventually(
 /// Opens a queue on a new file, runs its engine while `body` runs, then stops it.
 func withRunningQueue(
     configuration: JobQueue.Configuration = JobQueue.Configuration(pollInterval: .milliseconds(20)),
+    logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
     register: (JobQueue) -> Void = { _ in }, _ body: (JobQueue) async throws -> Void
 ) async throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
-    let queue = try JobQueue(path: directory.path("jobs.sqlite"), configuration: configuration)
+    let queue = try JobQueue(path: directory.path("jobs.sqlite"), configuration: configuration, logger: logger)
     register(queue)
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await queue.run() }
