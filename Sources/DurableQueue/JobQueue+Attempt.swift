@@ -100,14 +100,16 @@ extension JobQueue {
         }
     }
 
-    /// A failed attempt's outcome: another attempt after the backoff, if the job type retries this
-    /// error and attempts are left; else failure.
+    /// A failed attempt's outcome: another attempt after the backoff (or the error's
+    /// ``RetryAfterError/retryAfter``, if longer), if the job type retries this error and attempts
+    /// are left; else failure.
     private func retryOrFail(_ job: ClaimedJob, _ error: any Error, retryable: Bool) -> AttemptOutcome {
         let failure = JobFailure(error, retryable: retryable)
         let attemptsLeft = job.maxAttempts.map { job.attempt < $0 } ?? true
         guard retryable && attemptsLeft else { return .failed(failure) }
         let backoff = job.retryPolicy.flatMap { try? JSONDecoder().decode(Backoff.self, from: Data($0.utf8)) } ?? .exponential()
-        let delay = backoff.delayMilliseconds(afterAttempt: job.attempt, unit: Double.random(in: 0..<1))
+        var delay = backoff.delayMilliseconds(afterAttempt: job.attempt, unit: Double.random(in: 0..<1))
+        if let asked = (error as? any RetryAfterError)?.retryAfter { delay = max(delay, asked.milliseconds) }
         return .retry(failure, runAt: now + delay)
     }
 

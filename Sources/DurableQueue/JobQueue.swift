@@ -39,7 +39,7 @@ public final class JobQueue: Sendable {
     public var path: String { store.path }
     /// The settings this queue was opened with.
     public let configuration: Configuration
-    let store: SQLiteJobStore
+    package let store: SQLiteJobStore
     let registry = JobRegistry()
     let engine = EngineState()
     /// Wakes the dispatcher: work was enqueued, an attempt ended, shutdown began.

@@ -1,0 +1,204 @@
+import AsyncHTTPClient
+import DurableQueue
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// What to download and where: the input of a ``DownloadJob``, stored as JSON (never a secret:
+/// credentials come from the ``CredentialsProvider`` when the request is sent).
+public struct DownloadRequest: Codable, Sendable, Hashable {
+    /// The URL to fetch.
+    public var url: String
+    /// The directory the file goes to; created as needed.
+    public var directory: String
+    /// The file's name in ``directory``; nil takes the server's (`Content-Disposition`) or the URL's,
+    /// sanitised so that it cannot leave the directory.
+    public var fileName: String?
+    /// Extra request headers (not secrets).
+    public var headers: [String: String]
+    /// The expected SHA-256, as hex; a mismatch fails the job and keeps no file.
+    public var sha256: String?
+    /// The expected size in bytes; a mismatch fails the job and keeps no file.
+    public var size: Int64?
+
+    /// Creates a request; see each property.
+    public init(
+        url: String, directory: String, fileName: String? = nil, headers: [String: String] = [:], sha256: String? = nil,
+        size: Int64? = nil
+    ) {
+        self.url = url
+        self.directory = directory
+        self.fileName = fileName
+        self.headers = headers
+        self.sha256 = sha256?.lowercased()
+        self.size = size
+    }
+}
+
+/// A finished download: where the file is, its size and its SHA-256.
+public struct DownloadResult: Codable, Sendable, Hashable {
+    /// The file's path.
+    public var path: String
+    /// Its size in bytes.
+    public var bytes: Int64
+    /// Its SHA-256, as hex.
+    public var sha256: String
+}
+
+/// What a download has safely written so far, stored as the job's checkpoint (JSON).
+struct DownloadCheckpoint: Codable, Hashable {
+    /// Bytes of the `.part` file that are known good.
+    var bytes: Int64
+    /// The total size, when the server said it.
+    var total: Int64?
+    /// The validators of the content those bytes belong to.
+    var etag: String?
+    var lastModified: String?
+}
+
+/// Downloads a URL to a file, resuming after crashes, kills and dropped connections.
+///
+/// The body streams to `<file>.part`. Every ``checkpointBytes`` the bytes written so far and the
+/// content's ETag / Last-Modified are committed as the job's checkpoint; the next attempt (after a
+/// crash, a retry or a dropped connection) cuts the part file to the checkpoint and asks for the rest
+/// with `Range` and `If-Range`. A `200` instead of `206`, or changed validators, start over from
+/// zero; a `416` on a file already complete finishes it. On success the optional size and SHA-256
+/// are checked and the part file is renamed atomically to its final name.
+public struct DownloadJob: Job {
+    public typealias Input = DownloadRequest
+    public typealias Output = DownloadResult
+    public static let name = "durable.download"
+
+    let client: HTTPClient
+    let credentials: CredentialsProvider?
+    let retryable: RetryableConditions
+    /// How many bytes between two checkpoints (and progress updates).
+    let checkpointBytes: Int64
+
+    public func shouldRetry(after error: any Error) -> Bool {
+        retryable.allowRetry(after: error)
+    }
+
+    public func run(_ input: DownloadRequest, context: JobContext) async throws -> DownloadResult {
+        guard let url = URL(string: input.url), url.scheme == "http" || url.scheme == "https" else {
+            throw DownloadError("'\(input.url)' is not an http(s) URL")
+        }
+        let directory = URL(fileURLWithPath: input.directory, isDirectory: true).standardizedFileURL
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let provisionalName = FileName.sanitized(input.fileName ?? FileName.fromURL(url) ?? "download")
+        let partPath = directory.appendingPathComponent(provisionalName + ".part").path
+
+        var checkpoint = context.checkpoint.flatMap { try? JSONDecoder().decode(DownloadCheckpoint.self, from: Data($0)) }
+        let part = try PartFile(path: partPath, keeping: checkpoint?.bytes ?? 0)
+        if part.length == 0 { checkpoint = nil }
+        var serverName: String?
+        // At most one restart from zero per attempt (a 200 or a 416 that does not mean "complete").
+        for _ in 0..<2 {
+            let outcome = try await fetch(url, input: input, part: part, checkpoint: &checkpoint, serverName: &serverName, context: context)
+            if outcome == .complete { break }
+            try part.truncate(to: 0)
+            checkpoint = nil
+        }
+        return try finish(input, part: part, directory: directory, name: input.fileName ?? serverName ?? provisionalName, context: context)
+    }
+
+    private enum FetchOutcome { case complete, restart }
+
+    /// One request: resumes from the checkpoint and streams the rest into the part file.
+    private func fetch(
+        _ url: URL, input: DownloadRequest, part: PartFile, checkpoint: inout DownloadCheckpoint?, serverName: inout String?,
+        context: JobContext
+    ) async throws -> FetchOutcome {
+        var request = HTTPClientRequest(url: input.url)
+        for (name, value) in input.headers { request.headers.add(name: name, value: value) }
+        if let credentials { for (name, value) in try await credentials(url) { request.headers.replaceOrAdd(name: name, value: value) } }
+        let resumeFrom = part.length
+        if resumeFrom > 0 {
+            request.headers.replaceOrAdd(name: "Range", value: "bytes=\(resumeFrom)-")
+            if let validator = checkpoint?.etag ?? checkpoint?.lastModified {
+                request.headers.replaceOrAdd(name: "If-Range", value: validator)
+            }
+        }
+        let response = try await client.execute(request, timeout: .seconds(3600))
+        serverName = response.headers.first(name: "Content-Disposition").flatMap(FileName.fromContentDisposition)
+        let etag = response.headers.first(name: "ETag")
+        let lastModified = response.headers.first(name: "Last-Modified")
+        switch response.status.code {
+        case 206:
+            guard Self.rangeStart(response.headers) == resumeFrom,
+                  checkpoint == nil || checkpoint?.etag == nil || etag == nil || checkpoint?.etag == etag
+            else { return .restart }
+        case 200:
+            if resumeFrom > 0 { try part.truncate(to: 0) }
+        case 416 where resumeFrom > 0:
+            // Already complete if the server's length is what we hold.
+            let total = response.headers.first(name: "Content-Range").flatMap { Int64($0.split(separator: "/").last ?? "") }
+            return total == resumeFrom || input.size == resumeFrom ? .complete : .restart
+        case 400...:
+            throw HTTPStatusError(
+                status: Int(response.status.code), body: try await Self.prefix(of: response.body),
+                retryAfter: response.headers.first(name: "Retry-After").flatMap(Int64.init).map { .seconds($0) })
+        default:
+            throw HTTPStatusError(status: Int(response.status.code), body: "", retryAfter: nil)
+        }
+        let total = response.headers.first(name: "Content-Length").flatMap(Int64.init).map { $0 + part.length }
+        var saved = DownloadCheckpoint(bytes: part.length, total: total, etag: etag, lastModified: lastModified)
+        try await save(saved, context: context)
+        for try await buffer in response.body {
+            try buffer.withUnsafeReadableBytes { try part.append($0) }
+            if part.length - saved.bytes >= checkpointBytes {
+                saved.bytes = part.length
+                try await save(saved, context: context)
+            }
+        }
+        saved.bytes = part.length
+        try await save(saved, context: context)
+        checkpoint = saved
+        if let total, part.length != total {
+            throw DownloadError("the server sent \(part.length) of \(total) bytes")  // unreachable: the client checks lengths
+        }
+        return .complete
+    }
+
+    /// Checks the file and moves it into place.
+    private func finish(_ input: DownloadRequest, part: PartFile, directory: URL, name: String, context: JobContext) throws -> DownloadResult {
+        let digest = try part.sha256()
+        if let size = input.size, size != part.length {
+            try? FileManager.default.removeItem(atPath: part.path)
+            throw DownloadError("expected \(size) bytes, received \(part.length)")
+        }
+        if let expected = input.sha256, expected != digest {
+            try? FileManager.default.removeItem(atPath: part.path)
+            throw DownloadError("SHA-256 mismatch: expected \(expected), received \(digest)")
+        }
+        let destination = directory.appendingPathComponent(FileName.sanitized(name)).standardizedFileURL
+        guard destination.deletingLastPathComponent().path == directory.path else {
+            throw DownloadError("the file name '\(name)' would leave \(directory.path)")
+        }
+        part.sync()
+        guard rename(part.path, destination.path) == 0 else {
+            throw DownloadError("cannot move the download to \(destination.path): \(String(cString: strerror(errno)))")
+        }
+        return DownloadResult(path: destination.path, bytes: part.length, sha256: digest)
+    }
+
+    private func save(_ checkpoint: DownloadCheckpoint, context: JobContext) async throws {
+        let progress = checkpoint.total.map { $0 > 0 ? min(1, Double(checkpoint.bytes) / Double($0)) : 1 } ?? 0
+        try await context.save(progress: progress, checkpoint: Array(try JSONEncoder().encode(checkpoint)))
+    }
+
+    /// The first byte of a `Content-Range: bytes N-M/T` header.
+    private static func rangeStart(_ headers: HTTPHeaders) -> Int64? {
+        guard let range = headers.first(name: "Content-Range"), range.hasPrefix("bytes ") else { return nil }
+        return Int64(range.dropFirst("bytes ".count).split(separator: "-").first ?? "")
+    }
+
+    /// Up to 4 KiB of a body, as text.
+    static func prefix(of body: HTTPClientResponse.Body) async throws -> String {
+        var bytes: [UInt8] = []
+        for try await buffer in body where bytes.count < 4_096 {
+            bytes += buffer.readableBytesView.prefix(4_096 - bytes.count)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

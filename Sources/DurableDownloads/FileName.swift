@@ -1,0 +1,32 @@
+import Foundation
+
+/// Turns a name that came from a server or a URL into a file name that stays in its directory.
+enum FileName {
+    /// `name` without any directory part, control characters, or a `.`/`..` meaning; at most 200
+    /// bytes; "download" when nothing usable is left.
+    static func sanitized(_ name: String) -> String {
+        let last = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        var cleaned = String(last.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F && $0 != ":" })
+        cleaned = cleaned.trimmingCharacters(in: .whitespaces)
+        while cleaned.hasPrefix(".") { cleaned.removeFirst() }
+        while cleaned.utf8.count > 200 { cleaned.removeLast() }
+        return cleaned.isEmpty ? "download" : cleaned
+    }
+
+    /// The file name in a `Content-Disposition` header (`filename="…"` or `filename=…`), if any.
+    static func fromContentDisposition(_ header: String) -> String? {
+        for part in header.split(separator: ";") {
+            let pair = part.trimmingCharacters(in: .whitespaces)
+            guard pair.lowercased().hasPrefix("filename=") else { continue }
+            let value = pair.dropFirst("filename=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            return value.isEmpty ? nil : value
+        }
+        return nil
+    }
+
+    /// The last path component of `url`, percent-decoded, if any.
+    static func fromURL(_ url: URL) -> String? {
+        let last = url.lastPathComponent
+        return last.isEmpty || last == "/" ? nil : last
+    }
+}

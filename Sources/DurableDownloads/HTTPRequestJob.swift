@@ -1,0 +1,172 @@
+import AsyncHTTPClient
+import Crypto
+import DurableQueue
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// One header line.
+public struct HeaderField: Codable, Sendable, Hashable {
+    public var name: String
+    public var value: String
+
+    /// Creates a header line.
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// An HTTP request to send durably: the input of an ``HTTPRequestJob``, stored as JSON. Put no
+/// secret here; credentials come from the ``CredentialsProvider`` when the request is sent.
+public struct HTTPRequestSpec: Codable, Sendable, Hashable {
+    public var method: String
+    public var url: String
+    public var headers: [HeaderField]
+    /// A body held inline (stored base64 in the file); for large bodies use ``bodyFile``.
+    public var body: Data?
+    /// A file whose content is the body, streamed when the request is sent.
+    public var bodyFile: String?
+
+    /// Creates a request.
+    public init(method: String = "GET", url: String, headers: [HeaderField] = [], body: Data? = nil, bodyFile: String? = nil) {
+        self.method = method.uppercased()
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.bodyFile = bodyFile
+    }
+
+    /// Identical requests have equal fingerprints: SHA-256 over method, URL, headers and body (or
+    /// the body file's path and size).
+    public var fingerprint: String {
+        var hasher = SHA256()
+        func add(_ text: String) { hasher.update(data: Data((text + "\n").utf8)) }
+        add(method)
+        add(url)
+        for header in headers { add("\(header.name.lowercased()): \(header.value)") }
+        if let body { hasher.update(data: body) }
+        if let bodyFile {
+            let size = (try? FileManager.default.attributesOfItem(atPath: bodyFile)[.size] as? Int) ?? -1
+            add("file \(bodyFile) \(size)")
+        }
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// A response: status, headers, and the body inline (small) or in a file (large).
+public struct HTTPResponseRecord: Codable, Sendable, Hashable {
+    public var status: Int
+    public var headers: [HeaderField]
+    /// The body, when at most the inline limit.
+    public var body: Data?
+    /// The file holding the body, when larger.
+    public var bodyFile: String?
+}
+
+/// Sends an ``HTTPRequestSpec`` and records the response. A status of 400 or more is an error
+/// (``HTTPStatusError``), retried when ``RetryableConditions`` says so, after `Retry-After` if given.
+public struct HTTPRequestJob: Job {
+    public typealias Input = HTTPRequestSpec
+    public typealias Output = HTTPResponseRecord
+    public static let name = "durable.http-request"
+
+    let client: HTTPClient
+    let credentials: CredentialsProvider?
+    let retryable: RetryableConditions
+    /// Bodies up to this many bytes are kept inline in the output; larger ones go to a file.
+    let inlineBodyLimit: Int
+    /// Where large response bodies are written.
+    let responseDirectory: String
+
+    public func shouldRetry(after error: any Error) -> Bool {
+        retryable.allowRetry(after: error)
+    }
+
+    public func run(_ input: HTTPRequestSpec, context: JobContext) async throws -> HTTPResponseRecord {
+        guard let url = URL(string: input.url), url.scheme == "http" || url.scheme == "https" else {
+            throw DownloadError("'\(input.url)' is not an http(s) URL")
+        }
+        var request = HTTPClientRequest(url: input.url)
+        request.method = HTTPMethod(rawValue: input.method)
+        for header in input.headers { request.headers.add(name: header.name, value: header.value) }
+        if let credentials { for (name, value) in try await credentials(url) { request.headers.replaceOrAdd(name: name, value: value) } }
+        let progress = ProgressReporter(context: context)
+        if let body = input.body {
+            request.body = .bytes(ByteBuffer(bytes: body))
+        } else if let bodyFile = input.bodyFile {
+            let size = (try FileManager.default.attributesOfItem(atPath: bodyFile)[.size] as? Int) ?? 0
+            request.body = .stream(FileChunks(path: bodyFile, size: size, progress: progress), length: .known(Int64(size)))
+        }
+        let response = try await client.execute(request, timeout: .seconds(300))
+        let status = Int(response.status.code)
+        if status >= 400 {
+            throw HTTPStatusError(
+                status: status, body: try await DownloadJob.prefix(of: response.body),
+                retryAfter: response.headers.first(name: "Retry-After").flatMap(Int64.init).map { .seconds($0) })
+        }
+        let total = response.headers.first(name: "Content-Length").flatMap(Int.init)
+        var inline: [UInt8] = []
+        var file: PartFile?
+        var received = 0
+        for try await buffer in response.body {
+            received += buffer.readableBytes
+            if file == nil && inline.count + buffer.readableBytes <= inlineBodyLimit {
+                inline += buffer.readableBytesView
+            } else {
+                if file == nil {
+                    try FileManager.default.createDirectory(atPath: responseDirectory, withIntermediateDirectories: true)
+                    file = try PartFile(path: "\(responseDirectory)/response-\(context.id)-\(context.attempt)", keeping: 0)
+                    try inline.withUnsafeBytes { try file?.append($0) }
+                    inline = []
+                }
+                try buffer.withUnsafeReadableBytes { try file?.append($0) }
+            }
+            if let total, total > 0 { await progress.report(Double(received) / Double(total)) }
+        }
+        return HTTPResponseRecord(
+            status: status, headers: response.headers.map { HeaderField($0.name, $0.value) },
+            body: file == nil ? Data(inline) : nil, bodyFile: file?.path)
+    }
+}
+
+/// Saves a transfer's progress in the job row, at most every 100 ms (and always at 100 %).
+actor ProgressReporter {
+    private let context: JobContext
+    private var lastSaved = ContinuousClock.now - .seconds(1)
+
+    init(context: JobContext) { self.context = context }
+
+    func report(_ fraction: Double) async {
+        let now = ContinuousClock.now
+        guard fraction >= 1 || now - lastSaved >= .milliseconds(100) else { return }
+        lastSaved = now
+        try? await context.saveProgress(min(1, max(0, fraction)))
+    }
+}
+
+/// A file's content in 64 KiB chunks, reporting upload progress as they are taken.
+struct FileChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let path: String
+    let size: Int
+    let progress: ProgressReporter
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let handle: FileHandle?
+        let size: Int
+        let progress: ProgressReporter
+        var sent = 0
+
+        mutating func next() async throws -> ByteBuffer? {
+            guard let handle, let data = try handle.read(upToCount: 65_536), !data.isEmpty else { return nil }
+            sent += data.count
+            await progress.report(size > 0 ? Double(sent) / Double(size) : 1)
+            return ByteBuffer(bytes: data)
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(handle: FileHandle(forReadingAtPath: path), size: size, progress: progress)
+    }
+}

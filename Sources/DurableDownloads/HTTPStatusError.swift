@@ -1,0 +1,48 @@
+import DurableQueue
+
+/// A response with status 400 or above: the status, the start of the body, and when the server
+/// asked to be tried again (`Retry-After`).
+public struct HTTPStatusError: RetryAfterError, CustomStringConvertible, Sendable {
+    /// The response status code.
+    public let status: Int
+    /// The first bytes of the response body (at most 4 KiB), as text.
+    public let body: String
+    /// The `Retry-After` delay the server sent, if any (seconds form).
+    public let retryAfter: Duration?
+
+    /// Creates the error for a response.
+    public init(status: Int, body: String, retryAfter: Duration?) {
+        self.status = status
+        self.body = body
+        self.retryAfter = retryAfter
+    }
+
+    public var description: String {
+        "HTTP \(status)" + (body.isEmpty ? "" : ": \(body.prefix(200))")
+    }
+}
+
+/// Which failed attempts of requests and downloads are tried again (within the job's retry policy).
+public struct RetryableConditions: Sendable, Hashable {
+    /// Statuses that retry. Default: 408, 429, and 500–599.
+    public var statuses: Set<Int>
+    /// Whether transport failures (refused or reset connections, timeouts, a connection closed
+    /// mid-body) retry. Default true.
+    public var transportErrors: Bool
+
+    /// Creates conditions; see each property for its default.
+    public init(statuses: Set<Int> = Set([408, 429]).union(500...599), transportErrors: Bool = true) {
+        self.statuses = statuses
+        self.transportErrors = transportErrors
+    }
+
+    /// Whether an attempt that failed with `error` should be tried again.
+    func allowRetry(after error: any Error) -> Bool {
+        switch error {
+        case is CancellationError: false
+        case let status as HTTPStatusError: statuses.contains(status.status)
+        case is DownloadError: false
+        default: transportErrors
+        }
+    }
+}
