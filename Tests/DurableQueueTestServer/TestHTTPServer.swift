@@ -162,8 +162,7 @@ public final class TestHTTPServer: Sendable {
             }
             switch plan {
             case .echo:
-                var headers = HTTPHeaders([("Content-Length", "\(request.body.count)"), ("X-Method", request.method)])
-                if let auth = request.header("Authorization") { headers.add(name: "X-Saw-Authorization", value: auth) }
+                let headers = HTTPHeaders([("Content-Length", "\(request.body.count)"), ("X-Method", request.method)])
                 send(status: .ok, headers: headers, body: request.body, context: context)
             case .status(let code, let retryAfter):
                 var headers = HTTPHeaders([("Content-Length", "\(("status \(code)").utf8.count)")])
