@@ -11,7 +11,7 @@
 //       41); prints "value N".
 //   durableq-test-worker download PATH URL DIR SHA256
 //       Runs an engine with the HTTP job types (600 ms leases) until the download of URL into DIR
-//       (checked against SHA256) is done; prints "downloaded PATH" and "peak-rss-kb N".
+//       (checked against SHA256 unless it is "") is done; prints "downloaded PATH" and "peak-rss-kb N".
 //   durableq-test-worker work PATH LOG [--until-done] [--lease-ms N] [--job-ms N] [--announce-starts]
 //       Runs a JobQueue engine with the "record" job type, whose attempts append "start ID ATTEMPT PID"
 //       and "finish ID ATTEMPT PID" lines to LOG and take 1 to N (default 8) ms in between. Prints
@@ -146,7 +146,8 @@ do {
         let queue = try JobQueue(path: arguments[2], configuration: configuration)
         let http = HTTPJobs(queue: queue)
         http.register()
-        let handle = try await http.download(DownloadRequest(url: arguments[3], directory: arguments[4], sha256: arguments[5]))
+        let handle = try await http.download(
+            DownloadRequest(url: arguments[3], directory: arguments[4], sha256: arguments[5].isEmpty ? nil : arguments[5]))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await queue.run() }
             say("ready")

@@ -39,13 +39,27 @@ public final class TestHTTPServer: Sendable {
             self.etag = etag
         }
 
-        /// The byte at `offset`: a fixed pattern, so tests can compute the expected content.
-        public static func byte(at offset: Int) -> UInt8 {
-            UInt8(truncatingIfNeeded: (offset &* 2_654_435_761) >> 13 ^ offset)
+        /// The content repeats with a prime period, so that a resume at a wrong offset shows.
+        static let period = 65_521
+        static let pattern: [UInt8] = (0..<period).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 13 ^ $0) }
+
+        /// Appends `count` content bytes from `offset` to `buffer`.
+        static func write(from offset: Int, count: Int, to buffer: inout ByteBuffer) {
+            var position = offset
+            while position < offset + count {
+                let start = position % period
+                let length = min(offset + count - position, period - start)
+                pattern.withUnsafeBytes { buffer.writeBytes(UnsafeRawBufferPointer(rebasing: $0[start..<(start + length)])) }
+                position += length
+            }
         }
 
         /// The whole content.
-        public func content() -> [UInt8] { (0..<size).map(Self.byte(at:)) }
+        public func content() -> [UInt8] {
+            var buffer = ByteBuffer()
+            Self.write(from: 0, count: size, to: &buffer)
+            return buffer.readBytes(length: size) ?? []
+        }
     }
 
     /// One request the server received.
@@ -233,7 +247,7 @@ public final class TestHTTPServer: Sendable {
             }
             let count = min(65_536, end - offset)
             var buffer = context.channel.allocator.buffer(capacity: count)
-            for index in offset..<(offset + count) { buffer.writeInteger(Resource.byte(at: index)) }
+            Resource.write(from: offset, count: count, to: &buffer)
             let loop = context.eventLoop
             let state = self.state
             let bound = NIOLoopBound((handler: self, context: context), eventLoop: loop)
