@@ -74,6 +74,8 @@ public struct DownloadJob: Job {
     let retryable: RetryableConditions
     /// How many bytes between two checkpoints (and progress updates).
     let checkpointBytes: Int64
+    /// How long the body may stay silent before the attempt gives up (and retries with a resume).
+    let idleTimeout: Duration
 
     public func shouldRetry(after error: any Error) -> Bool {
         retryable.allowRetry(after: error)
@@ -144,12 +146,17 @@ public struct DownloadJob: Job {
         let total = response.headers.first(name: "Content-Length").flatMap(Int64.init).map { $0 + part.length }
         var saved = DownloadCheckpoint(bytes: part.length, total: total, etag: etag, lastModified: lastModified)
         try await save(saved, context: context)
-        for try await buffer in response.body {
-            try buffer.withUnsafeReadableBytes { try part.append($0) }
-            if part.length - saved.bytes >= checkpointBytes {
-                saved.bytes = part.length
-                try await save(saved, context: context)
+        saved = try await IdleWatchdog.run(timeout: idleTimeout) { [saved, checkpointBytes] watchdog in
+            var saved = saved
+            for try await buffer in response.body {
+                watchdog.heard()
+                try buffer.withUnsafeReadableBytes { try part.append($0) }
+                if part.length - saved.bytes >= checkpointBytes {
+                    saved.bytes = part.length
+                    try await save(saved, context: context)
+                }
             }
+            return saved
         }
         saved.bytes = part.length
         try await save(saved, context: context)

@@ -37,6 +37,7 @@ public struct HTTPJobs: Sendable {
     let retryable: RetryableConditions
     let responseDirectory: String
     let checkpointBytes: Int64
+    let idleTimeout: Duration
     let inlineBodyLimit: Int
 
     /// Creates the HTTP side of `queue`.
@@ -48,10 +49,13 @@ public struct HTTPJobs: Sendable {
     ///   - responseDirectory: Where response bodies larger than `inlineBodyLimit` are written.
     ///   - checkpointBytes: Bytes between two download checkpoints (default 1 MiB): at most this much
     ///     is fetched again after a crash.
+    ///   - idleTimeout: How long a download's body may stay silent before the attempt fails (and
+    ///     retries, resuming). Default 30 s.
     public init(
         queue: JobQueue, client: HTTPClient = .shared, credentials: CredentialsProvider? = nil,
         retryable: RetryableConditions = RetryableConditions(), responseDirectory: String = "responses",
-        checkpointBytes: Int64 = 1 << 20, inlineBodyLimit: Int = 64 << 10, requestQueue: String = "http",
+        checkpointBytes: Int64 = 1 << 20, idleTimeout: Duration = .seconds(30), inlineBodyLimit: Int = 64 << 10,
+        requestQueue: String = "http",
         downloadQueue: String = "downloads"
     ) {
         self.queue = queue
@@ -60,6 +64,7 @@ public struct HTTPJobs: Sendable {
         self.retryable = retryable
         self.responseDirectory = responseDirectory
         self.checkpointBytes = max(1, checkpointBytes)
+        self.idleTimeout = idleTimeout
         self.inlineBodyLimit = inlineBodyLimit
         self.requestQueue = requestQueue
         self.downloadQueue = downloadQueue
@@ -71,7 +76,10 @@ public struct HTTPJobs: Sendable {
             HTTPRequestJob(
                 client: client, credentials: credentials, retryable: retryable, inlineBodyLimit: inlineBodyLimit,
                 responseDirectory: responseDirectory))
-        queue.register(DownloadJob(client: client, credentials: credentials, retryable: retryable, checkpointBytes: checkpointBytes))
+        queue.register(
+            DownloadJob(
+                client: client, credentials: credentials, retryable: retryable, checkpointBytes: checkpointBytes,
+                idleTimeout: idleTimeout))
     }
 
     /// Sets the request queue's concurrency limit (default 2; 0 = unlimited) and order.

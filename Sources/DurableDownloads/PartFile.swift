@@ -9,7 +9,9 @@ import Foundation
 
 /// The `.part` file a download streams into, written with plain `write(2)` calls so that every byte
 /// written before a checkpoint is in the file even if the process is killed right after.
-final class PartFile {
+///
+/// Unchecked Sendable: one attempt uses it, from one task at a time.
+final class PartFile: @unchecked Sendable {
     let path: String
     private let descriptor: Int32
     /// Its length, which is where the next bytes go.

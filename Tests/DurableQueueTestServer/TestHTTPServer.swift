@@ -24,6 +24,9 @@ public final class TestHTTPServer: Sendable {
         public var dropAfter: Int?
         /// How many responses to cut at `dropAfter`.
         public var dropCount = Int.max
+        /// Stop sending (without closing) after this many body bytes of the next `dropCount`
+        /// responses, instead of closing.
+        public var stalls = false
         /// Statuses to answer the next requests with instead of the file, in order (e.g. 500, 429).
         public var failures: [Int] = []
         /// The Retry-After header sent with a 429 or 503 failure, in seconds.
@@ -49,7 +52,7 @@ public final class TestHTTPServer: Sendable {
             while position < offset + count {
                 let start = position % period
                 let length = min(offset + count - position, period - start)
-                pattern.withUnsafeBytes { buffer.writeBytes(UnsafeRawBufferPointer(rebasing: $0[start..<(start + length)])) }
+                _ = pattern.withUnsafeBytes { buffer.writeBytes(UnsafeRawBufferPointer(rebasing: $0[start..<(start + length)])) }
                 position += length
             }
         }
@@ -238,7 +241,9 @@ public final class TestHTTPServer: Sendable {
         /// paced to `bytesPerSecond`; closes the connection early when `end` is short of `total`.
         private func sendBody(from offset: Int, to end: Int, total: Int, resource: Resource, context: ChannelHandlerContext) {
             guard offset < end else {
-                if end < total {
+                if end < total && resource.stalls {
+                    return  // stall: the connection stays open and silent
+                } else if end < total {
                     context.close(promise: nil)
                 } else {
                     context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)

@@ -13,7 +13,7 @@ func sha256Hex(_ bytes: [UInt8]) -> String {
 
 /// Runs `body` with a test server and a running queue whose HTTP job types are registered.
 func withHTTP(
-    credentials: CredentialsProvider? = nil, checkpointBytes: Int64 = 64 << 10,
+    credentials: CredentialsProvider? = nil, checkpointBytes: Int64 = 64 << 10, idleTimeout: Duration = .seconds(30),
     _ body: (TestHTTPServer, HTTPJobs, TemporaryDirectory) async throws -> Void
 ) async throws {
     let server = try await TestHTTPServer()
@@ -22,7 +22,8 @@ func withHTTP(
     do {
         try await withRunningQueue { queue in
             let http = HTTPJobs(
-                queue: queue, credentials: credentials, responseDirectory: files.path("responses"), checkpointBytes: checkpointBytes)
+                queue: queue, credentials: credentials, responseDirectory: files.path("responses"), checkpointBytes: checkpointBytes,
+                idleTimeout: idleTimeout)
             http.register()
             try await body(server, http, files)
         }
@@ -80,6 +81,44 @@ let quickRetries = EnqueueOptions(retry: RetryPolicy(maxAttempts: 5, backoff: .c
         }
     }
 
+    @Test func aStalledTransferTimesOutAndResumes() async throws {
+        try await withHTTP(idleTimeout: .milliseconds(300)) { server, http, files in
+            var resource = TestHTTPServer.Resource(size: 600_000)
+            resource.dropAfter = 250_000
+            resource.dropCount = 1
+            resource.stalls = true
+            server.serve("f", resource)
+            let handle = try await http.download(
+                DownloadRequest(url: server.baseURL + "/files/f", directory: files.path("out")), options: quickRetries)
+            let result = try await handle.result()
+            #expect(result.sha256 == sha256Hex(resource.content()))
+            #expect(server.requests.count == 2)
+            #expect(server.requests.last?.header("Range")?.hasPrefix("bytes=") == true)
+            let error = try await http.queue.store.job(handle.id).error
+            #expect(error?.type == "TransferStalledError", "\(String(describing: error))")
+        }
+    }
+
+    @Test func aRangeNotSatisfiableOnACompletePartFileFinishesIt() async throws {
+        try await withHTTP { server, http, files in
+            let resource = TestHTTPServer.Resource(size: 100_000)
+            server.serve("done.bin", resource)
+            // A worker that wrote every byte and its checkpoint, then died before the rename.
+            try FileManager.default.createDirectory(atPath: files.path("out"), withIntermediateDirectories: true)
+            try Data(resource.content()).write(to: URL(fileURLWithPath: files.path("out/done.bin.part")))
+            let checkpoint = #"{"bytes":100000,"total":100000,"etag":"\"v1\""}"#
+            try await http.queue.configure(QueueConfiguration("paused", isSuspended: true))
+            let handle = try await http.queue.enqueue(
+                DownloadJob.self, DownloadRequest(url: server.baseURL + "/files/done.bin", directory: files.path("out")),
+                options: EnqueueOptions(queue: "paused"))
+            try await http.queue.store.setCheckpointForTests(handle.id, checkpoint)
+            try await http.queue.resume(queue: "paused")
+            let result = try await handle.result()
+            #expect(server.requests.map { $0.header("Range") } == ["bytes=100000-"])
+            #expect(result.bytes == 100_000 && result.sha256 == sha256Hex(resource.content()))
+        }
+    }
+
     @Test func aChecksumMismatchFailsAndKeepsNoFile() async throws {
         try await withHTTP { server, http, files in
             server.serve("f", TestHTTPServer.Resource(size: 10_000))
@@ -117,6 +156,15 @@ let quickRetries = EnqueueOptions(retry: RetryPolicy(maxAttempts: 5, backoff: .c
             }
             _ = try await handle.result()
             #expect(try await http.queue.store.job(handle.id).progress == 1)
+        }
+    }
+}
+
+extension SQLiteJobStore {
+    /// Stores `json` as a waiting job's checkpoint, as a worker that died would have left it.
+    func setCheckpointForTests(_ id: JobID, _ json: String) throws {
+        try write("set a checkpoint") {
+            try connection.execute("UPDATE jobs SET checkpoint = ? WHERE id = ?", [Array(json.utf8), id.rawValue])
         }
     }
 }
