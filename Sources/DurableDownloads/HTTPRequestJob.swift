@@ -7,7 +7,9 @@ import NIOHTTP1
 
 /// One header line.
 public struct HeaderField: Codable, Sendable, Hashable {
+    /// The header's name, such as `Accept`.
     public var name: String
+    /// Its value.
     public var value: String
 
     /// Creates a header line.
@@ -20,8 +22,11 @@ public struct HeaderField: Codable, Sendable, Hashable {
 /// An HTTP request to send durably: the input of an ``HTTPRequestJob``, stored as JSON. Put no
 /// secret here; credentials come from the ``CredentialsProvider`` when the request is sent.
 public struct HTTPRequestSpec: Codable, Sendable, Hashable {
+    /// The method, upper-case: `GET`, `POST` …
     public var method: String
+    /// The URL (http or https).
     public var url: String
+    /// Request headers, in order (not secrets).
     public var headers: [HeaderField]
     /// A body held inline (stored base64 in the file); for large bodies use ``bodyFile``.
     public var body: Data?
@@ -56,7 +61,9 @@ public struct HTTPRequestSpec: Codable, Sendable, Hashable {
 
 /// A response: status, headers, and the body inline (small) or in a file (large).
 public struct HTTPResponseRecord: Codable, Sendable, Hashable {
+    /// The status code (below 400: larger ones end the job as an ``HTTPStatusError``).
     public var status: Int
+    /// The response headers, in order.
     public var headers: [HeaderField]
     /// The body, when at most the inline limit.
     public var body: Data?
