@@ -162,7 +162,8 @@ public struct DownloadJob: Job {
         try await save(saved, context: context)
         checkpoint = saved
         if let total, part.length != total {
-            throw DownloadError("the server sent \(part.length) of \(total) bytes")  // unreachable: the client checks lengths
+            // A body cut short of its length is a transport failure: retry, resuming from the checkpoint.
+            throw HTTPClientError.remoteConnectionClosed
         }
         return .complete
     }

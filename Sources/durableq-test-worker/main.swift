@@ -48,38 +48,41 @@ struct LineLog: Sendable {
     }
 }
 
-/// Records its start and finish, and takes a few milliseconds in between (a window for kills).
-struct RecordJob: Job {
-    struct Input: Codable, Sendable { var index: Int }
-    static let name = "record"
+/// Wraps an attempt: logs "start" (and, if asked, says "started ID"), waits 1 to `longestMilliseconds`
+/// ms (a window for kills), logs "finish".
+struct AttemptRecorder: Sendable {
     let log: LineLog
     let longestMilliseconds: Int
     let announcesStarts: Bool
 
-    func run(_ input: Input, context: JobContext) async throws -> Int {
+    func record<T>(_ context: JobContext, result: () -> T) async throws -> T {
         let pid = getpid()
         log.append("start \(context.id) \(context.attempt) \(pid)")
         if announcesStarts { say("started \(context.id)") }
         try await Task.sleep(for: .milliseconds(Int.random(in: 1...max(1, longestMilliseconds))))
         log.append("finish \(context.id) \(context.attempt) \(pid)")
-        return input.index
+        return result()
     }
 }
 
-/// Adds one to its input, recording its start and finish like ``RecordJob``.
+/// Returns its input's index, recording the attempt.
+struct RecordJob: Job {
+    struct Input: Codable, Sendable { var index: Int }
+    static let name = "record"
+    let recorder: AttemptRecorder
+
+    func run(_ input: Input, context: JobContext) async throws -> Int {
+        try await recorder.record(context) { input.index }
+    }
+}
+
+/// Adds one to its input, recording the attempt.
 struct StepJob: Job {
     static let name = "step"
-    let log: LineLog
-    let longestMilliseconds: Int
-    var announcesStarts = false
+    let recorder: AttemptRecorder
 
     func run(_ input: Int, context: JobContext) async throws -> Int {
-        let pid = getpid()
-        log.append("start \(context.id) \(context.attempt) \(pid)")
-        if announcesStarts { say("started \(context.id)") }
-        try await Task.sleep(for: .milliseconds(Int.random(in: 1...max(1, longestMilliseconds))))
-        log.append("finish \(context.id) \(context.attempt) \(pid)")
-        return input + 1
+        try await recorder.record(context) { input + 1 }
     }
 }
 
@@ -93,9 +96,9 @@ func work(
         leaseDuration: .milliseconds(leaseMilliseconds), heartbeatInterval: .milliseconds(leaseMilliseconds / 3),
         pollInterval: .milliseconds(20))
     let queue = try JobQueue(path: path, configuration: configuration, logger: logger)
-    queue.register(
-        RecordJob(log: LineLog(path: logPath), longestMilliseconds: jobMilliseconds, announcesStarts: announcesStarts))
-    queue.register(StepJob(log: LineLog(path: logPath), longestMilliseconds: jobMilliseconds, announcesStarts: announcesStarts))
+    let recorder = AttemptRecorder(log: LineLog(path: logPath), longestMilliseconds: jobMilliseconds, announcesStarts: announcesStarts)
+    queue.register(RecordJob(recorder: recorder))
+    queue.register(StepJob(recorder: recorder))
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await queue.run() }
         say("ready")
@@ -131,7 +134,8 @@ do {
         say("chain \(chain.id) fan \(fan.id)")
     case "cache" where arguments.count == 5:
         let queue = try JobQueue(path: arguments[2], configuration: JobQueue.Configuration(pollInterval: .milliseconds(20)))
-        queue.register(StepJob(log: LineLog(path: arguments[3]), longestMilliseconds: 300))
+        queue.register(
+            StepJob(recorder: AttemptRecorder(log: LineLog(path: arguments[3]), longestMilliseconds: 300, announcesStarts: false)))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await queue.run() }
             say("ready")
