@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "DurableQueue", targets: ["DurableQueue"]),
         .library(name: "DurableDownloads", targets: ["DurableDownloads"]),
+        .executable(name: "durableq", targets: ["durableq"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -21,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         .systemLibrary(
@@ -73,6 +75,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "durableq",
+            dependencies: [
+                "DurableQueue",
+                "DurableDownloads",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "durableq-test-worker",
             dependencies: ["DurableQueue", "DurableDownloads", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
@@ -87,6 +101,7 @@ let package = Package(
             dependencies: [
                 "DurableQueue",
                 "DurableQueueMigrations",
+                "durableq",
                 "durableq-test-worker",
                 "durableq-quickstart",
                 "DurableDownloads",

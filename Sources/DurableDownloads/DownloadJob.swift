@@ -76,6 +76,8 @@ public struct DownloadJob: Job {
     let checkpointBytes: Int64
     /// How long the body may stay silent before the attempt gives up (and retries with a resume).
     let idleTimeout: Duration
+    /// Told about every chunk written, if set.
+    let progressObserver: DownloadProgressObserver?
 
     public func shouldRetry(after error: any Error) -> Bool {
         retryable.allowRetry(after: error)
@@ -95,11 +97,18 @@ public struct DownloadJob: Job {
         if part.length == 0 { checkpoint = nil }
         var serverName: String?
         // At most one restart from zero per attempt (a 200 or a 416 that does not mean "complete").
-        for _ in 0..<2 {
-            let outcome = try await fetch(url, input: input, part: part, checkpoint: &checkpoint, serverName: &serverName, context: context)
-            if outcome == .complete { break }
-            try part.truncate(to: 0)
-            checkpoint = nil
+        do {
+            for _ in 0..<2 {
+                let outcome = try await fetch(
+                    url, input: input, part: part, checkpoint: &checkpoint, serverName: &serverName, context: context)
+                if outcome == .complete { break }
+                try part.truncate(to: 0)
+                checkpoint = nil
+            }
+        } catch {
+            // An empty part file keeps nothing worth resuming: leave no litter.
+            if part.length == 0 { try? FileManager.default.removeItem(atPath: part.path) }
+            throw error
         }
         return try finish(input, part: part, directory: directory, name: input.fileName ?? serverName ?? provisionalName, context: context)
     }
@@ -146,11 +155,16 @@ public struct DownloadJob: Job {
         let total = response.headers.first(name: "Content-Length").flatMap(Int64.init).map { $0 + part.length }
         var saved = DownloadCheckpoint(bytes: part.length, total: total, etag: etag, lastModified: lastModified)
         try await save(saved, context: context)
+        let report = progressReporter(
+            context: context, url: input.url, fileName: input.fileName ?? serverName ?? FileName.fromURL(url), total: total,
+            resumedFrom: part.length)
+        report?(part.length)
         saved = try await IdleWatchdog.run(timeout: idleTimeout) { [saved, checkpointBytes] watchdog in
             var saved = saved
             for try await buffer in response.body {
                 watchdog.heard()
                 try buffer.withUnsafeReadableBytes { try part.append($0) }
+                report?(part.length)
                 if part.length - saved.bytes >= checkpointBytes {
                     saved.bytes = part.length
                     try await save(saved, context: context)
@@ -188,6 +202,21 @@ public struct DownloadJob: Job {
             throw DownloadError("cannot move the download to \(destination.path): \(String(cString: strerror(errno)))")
         }
         return DownloadResult(path: destination.path, bytes: part.length, sha256: digest)
+    }
+
+    /// A function that tells the progress observer (if any) how many bytes the file holds.
+    private func progressReporter(context: JobContext, url: String, fileName: String?, total: Int64?, resumedFrom: Int64)
+        -> (@Sendable (Int64) -> Void)?
+    {
+        guard let progressObserver else { return nil }
+        let base = DownloadProgress(
+            jobID: context.id, url: url, fileName: FileName.sanitized(fileName ?? "download"), bytes: resumedFrom, total: total,
+            resumedFrom: resumedFrom)
+        return { bytes in
+            var progress = base
+            progress.bytes = bytes
+            progressObserver(progress)
+        }
     }
 
     private func save(_ checkpoint: DownloadCheckpoint, context: JobContext) async throws {

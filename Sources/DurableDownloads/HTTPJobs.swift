@@ -39,6 +39,7 @@ public struct HTTPJobs: Sendable {
     let checkpointBytes: Int64
     let idleTimeout: Duration
     let inlineBodyLimit: Int
+    let downloadProgress: DownloadProgressObserver?
 
     /// Creates the HTTP side of `queue`.
     ///
@@ -51,12 +52,14 @@ public struct HTTPJobs: Sendable {
     ///     is fetched again after a crash.
     ///   - idleTimeout: How long a download's body may stay silent before the attempt fails (and
     ///     retries, resuming). Default 30 s.
+    ///   - downloadProgress: Told as bytes of downloads run by this process arrive (for progress
+    ///     bars); nil by default.
     public init(
         queue: JobQueue, client: HTTPClient = .shared, credentials: CredentialsProvider? = nil,
         retryable: RetryableConditions = RetryableConditions(), responseDirectory: String = "responses",
         checkpointBytes: Int64 = 1 << 20, idleTimeout: Duration = .seconds(30), inlineBodyLimit: Int = 64 << 10,
         requestQueue: String = "http",
-        downloadQueue: String = "downloads"
+        downloadQueue: String = "downloads", downloadProgress: DownloadProgressObserver? = nil
     ) {
         self.queue = queue
         self.client = client
@@ -68,6 +71,7 @@ public struct HTTPJobs: Sendable {
         self.inlineBodyLimit = inlineBodyLimit
         self.requestQueue = requestQueue
         self.downloadQueue = downloadQueue
+        self.downloadProgress = downloadProgress
     }
 
     /// Registers ``HTTPRequestJob`` and ``DownloadJob`` so that this process runs them.
@@ -79,7 +83,7 @@ public struct HTTPJobs: Sendable {
         queue.register(
             DownloadJob(
                 client: client, credentials: credentials, retryable: retryable, checkpointBytes: checkpointBytes,
-                idleTimeout: idleTimeout))
+                idleTimeout: idleTimeout, progressObserver: downloadProgress))
     }
 
     /// Sets the request queue's concurrency limit (default 2; 0 = unlimited) and order.

@@ -24,13 +24,20 @@ extension JobQueue {
         public var retention: Retention
         /// Where the engine reads the time; the wall clock unless a test needs another.
         public var timeSource: any TimeSource
+        /// Takes back at start-up, without waiting for their leases to expire, the jobs of workers
+        /// that ran on this host (same host name, default worker ID) and whose process is gone, for
+        /// example after `kill -9`. Default false: turn it on only when every process sharing the
+        /// file on this host name also shares the process ID space (not across containers that
+        /// share a host name but not their pids).
+        public var recoverDeadLocalWorkers: Bool
 
         /// Creates a configuration; see each property for its default.
         public init(
             storage: StorageOptions = StorageOptions(), workerID: String? = nil, maxConcurrentJobs: Int = 16,
             queues: Set<String>? = nil, leaseDuration: Duration = .seconds(30), heartbeatInterval: Duration = .seconds(10),
             pollInterval: Duration = .milliseconds(250), gracefulShutdownTimeout: Duration = .seconds(30),
-            retention: Retention = Retention(), timeSource: any TimeSource = SystemTimeSource()
+            retention: Retention = Retention(), timeSource: any TimeSource = SystemTimeSource(),
+            recoverDeadLocalWorkers: Bool = false
         ) {
             self.storage = storage
             self.workerID = workerID ?? Self.defaultWorkerID()
@@ -42,6 +49,7 @@ extension JobQueue {
             self.gracefulShutdownTimeout = gracefulShutdownTimeout
             self.retention = retention
             self.timeSource = timeSource
+            self.recoverDeadLocalWorkers = recoverDeadLocalWorkers
         }
 
         /// Throws `invalidArgument` naming the first setting out of range.

@@ -54,9 +54,16 @@ extension JobQueue {
     }
 
     /// Gives jobs whose worker died back to `pending` (or ends them), and wakes the dispatcher.
-    func recoverExpiredLeases() async {
+    ///
+    /// - Parameter includingDeadLocalWorkers: Also takes back the jobs of this host's workers whose
+    ///   process is gone (see ``Configuration/recoverDeadLocalWorkers``), leases or not.
+    func recoverExpiredLeases(includingDeadLocalWorkers: Bool = false) async {
         do {
-            let recovered = try await store.recoverExpiredLeases(now: now)
+            var dead: [String] = []
+            if includingDeadLocalWorkers {
+                dead = LocalWorker.deadOwners(among: try await store.leaseOwners(), currentWorkerID: configuration.workerID)
+            }
+            let recovered = try await store.recoverExpiredLeases(now: now, deadOwners: dead)
             guard !recovered.isEmpty else { return }
             for job in recovered {
                 logger.info(

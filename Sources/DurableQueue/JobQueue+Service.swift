@@ -5,7 +5,8 @@ import ServiceLifecycle
 extension JobQueue: Service {
     /// Runs jobs until graceful shutdown (or cancellation of the calling task).
     ///
-    /// On start it recovers jobs whose worker died (expired leases). It then claims due jobs of
+    /// On start it recovers jobs whose worker died (expired leases, and with
+    /// ``Configuration/recoverDeadLocalWorkers`` those of this host's processes that are gone). It then claims due jobs of
     /// every queue (or ``Configuration/queues``) within their limits, runs each as a child task,
     /// records every outcome before reporting it, renews leases by heartbeat, and prunes finished
     /// jobs per ``Retention``. It wakes at once for work enqueued here and within
@@ -40,7 +41,7 @@ extension JobQueue: Service {
 
     private func startUp() async throws {
         logger.debug("job queue starting", metadata: ["worker.id": "\(configuration.workerID)", "file": "\(path)"])
-        await recoverExpiredLeases()
+        await recoverExpiredLeases(includingDeadLocalWorkers: configuration.recoverDeadLocalWorkers)
         let unknown = try await store.waitingJobs(ofKindsOtherThan: registry.kinds)
         for (kind, count) in unknown.sorted(by: { $0.key < $1.key }) {
             logger.info(

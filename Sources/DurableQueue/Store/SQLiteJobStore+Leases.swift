@@ -14,6 +14,17 @@ package struct RecoveredJob: Sendable, Hashable {
 }
 
 extension SQLiteJobStore {
+    /// The workers holding running jobs, each once.
+    package func leaseOwners() throws -> [String] {
+        try read("list the workers running jobs") {
+            var owners: [String] = []
+            try connection.query(
+                "SELECT DISTINCT lease_owner FROM jobs WHERE state = 'running' AND lease_owner IS NOT NULL"
+            ) { owners.append($0.string(0)) }
+            return owners
+        }
+    }
+
     /// Extends every lease `owner` holds to `expiresAt` (a heartbeat).
     ///
     /// - Returns: The jobs `owner` still holds, with their cancel flags: a job missing from the list
@@ -32,19 +43,21 @@ extension SQLiteJobStore {
         }
     }
 
-    /// Returns running jobs whose lease expired before `now` (their worker died) to `pending`, or
-    /// to `cancelled` if a cancel was requested, or to `failed` if no attempt is left.
+    /// Returns running jobs whose lease expired before `now` (their worker died), or whose worker is
+    /// one of `deadOwners`, to `pending`, or to `cancelled` if a cancel was requested, or to `failed`
+    /// if no attempt is left.
     ///
     /// The interrupted attempt counts and is recorded in the history. Each job's current state and
     /// flag are read in the same transaction, so a job that finished meanwhile is left alone.
-    package func recoverExpiredLeases(now: Int64) throws -> [RecoveredJob] {
+    package func recoverExpiredLeases(now: Int64, deadOwners: [String] = []) throws -> [RecoveredJob] {
         try write("recover jobs with expired leases") {
             var expired: [(id: JobID, attempts: Int, maxAttempts: Int?, cancel: Bool, owner: String?, queue: String, throttleInterval: Int64)] = []
             try connection.query(
                 """
                 SELECT id, attempts, max_attempts, cancel_requested, lease_owner, queue, throttle_interval_ms FROM jobs
-                WHERE state = 'running' AND lease_expires_at < ?
-                """, [now]
+                WHERE state = 'running'
+                  AND (lease_expires_at < ?1 OR lease_owner IN (SELECT value FROM json_each(?2)))
+                """, [now, Self.jsonArray(deadOwners)]
             ) { row in
                 expired.append(
                     (JobID(row.int64(0)), Int(row.int64(1)), row.optionalInt(2), row.int64(3) != 0, row.optionalString(4),
@@ -52,7 +65,8 @@ extension SQLiteJobStore {
             }
             return try expired.map { job in
                 let worker = job.owner ?? "unknown"
-                let interrupted = "worker '\(worker)' stopped during attempt \(job.attempts) (lease expired)"
+                let cause = deadOwners.contains(worker) ? "its process is gone" : "lease expired"
+                let interrupted = "worker '\(worker)' stopped during attempt \(job.attempts) (\(cause))"
                 let (state, reason): (JobState, String)
                 if job.cancel {
                     (state, reason) = (.cancelled, "cancel requested; \(interrupted)")

@@ -1,0 +1,32 @@
+extension JobQueue {
+    /// Puts a failed or cancelled job back to `pending`, with a fresh set of attempts; its checkpoint
+    /// is kept, so a job that saves one (a download) resumes where it stopped. Recorded in its history.
+    ///
+    /// - Throws: `jobNotFound`; `invalidArgument` when the job is not failed or cancelled, belongs to
+    ///   a sequence or group, or another unfinished job holds its unique key (nothing changes).
+    public func retry(_ id: JobID) async throws {
+        try await store.retry(id, now: now)
+        dispatcherWake.signal()
+        jobChanges.signal()
+    }
+
+    /// Deletes jobs that finished in `state` more than `age` ago, with their history and tags, in
+    /// small transactions that never hold the file for long. Jobs of a running group are kept.
+    ///
+    /// - Parameters:
+    ///   - state: `succeeded`, `failed` or `cancelled`.
+    ///   - age: How long ago the job must have finished.
+    /// - Returns: How many jobs (and finished groups) were deleted.
+    /// - Throws: `invalidArgument` for an unfinished state or a negative age; a storage error.
+    @discardableResult
+    public func prune(state: JobState, olderThan age: Duration) async throws -> Int {
+        guard age >= .zero else { throw DurableQueueError.invalidArgument("age", "\(age) is negative") }
+        let cutoff = now - age.milliseconds
+        var deleted = 0
+        while true {
+            let batch = try await store.prune(state: state, finishedBefore: cutoff, limit: 500)
+            deleted += batch
+            if batch < 500 { return deleted }
+        }
+    }
+}

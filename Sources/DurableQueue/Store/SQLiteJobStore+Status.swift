@@ -1,0 +1,59 @@
+/// One queue's settings, job counts and throttle state, for status displays.
+package struct QueueStatus: Sendable, Hashable {
+    package var configuration: QueueConfiguration
+    package var counts: QueueCounts
+    /// When the throttle or rate limit next lets a job start (milliseconds since 1970); nil when
+    /// nothing holds the queue back.
+    package var nextStartAt: Int64?
+}
+
+extension SQLiteJobStore {
+    /// Every queue's settings, counts by state and next allowed start, by name.
+    package func queueStatuses() throws -> [QueueStatus] {
+        let counts = Dictionary(uniqueKeysWithValues: try counts().map { ($0.queue, $0) })
+        let nextStarts = try read("read when each queue may next start a job") {
+            var nextStarts: [String: Int64] = [:]
+            try connection.query("SELECT name, next_start_at FROM queues WHERE next_start_at > 0") { row in
+                nextStarts[row.string(0)] = row.int64(1)
+            }
+            return nextStarts
+        }
+        return try queues().map { queue in
+            QueueStatus(
+                configuration: queue, counts: counts[queue.name] ?? QueueCounts(queue: queue.name, counts: [:]),
+                nextStartAt: nextStarts[queue.name])
+        }
+    }
+
+    /// How many jobs of `kinds` are unfinished (scheduled, pending, blocked or running), in `queues`
+    /// (every queue when nil).
+    package func unfinishedJobCount(kinds: [String], queues: [String]?) throws -> Int {
+        try read("count unfinished jobs") {
+            Int(
+                try connection.scalarInt64(
+                    """
+                    SELECT count(*) FROM jobs
+                    WHERE state IN ('scheduled', 'pending', 'blocked', 'running')
+                      AND kind IN (SELECT value FROM json_each(?1))
+                      AND (?2 IS NULL OR queue IN (SELECT value FROM json_each(?2)))
+                    """, [Self.jsonArray(kinds), queues.map(Self.jsonArray)]) ?? 0)
+        }
+    }
+
+    /// The ids of up to `limit` unfinished jobs of `kinds` in `queues` (every queue when nil), oldest first.
+    package func unfinishedJobIDs(kinds: [String], queues: [String]?, limit: Int) throws -> [JobID] {
+        try read("list unfinished jobs") {
+            var ids: [JobID] = []
+            try connection.query(
+                """
+                SELECT id FROM jobs
+                WHERE state IN ('scheduled', 'pending', 'blocked', 'running')
+                  AND kind IN (SELECT value FROM json_each(?1))
+                  AND (?2 IS NULL OR queue IN (SELECT value FROM json_each(?2)))
+                ORDER BY id LIMIT ?3
+                """, [Self.jsonArray(kinds), queues.map(Self.jsonArray), limit]
+            ) { ids.append(JobID($0.int64(0))) }
+            return ids
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import ArgumentParser
+import DurableQueue
+
+/// `durableq list`: jobs, newest first, filtered by state, queue and tag.
+struct List: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List jobs, newest first.")
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var output: OutputOptions
+
+    @Option(help: "Only jobs in this state (\(JobState.allCases.map(\.rawValue).joined(separator: ", "))).")
+    var state: JobState?
+    @Option(help: "Only jobs of this queue.")
+    var queue: String?
+    @Option(help: "Only jobs with this tag.")
+    var tag: String?
+    @Option(help: "At most this many jobs.")
+    var limit: Int = 50
+
+    func validate() throws {
+        guard limit > 0 else { throw ValidationError("--limit must be positive, not \(limit)") }
+    }
+
+    func run() async throws {
+        let jobs = try await database.openForReading().store.jobs(JobFilter(state: state, queue: queue, tag: tag, limit: limit))
+        if output.json {
+            JSONValue.array(jobs.map(\.json)).print()
+            return
+        }
+        guard !jobs.isEmpty else { return Terminal.print("no jobs") }
+        var table = Table(header: ["ID", "QUEUE", "KIND", "STATE", "ATTEMPTS", "PROGRESS", "UPDATED", "TAGS"])
+        for job in jobs {
+            table.rows.append([
+                String(job.id.rawValue), job.queue, job.kind, job.state.rawValue,
+                job.maxAttempts.map { "\(job.attempts)/\($0)" } ?? String(job.attempts), Formatting.percent(job.progress),
+                Formatting.timestamp(job.updatedAt), job.tags.joined(separator: ","),
+            ])
+        }
+        table.print()
+    }
+}
+
+extension JobState: ExpressibleByArgument {}

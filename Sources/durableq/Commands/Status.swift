@@ -1,0 +1,52 @@
+import ArgumentParser
+import DurableQueue
+import Foundation
+
+/// `durableq status`: per queue, counts by state, concurrency, suspension, throttle and next start.
+struct Status: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show each queue: jobs by state, concurrency, suspended, throttle and next allowed start.")
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let queue = try database.openForReading()
+        let statuses = try await queue.store.queueStatuses()
+        if output.json {
+            JSONValue.array(statuses.map(\.json)).print()
+        } else {
+            for line in Self.lines(statuses, now: Date().millisecondsSince1970) { Terminal.print(line) }
+        }
+    }
+
+    /// The status table as lines of text.
+    static func lines(_ statuses: [QueueStatus], now: Int64) -> [String] {
+        guard !statuses.isEmpty else { return ["no queues yet"] }
+        var table = Table(header: [
+            "QUEUE", "MODE", "LIMIT", "PAUSED", "SCHEDULED", "PENDING", "BLOCKED", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED",
+            "THROTTLE", "NEXT START",
+        ])
+        for status in statuses {
+            let queue = status.configuration
+            var throttle: [String] = []
+            if let interval = queue.throttle {
+                throttle.append("1 per \(Formatting.duration(interval.interval)) from \(interval.measuredFrom.rawValue)")
+            }
+            if let rate = queue.rateLimit { throttle.append("\(rate.count) per \(Formatting.duration(rate.window))") }
+            let nextStart = status.nextStartAt.map { $0 > now ? "in \(Formatting.duration(Duration.milliseconds($0 - now)))" : "now" }
+            table.rows.append(
+                [
+                    queue.name, queue.mode.rawValue, queue.concurrencyLimit == 0 ? "-" : String(queue.concurrencyLimit),
+                    queue.isSuspended ? "yes" : "no",
+                ] + [JobState.scheduled, .pending, .blocked, .running, .succeeded, .failed, .cancelled].map { String(status.counts[$0]) }
+                    + [throttle.isEmpty ? "-" : throttle.joined(separator: ", "), nextStart ?? "-"])
+        }
+        return table.lines
+    }
+}
+
+extension Date {
+    /// Milliseconds since 1970, as the file stores times.
+    var millisecondsSince1970: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }
+}

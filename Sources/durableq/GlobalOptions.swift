@@ -1,0 +1,45 @@
+import ArgumentParser
+import DurableQueue
+import Foundation
+
+/// Which file a command works on, and how it opens it.
+struct DatabaseOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The DurableQueue file.", valueName: "path"))
+    var db: String = "durableq.sqlite"
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("How long to wait for another process's write lock (e.g. 5s, 500ms).", valueName: "duration"))
+    var busyTimeout: DurationArgument = DurationArgument(.seconds(5))
+
+    /// Opens the file for a command that changes state (through the library, so every change has
+    /// its event). `create` makes a missing file; otherwise a missing file is an error.
+    func openQueue(create: Bool, configuration: JobQueue.Configuration = JobQueue.Configuration()) throws -> JobQueue {
+        if !create { try requireFile() }
+        var configuration = configuration
+        configuration.storage = StorageOptions(busyTimeout: busyTimeout.duration, createIfMissing: create)
+        return try JobQueue(path: db, configuration: configuration)
+    }
+
+    /// Opens an existing file for reading; never creates one.
+    func openForReading() throws -> JobQueue {
+        try openQueue(create: false)
+    }
+
+    /// Throws a clear error when the file does not exist.
+    private func requireFile() throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: db, isDirectory: &isDirectory) else {
+            throw CommandFailure(
+                message: "no DurableQueue file at \(db): it does not exist (name another with --db, "
+                    + "or create one with `durableq download`)")
+        }
+        if isDirectory.boolValue { throw CommandFailure(message: "\(db) is a directory, not a DurableQueue file") }
+    }
+}
+
+/// `--json` for commands that print what they read.
+struct OutputOptions: ParsableArguments {
+    @Flag(name: .long, help: "Print JSON (for scripts) instead of a table.")
+    var json = false
+}
