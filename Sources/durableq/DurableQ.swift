@@ -36,7 +36,7 @@ struct DurableQ: AsyncParsableCommand {
             Foundation.exit(error.status)
         } catch {
             if exitCode(for: error) == .validationFailure {
-                Terminal.printError(fullMessage(for: error))
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
                 Foundation.exit(2)
             }
             exit(withError: error)

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// What a run of the built `durableq` printed and how it exited.
+struct CLIResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    /// Standard output parsed as JSON.
+    func json() throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(stdout.utf8))
+    }
+
+    /// Standard output parsed as a JSON object.
+    func object() throws -> [String: Any] {
+        try #require(try json() as? [String: Any], "not a JSON object: \(stdout)")
+    }
+
+    /// Standard output parsed as a JSON array of objects.
+    func objects() throws -> [[String: Any]] {
+        try #require(try json() as? [[String: Any]], "not a JSON array of objects: \(stdout)")
+    }
+}
+
+/// Runs the built `durableq` with `arguments` in `directory` and waits for it to exit.
+func durableq(_ arguments: [String], in directory: String) async throws -> CLIResult {
+    let process = Process()
+    process.executableURL = WorkerProcess.productsDirectory.appendingPathComponent("durableq")
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    return await withCheckedContinuation { continuation in
+        DispatchQueue.global().async {
+            // Read both pipes at once so that neither can fill up and stall the child.
+            let group = DispatchGroup()
+            nonisolated(unsafe) var stderr = Data()
+            DispatchQueue.global().async(group: group) { stderr = errors.fileHandleForReading.readDataToEndOfFile() }
+            let stdout = output.fileHandleForReading.readDataToEndOfFile()
+            group.wait()
+            process.waitUntilExit()
+            continuation.resume(
+                returning: CLIResult(
+                    status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                    stderr: String(decoding: stderr, as: UTF8.self)))
+        }
+    }
+}
