@@ -87,6 +87,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "durableq-bench",
+            dependencies: ["DurableQueue"],
+            path: "Benchmarks/durableq-bench",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "durableq-test-worker",
             dependencies: ["DurableQueue", "DurableDownloads", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings

@@ -56,4 +56,17 @@ extension SQLiteJobStore {
             return ids
         }
     }
+
+    /// The SQLite library's version and this connection's `journal_mode` and `synchronous` setting.
+    package func sqliteSettings() throws -> (version: String, journalMode: String, synchronous: String) {
+        try read("read the SQLite settings") {
+            var version = "", journal = "", synchronous = ""
+            try connection.query("SELECT sqlite_version()") { version = $0.string(0) }
+            try connection.query("PRAGMA journal_mode") { journal = $0.string(0) }
+            try connection.query("PRAGMA synchronous") { row in
+                synchronous = ["OFF", "NORMAL", "FULL", "EXTRA"][Int(row.int64(0)) % 4]
+            }
+            return (version, journal, synchronous)
+        }
+    }
 }

@@ -1,0 +1,43 @@
+import DurableQueue
+import Foundation
+import Synchronization
+
+/// The benchmark's job: a ~100-byte JSON input, a handler that does nothing but count.
+struct NoOpJob: Job {
+    struct Input: Codable, Sendable {
+        var task: String
+        var job: String
+        var to: String
+        var tmpl: String
+        var lang: String
+
+        /// The same 100-byte payload as the C baseline's.
+        init(_ index: Int) {
+            let number = String(format: "%06d", index)
+            task = "send_welcome"
+            job = number
+            to = "user\(number)@example.com"
+            tmpl = "welcome_v2"
+            lang = "en"
+        }
+    }
+    static let name = "bench.noop"
+
+    let started: @Sendable () -> Void
+
+    func run(_ input: Input, context: JobContext) async throws -> Bool {
+        started()
+        return true
+    }
+}
+
+/// A thread-safe counter of handler starts.
+final class StartCounter: Sendable {
+    private let count = Atomic<Int>(0)
+
+    /// Counts one start.
+    func increment() { count.add(1, ordering: .relaxed) }
+
+    /// The starts so far.
+    var value: Int { count.load(ordering: .relaxed) }
+}

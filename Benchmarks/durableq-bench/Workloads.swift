@@ -1,0 +1,181 @@
+import DurableQueue
+import Foundation
+
+/// The benchmark's workloads, each on a fresh file in `directory`.
+struct Workloads {
+    var directory: URL
+    var durability: Durability
+    var n: Int
+
+    /// A fresh file's path.
+    func freshPath(_ name: String) -> String {
+        directory.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8)).sqlite").path
+    }
+
+    /// Opens `path` with the benchmark's settings and the no-op job registered, counting starts.
+    func open(_ path: String, counter: StartCounter = StartCounter(), maxConcurrentJobs: Int = 16) throws -> JobQueue {
+        let configuration = JobQueue.Configuration(
+            storage: StorageOptions(durability: durability), maxConcurrentJobs: maxConcurrentJobs, retention: .forever)
+        let queue = try JobQueue(path: path, configuration: configuration)
+        queue.register(NoOpJob(started: { counter.increment() }))
+        return queue
+    }
+
+    /// The SQLite settings of a file opened like the workloads' files.
+    func settings() async throws -> SQLiteSettings {
+        let queue = try open(freshPath("settings"))
+        let found = try await queue.store.sqliteSettings()
+        return SQLiteSettings(version: found.version, journalMode: found.journalMode, synchronous: found.synchronous)
+    }
+
+    /// N enqueues, each awaited (committed) before the next, by `callers` concurrent callers.
+    func enqueue(callers: Int) async throws -> Measurement {
+        let queue = try open(freshPath("enqueue"))
+        let start = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for caller in 0..<callers {
+                group.addTask {
+                    for index in stride(from: caller, to: n, by: callers) {
+                        _ = try await queue.enqueue(NoOpJob.self, NoOpJob.Input(index))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let seconds = secondsSince(start)
+        return Measurement(workload: callers == 1 ? "enqueue" : "enqueue_\(callers)_callers", jobs: n, seconds: seconds)
+    }
+
+    /// N jobs in batches of 1,000, one transaction each.
+    func batch() async throws -> Measurement {
+        let queue = try open(freshPath("batch"))
+        let start = ContinuousClock.now
+        try await prefill(queue, count: n)
+        return Measurement(workload: "batch", jobs: n, seconds: secondsSince(start))
+    }
+
+    /// Enqueues `count` jobs in batches of 1,000.
+    func prefill(_ queue: JobQueue, count: Int, from first: Int = 0) async throws {
+        var index = first
+        while index < first + count {
+            let end = min(first + count, index + 1000)
+            _ = try await queue.enqueue(NoOpJob.self, batch: (index..<end).map(NoOpJob.Input.init))
+            index = end
+        }
+    }
+
+    /// N prefilled jobs, the file reopened, drained by the engine until none is unfinished.
+    func drain() async throws -> Measurement {
+        let path = freshPath("drain")
+        try await prefill(try open(path), count: n)
+        let queue = try open(path)
+        let start = ContinuousClock.now
+        let engine = Task { try await queue.run() }
+        while try await queue.unfinishedJobCount() > 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let seconds = secondsSince(start)
+        engine.cancel()
+        _ = try? await engine.value
+        return Measurement(workload: "drain", jobs: n, seconds: seconds)
+    }
+
+    /// Enqueue → handler start on an idle engine, in-process: p50 and p99 over `samples` jobs.
+    func latency(samples: Int = 1000) async throws -> Measurement {
+        let (starts, continuation) = AsyncStream.makeStream(of: ContinuousClock.Instant.self)
+        let configuration = JobQueue.Configuration(storage: StorageOptions(durability: durability), retention: .forever)
+        let queue = try JobQueue(path: freshPath("latency"), configuration: configuration)
+        queue.register(NoOpJob(started: { continuation.yield(.now) }))
+        let engine = Task { try await queue.run() }
+        var iterator = starts.makeAsyncIterator()
+        var delays: [Double] = []
+        let total = ContinuousClock.now
+        for index in 0..<(samples + 50) {
+            let sent = ContinuousClock.now
+            _ = try await queue.enqueue(NoOpJob.self, NoOpJob.Input(index))
+            guard let started = await iterator.next() else { break }
+            let delay = started - sent
+            // The first 50 warm the engine up.
+            if index >= 50 { delays.append(Double(delay.components.attoseconds) / 1e15 + Double(delay.components.seconds) * 1000) }
+            try await Task.sleep(for: .milliseconds(1))  // idle between jobs
+        }
+        engine.cancel()
+        _ = try? await engine.value
+        delays.sort()
+        return Measurement(
+            workload: "latency", jobs: delays.count, seconds: secondsSince(total),
+            extra: [("p50_ms", percentile(delays, 0.5)), ("p99_ms", percentile(delays, 0.99))])
+    }
+
+    /// With `backlog` jobs waiting: the time to open and start the first job, the drain rate of N
+    /// jobs, the enqueue rate of N jobs, and the peak memory.
+    func backlog(_ backlog: Int) async throws -> Measurement {
+        let path = freshPath("backlog")
+        try await prefill(try open(path), count: backlog)
+        let counter = StartCounter()
+        let start = ContinuousClock.now
+        let queue = try open(path, counter: counter)
+        let engine = Task { try await queue.run() }
+        while counter.value == 0 { try await Task.sleep(for: .microseconds(200)) }
+        let ready = secondsSince(start)
+        let drainStart = ContinuousClock.now
+        while counter.value < n { try await Task.sleep(for: .milliseconds(2)) }
+        let drainSeconds = secondsSince(drainStart)
+        engine.cancel()
+        _ = try? await engine.value
+        let enqueueStart = ContinuousClock.now
+        for index in 0..<n { _ = try await queue.enqueue(NoOpJob.self, NoOpJob.Input(backlog + index)) }
+        let enqueueSeconds = secondsSince(enqueueStart)
+        return Measurement(
+            workload: "backlog", jobs: backlog, seconds: ready,
+            extra: [
+                ("open_ready_secs", ready), ("drain_jobs_per_sec", Double(n) / drainSeconds),
+                ("enqueue_jobs_per_sec", Double(n) / enqueueSeconds), ("peak_rss_mb", peakRSSKilobytes() / 1024),
+            ])
+    }
+
+    /// N prefilled jobs drained by `processes` worker processes (this executable with `--worker`).
+    func processes(_ processes: Int) async throws -> Measurement {
+        let path = freshPath("processes")
+        try await prefill(try open(path), count: n)
+        let start = ContinuousClock.now
+        let children = try (0..<processes).map { _ in
+            let child = Process()
+            child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+            child.arguments = ["--worker", path, "--sync", durability == .powerLoss ? "full" : "normal"]
+            try child.run()
+            return child
+        }
+        for child in children { child.waitUntilExit() }
+        return Measurement(workload: "drain_\(processes)_process\(processes == 1 ? "" : "es")", jobs: n, seconds: secondsSince(start))
+    }
+
+    /// Throttle precision: 50 jobs on a queue throttled to one start per 20 ms; the average gap
+    /// between starts minus the interval.
+    func throttle() async throws -> Measurement {
+        let queue = try open(freshPath("throttle"))
+        try await queue.configure(QueueConfiguration("paced", throttle: Throttle(.milliseconds(20))))
+        let handles = try await queue.enqueue(NoOpJob.self, batch: (0..<51).map(NoOpJob.Input.init), options: EnqueueOptions(queue: "paced"))
+        let start = ContinuousClock.now
+        let engine = Task { try await queue.run() }
+        for handle in handles { _ = try await handle.result() }
+        let seconds = secondsSince(start)
+        engine.cancel()
+        _ = try? await engine.value
+        let records = try await queue.store.jobs(JobFilter(queue: "paced", limit: 100)).compactMap(\.startedAt).sorted()
+        let gaps = zip(records.dropFirst(), records).map { Double($0 - $1) }
+        let average = gaps.reduce(0, +) / Double(max(1, gaps.count))
+        return Measurement(
+            workload: "throttle_20ms", jobs: handles.count, seconds: seconds,
+            extra: [("average_gap_ms", average), ("average_error_ms", average - 20), ("max_gap_ms", gaps.max() ?? 0)])
+    }
+}
+
+/// The `--worker PATH` mode: drains the file and exits.
+func runWorker(path: String, durability: Durability) async throws {
+    let configuration = JobQueue.Configuration(storage: StorageOptions(durability: durability), retention: .forever)
+    let queue = try JobQueue(path: path, configuration: configuration)
+    queue.register(NoOpJob(started: {}))
+    let engine = Task { try await queue.run() }
+    while try await queue.unfinishedJobCount() > 0 { try await Task.sleep(for: .milliseconds(5)) }
+    engine.cancel()
+    _ = try? await engine.value
+}

@@ -1,0 +1,92 @@
+import DurableQueue
+import Foundation
+
+// durableq-bench: DurableQueue's speed, measured, optionally as ratios to the C baseline in the same run.
+//
+//   swift run -c release durableq-bench [--n 10000] [--backlog 1000000] [--sync normal|full]
+//       [--baseline path/to/baseline.c] [--only enqueue,batch,drain,latency,backlog,processes,throttle]
+//       [--dir DIR]
+//
+// Prints one JSON line per workload (with the SQLite version, journal mode and synchronous setting),
+// then a table. Every workload uses a fresh file in DIR (default .build/bench-runs/<time>, on disk).
+
+let usage = """
+    usage: durableq-bench [--n N] [--backlog N] [--sync normal|full] [--baseline baseline.c] [--only w1,w2] [--dir DIR]
+    """
+
+var options: [String: String] = [:]
+var arguments = CommandLine.arguments.dropFirst()
+while let name = arguments.popFirst() {
+    guard name.hasPrefix("--"), let value = arguments.popFirst() else {
+        FileHandle.standardError.write(Data((usage + "\n").utf8))
+        exit(2)
+    }
+    options[String(name.dropFirst(2))] = value
+}
+let durability: Durability = options["sync"]?.lowercased() == "full" ? .powerLoss : .processCrash
+
+if let path = options["worker"] {
+    try await runWorker(path: path, durability: durability)
+    exit(0)
+}
+
+let n = Int(options["n"] ?? "") ?? 10_000
+let backlogSize = Int(options["backlog"] ?? "") ?? 1_000_000
+let all = ["enqueue", "batch", "drain", "latency", "backlog", "processes", "throttle"]
+let chosen = Set(options["only"].map { $0.split(separator: ",").map(String.init) } ?? all)
+let directory = URL(fileURLWithPath: options["dir"] ?? ".build/bench-runs/\(Int(Date().timeIntervalSince1970))", isDirectory: true)
+try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+
+let workloads = Workloads(directory: directory, durability: durability, n: n)
+let settings = try await workloads.settings()
+let baseline = try options["baseline"].map {
+    try Baseline(source: $0, directory: directory, synchronous: durability == .powerLoss ? "FULL" : "NORMAL")
+}
+
+var results: [Measurement] = []
+@MainActor func report(_ measurement: Measurement, baselineWorkload: String? = nil) throws {
+    var measurement = measurement
+    if let baseline, let baselineWorkload {
+        let rate = try baseline.rate(baselineWorkload, n: n)
+        measurement.extra += [("baseline_jobs_per_sec", rate), ("ratio_to_baseline", measurement.jobsPerSecond / rate)]
+    }
+    print(measurement.jsonLine(settings: settings))
+    results.append(measurement)
+}
+
+if chosen.contains("enqueue") {
+    try report(try await workloads.enqueue(callers: 1), baselineWorkload: "enqueue")
+    try report(try await workloads.enqueue(callers: 8), baselineWorkload: "enqueue")
+}
+if chosen.contains("batch") { try report(try await workloads.batch(), baselineWorkload: "batch") }
+if chosen.contains("drain") { try report(try await workloads.drain(), baselineWorkload: "drain") }
+if chosen.contains("latency") { try report(try await workloads.latency()) }
+if chosen.contains("processes") {
+    let one = try await workloads.processes(1)
+    try report(one)
+    var two = try await workloads.processes(2)
+    two.extra.append(("ratio_to_one_process", two.jobsPerSecond / one.jobsPerSecond))
+    try report(two)
+}
+if chosen.contains("throttle") { try report(try await workloads.throttle()) }
+if chosen.contains("backlog") {
+    var backlog = try await workloads.backlog(backlogSize)
+    let empty = results.first { $0.workload == "drain" }?.jobsPerSecond
+    let emptyEnqueue = results.first { $0.workload == "enqueue" }?.jobsPerSecond
+    if let empty, let drain = backlog.extra.first(where: { $0.0 == "drain_jobs_per_sec" })?.1 {
+        backlog.extra.append(("drain_ratio_to_empty", drain / empty))
+    }
+    if let emptyEnqueue, let enqueue = backlog.extra.first(where: { $0.0 == "enqueue_jobs_per_sec" })?.1 {
+        backlog.extra.append(("enqueue_ratio_to_empty", enqueue / emptyEnqueue))
+    }
+    try report(backlog)
+}
+
+print("")
+print("SQLite \(settings.version), journal_mode=\(settings.journalMode), synchronous=\(settings.synchronous), N=\(n)")
+for result in results {
+    let numbers = result.extra.map { "\($0.0)=\(String(format: "%.2f", $0.1))" }.joined(separator: " ")
+    print(
+        result.workload.padding(toLength: 22, withPad: " ", startingAt: 0)
+            + String(format: "%10.0f jobs/s  ", result.jobsPerSecond) + numbers)
+}
