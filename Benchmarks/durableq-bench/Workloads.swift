@@ -125,9 +125,9 @@ struct Workloads {
         for index in 0..<n { _ = try await queue.enqueue(NoOpJob.self, NoOpJob.Input(backlog + index)) }
         let enqueueSeconds = secondsSince(enqueueStart)
         return Measurement(
-            workload: "backlog", jobs: backlog, seconds: ready,
+            workload: "backlog", jobs: n, seconds: drainSeconds,
             extra: [
-                ("open_ready_secs", ready), ("drain_jobs_per_sec", Double(n) / drainSeconds),
+                ("backlog_jobs", Double(backlog)), ("open_ready_secs", ready), ("drain_jobs_per_sec", Double(n) / drainSeconds),
                 ("enqueue_jobs_per_sec", Double(n) / enqueueSeconds), ("peak_rss_mb", peakRSSKilobytes() / 1024),
             ])
     }
