@@ -54,9 +54,10 @@ struct Download: AsyncParsableCommand {
 
         let directory = URL(fileURLWithPath: to, isDirectory: true).standardizedFileURL.path
         var ours: [JobID] = []
+        let finished = try await store.jobs(JobFilter(state: .succeeded, queue: worker.http.downloadQueue, limit: 10_000))
         for url in urls {
             let request = DownloadRequest(url: url, directory: directory, sha256: sha256)
-            if let done = try await Self.existingDownload(of: request, store: store) {
+            if let done = Self.existingDownload(of: request, among: finished) {
                 Terminal.print("already downloaded \(url) -> \(done.path) (job \(done.id))")
                 continue
             }
@@ -82,9 +83,8 @@ struct Download: AsyncParsableCommand {
         }
     }
 
-    /// A finished download of the same URL to the same directory whose file is still there.
-    static func existingDownload(of request: DownloadRequest, store: SQLiteJobStore) async throws -> (id: JobID, path: String)? {
-        let finished = try await store.jobs(JobFilter(state: .succeeded, queue: "downloads", limit: 10_000))
+    /// Among `finished` jobs, a download of the same URL to the same directory whose file is still there.
+    static func existingDownload(of request: DownloadRequest, among finished: [JobRecord]) -> (id: JobID, path: String)? {
         for job in finished where job.kind == DownloadJob.name {
             guard let input = try? JSONDecoder().decode(DownloadRequest.self, from: Data(job.input.utf8)),
                 input.url == request.url, input.directory == request.directory, input.fileName == request.fileName,

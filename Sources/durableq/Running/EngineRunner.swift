@@ -43,10 +43,11 @@ enum EngineRunner {
             }
             do {
                 // The engine stops either way: after the monitor saw the work done, or on a signal.
-                let first = try await tasks.next() ?? false
-                if !first { tasks.cancelAll() }
-                while try await tasks.next() != nil {}
-                return first
+                // The two children may end in either order, so the answer is whether either saw it.
+                var done = try await tasks.next() ?? false
+                if !done { tasks.cancelAll() }  // a signal: stop the monitor (unless it already saw the end)
+                while let next = try await tasks.next() { done = done || next }
+                return done
             } catch {
                 await group.triggerGracefulShutdown()
                 throw error
