@@ -25,7 +25,7 @@ public struct SystemTimeSource: TimeSource {
 
 extension Date {
     /// Milliseconds since 1970, as stored in the database.
-    var millisecondsSince1970: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }
+    package var millisecondsSince1970: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }
 
     /// The time `milliseconds` after 1970.
     init(millisecondsSince1970 milliseconds: Int64) {

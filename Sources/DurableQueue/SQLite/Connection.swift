@@ -121,7 +121,7 @@ final class Connection {
 
 extension Duration {
     /// The duration in whole milliseconds, rounded down.
-    var milliseconds: Int64 {
+    package var milliseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }

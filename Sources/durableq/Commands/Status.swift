@@ -45,8 +45,3 @@ struct Status: AsyncParsableCommand {
         return table.lines
     }
 }
-
-extension Date {
-    /// Milliseconds since 1970, as the file stores times.
-    var millisecondsSince1970: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }
-}

@@ -31,7 +31,7 @@ enum Formatting {
 
     /// A duration as the command line writes it: `250ms`, `2s`, `1500ms`.
     static func duration(_ duration: Duration) -> String {
-        let milliseconds = duration.wholeMilliseconds
+        let milliseconds = duration.milliseconds
         return milliseconds % 1000 == 0 ? "\(milliseconds / 1000)s" : "\(milliseconds)ms"
     }
 

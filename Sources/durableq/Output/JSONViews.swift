@@ -41,18 +41,11 @@ extension QueueStatus {
             ("queue", .string(queue.name)), ("mode", .string(queue.mode.rawValue)),
             ("concurrency_limit", .int(Int64(queue.concurrencyLimit))), ("suspended", .bool(queue.isSuspended)),
             ("counts", .object(JobState.allCases.map { ($0.rawValue, .int(Int64(counts[$0]))) })),
-            ("throttle_interval_ms", .int(queue.throttle.map { $0.interval.wholeMilliseconds })),
+            ("throttle_interval_ms", .int(queue.throttle.map { $0.interval.milliseconds })),
             ("throttle_measured_from", .string(queue.throttle?.measuredFrom.rawValue)),
             ("rate_limit_count", .int(queue.rateLimit.map { Int64($0.count) })),
-            ("rate_limit_window_ms", .int(queue.rateLimit.map { $0.window.wholeMilliseconds })),
+            ("rate_limit_window_ms", .int(queue.rateLimit.map { $0.window.milliseconds })),
             ("next_start", .time(nextStartAt)),
         ])
-    }
-}
-
-extension Duration {
-    /// The duration in whole milliseconds.
-    var wholeMilliseconds: Int64 {
-        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
 }
