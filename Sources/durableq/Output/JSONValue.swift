@@ -1,7 +1,7 @@
 import Foundation
 
 /// A JSON value whose objects keep their keys in the order written, for stable, readable output.
-enum JSONValue: Sendable, Equatable {
+enum JSONValue: Sendable {
     case null
     case bool(Bool)
     case int(Int64)
@@ -9,8 +9,6 @@ enum JSONValue: Sendable, Equatable {
     case string(String)
     case array([JSONValue])
     case object([(String, JSONValue)])
-
-    static func == (lhs: JSONValue, rhs: JSONValue) -> Bool { lhs.text == rhs.text }
 
     /// Parses JSON text (a job's input or output); text that is not JSON becomes a string.
     static func parsing(_ text: String) -> JSONValue {
