@@ -37,6 +37,7 @@ let package = Package(
                 .embedInCode("0001_initial.sql"),
                 .embedInCode("0002_throttle.sql"),
                 .embedInCode("0003_groups_and_cache.sql"),
+                .embedInCode("0004_faster_writes.sql"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -30,6 +30,7 @@ public enum SchemaMigrations {
         SchemaMigration(version: 2, name: "0002_throttle", bytes: PackageResources._002_throttle_sql),
         SchemaMigration(
             version: 3, name: "0003_groups_and_cache", bytes: PackageResources._003_groups_and_cache_sql),
+        SchemaMigration(version: 4, name: "0004_faster_writes", bytes: PackageResources._004_faster_writes_sql),
     ]
 
     /// The newest schema version this build knows.

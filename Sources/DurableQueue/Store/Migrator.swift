@@ -35,10 +35,20 @@ enum Migrator {
                 .readOnly, "the file's schema version \(found) needs upgrading to \(latest), which a read-only open cannot do",
                 path: connection.path)
         }
+        // A migration may rebuild a table; with foreign keys on, dropping the old one would cascade
+        // to the rows that reference it. The pragma has no effect inside a transaction, so it is set
+        // around them, and every migration checks the keys itself before it commits.
+        try connection.executeScript("PRAGMA foreign_keys = OFF")
+        defer { try? connection.executeScript("PRAGMA foreign_keys = ON") }
         for migration in migrations where migration.version > found {
             try connection.write {
                 guard try userVersion(connection) < migration.version else { return }
                 try connection.executeScript(migration.sql)
+                if try connection.scalarInt64("SELECT count(*) FROM pragma_foreign_key_check") != 0 {
+                    throw DurableQueueError(
+                        .corrupt, "migration \(migration.name) would leave rows that reference missing rows",
+                        path: connection.path)
+                }
                 // The version is a constant of this build, never input.
                 try connection.executeScript("PRAGMA user_version = \(migration.version)")
             }

@@ -37,32 +37,25 @@ extension SQLiteJobStore {
             }
         }
         let state: JobState = placement != nil ? .blocked : (job.runAt ?? now) > now ? .scheduled : .pending
-        var inserted: Int64?
-        // The id is chosen here so that order_key can be derived from it in the same statement:
-        // the id on a FIFO queue, minus the id on a LIFO queue.
-        try connection.query(
+        let inserted = try nextJobID()
+        // The id is chosen here (the write lock is held) so that order_key can be derived from it in
+        // the same statement: the id on a FIFO queue, minus the id on a LIFO queue.
+        try connection.execute(
             """
             INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy,
                               timeout_ms, unique_key, input, created_at, updated_at, throttle_interval_ms,
                               throttle_interval_source, group_id, group_position, step_name, takes_previous_output)
-            SELECT next.id, q.name, ?2, ?3, ?4, CASE q.mode WHEN 'lifo' THEN -next.id ELSE next.id END, ?5, ?6, ?7,
-                   ?8, ?9, ?10, ?11, ?11, coalesce(?12, q.throttle_interval_ms),
-                   CASE WHEN ?12 IS NULL THEN 'queue' ELSE 'job' END, ?13, ?14, ?15, ?16
-            FROM (SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'jobs'), 0) + 1 AS id) AS next,
-                 queues AS q
-            WHERE q.name = ?1
-            RETURNING id
+            VALUES (?1, ?2, ?3, ?4, ?5, CASE (SELECT mode FROM queues WHERE name = ?2) WHEN 'lifo' THEN -?1 ELSE ?1 END,
+                    ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12,
+                    coalesce(?13, (SELECT throttle_interval_ms FROM queues WHERE name = ?2)),
+                    CASE WHEN ?13 IS NULL THEN 'queue' ELSE 'job' END, ?14, ?15, ?16, ?17)
             """,
             [
-                job.queue, job.kind, state.rawValue, job.priority.rawValue, job.runAt ?? now, job.maxAttempts,
+                inserted, job.queue, job.kind, state.rawValue, job.priority.rawValue, job.runAt ?? now, job.maxAttempts,
                 job.retryPolicy, job.timeoutMilliseconds, job.uniquePolicy == .allow ? nil : job.uniqueKey,
                 job.input, now, job.throttleIntervalMilliseconds, placement?.group.rawValue, placement?.position,
                 placement?.name, placement?.takesPreviousOutput ?? false,
-            ]
-        ) { row in inserted = row.int64(0) }
-        guard let inserted else {
-            throw DurableQueueError(.storage, "the job row was not inserted", queue: job.queue)
-        }
+            ])
         let id = JobID(inserted)
         for tag in Set(job.tags) {
             try connection.execute("INSERT INTO job_tags (tag, job_id) VALUES (?, ?)", [tag, inserted])
@@ -71,12 +64,24 @@ extension SQLiteJobStore {
         return replacing.map { .replaced(id, replacing: $0) } ?? .inserted(id)
     }
 
+    /// The id the next inserted job gets: one more than the largest ever used (AUTOINCREMENT's
+    /// counter), so ids of pruned jobs are never reused.
+    private func nextJobID() throws -> Int64 {
+        try connection.scalarInt64("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'jobs'), 0) + 1") ?? 1
+    }
+
+    /// The condition under which a job holds its unique key: the WHERE of idx_jobs_unique_key, word
+    /// for word, so that SQLite uses that index for a query that includes it.
+    static let holdsUniqueKey = """
+        unique_key IS NOT NULL AND cancel_requested = 0
+              AND (state = 'scheduled' OR state = 'pending' OR state = 'blocked' OR state = 'running')
+        """
+
     /// The active job holding unique key `key`, found through the partial unique index.
     private func activeJob(uniqueKey key: String) throws -> JobID? {
         try connection.scalarInt64(
             """
-            SELECT id FROM jobs
-            WHERE unique_key = ? AND cancel_requested = 0 AND state IN ('scheduled', 'pending', 'blocked', 'running')
+            SELECT id FROM jobs WHERE unique_key = ? AND \(Self.holdsUniqueKey)
             """, [key]
         ).map { JobID($0) }
     }

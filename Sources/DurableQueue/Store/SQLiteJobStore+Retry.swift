@@ -27,7 +27,7 @@ extension SQLiteJobStore {
                 try connection.query(
                     """
                     SELECT id FROM jobs
-                    WHERE unique_key = ? AND id != ? AND state IN ('scheduled', 'pending', 'blocked', 'running') LIMIT 1
+                    WHERE unique_key = ? AND id != ? AND \(Self.holdsUniqueKey) LIMIT 1
                     """, [key, id.rawValue]
                 ) { holder = $0.int64(0) }
                 if let holder {

@@ -104,4 +104,38 @@ import Testing
         #expect(try connection.scalarInt64("SELECT throttle_interval_ms FROM jobs WHERE id = 2") == 0)
         #expect(try await store.queue(named: "api")?.throttle == Throttle(.milliseconds(500)))
     }
+
+    @Test func aVersionThreeFileKeepsEveryRowAndItsIDCounterWhenTheJobsTableIsRebuilt() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        let connection = try Connection(path: path, options: StorageOptions())
+        try Migrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(3)))
+        try connection.executeScript(
+            """
+            INSERT INTO queues (name, created_at, updated_at) VALUES ('default', 1, 1);
+            INSERT INTO jobs (queue, kind, state, order_key, run_at, input, unique_key, created_at, updated_at)
+            VALUES ('default', 'a', 'pending', 1, 1, '{}', 'k', 1, 1), ('default', 'b', 'succeeded', 2, 1, '{}', NULL, 1, 1),
+                   ('default', 'c', 'succeeded', 3, 1, '{}', NULL, 1, 1);
+            INSERT INTO job_tags (tag, job_id) VALUES ('t', 1);
+            INSERT INTO job_events (job_id, at, to_state, attempt, reason) VALUES (1, 1, 'pending', 0, 'enqueued');
+            INSERT INTO cache_entries (namespace, key, state, kind, job_id, updated_at) VALUES ('n', 'k', 'inProgress', 'a', 1, 1);
+            DELETE FROM jobs WHERE id = 3;  -- pruned: its id must stay unused
+            """)
+
+        let store = try SQLiteJobStore(path: path)
+        #expect(try Migrator.userVersion(connection) == SchemaMigrations.latestVersion)
+        #expect(try connection.scalarInt64("SELECT count(*) FROM jobs") == 2)
+        #expect(try connection.scalarInt64("SELECT count(*) FROM job_tags WHERE job_id = 1") == 1)
+        #expect(try connection.scalarInt64("SELECT count(*) FROM job_events WHERE job_id = 1") == 1)
+        #expect(try connection.scalarInt64("SELECT job_id FROM cache_entries") == 1)
+        #expect(try connection.scalarInt64("SELECT count(*) FROM job_history") == 1)
+        #expect(try connection.scalarInt64("PRAGMA foreign_keys") == 1)
+        // No IN list is left in the jobs table's constraints or indexes.
+        #expect(try connection.scalarInt64("SELECT count(*) FROM sqlite_master WHERE tbl_name = 'jobs' AND sql LIKE '%state IN%'") == 0)
+        let next = try await store.enqueue(NewJob(kind: "d", input: "{}"), now: 2).id
+        #expect(next == JobID(4))
+        let kept = try await store.enqueue(NewJob(kind: "a", input: "{}", uniqueKey: "k"), now: 2)
+        #expect(kept == .existing(JobID(1)))
+    }
 }
