@@ -116,7 +116,7 @@ public final class JobQueue: Sendable {
     {
         let now = now
         let job = try options.newJob(kind: J.name, input: try SQLiteJobStore.json(input), now: now)
-        let outcome = try await store.enqueue(job, now: now)
+        let outcome = try await store.perform { try $0.enqueue(job, now: now) }
         enqueued()
         return JobHandle(id: outcome.id, queue: self)
     }
@@ -128,8 +128,8 @@ public final class JobQueue: Sendable {
         async throws -> [JobHandle<J>]
     {
         let now = now
-        let jobs = try inputs.map { try options.newJob(kind: J.name, input: try SQLiteJobStore.json($0), now: now) }
-        let outcomes = try await store.enqueue(batch: jobs, now: now)
+        let jobs = try options.newJobs(kind: J.name, inputs: try inputs.map(SQLiteJobStore.json), now: now)
+        let outcomes = try await store.perform { try $0.enqueue(batch: jobs, now: now) }
         enqueued()
         return outcomes.map { JobHandle(id: $0.id, queue: self) }
     }

@@ -49,12 +49,29 @@ public struct EnqueueOptions: Sendable {
 
     /// The store's description of a job of `kind` with `input`, enqueued at `now` (ms since 1970).
     func newJob(kind: String, input: String, now: Int64) throws -> NewJob {
+        var job = try newJob(kind: kind, now: now)
+        job.input = input
+        return job
+    }
+
+    /// The store's description of jobs of `kind`, one per input, enqueued at `now` (ms since 1970);
+    /// the options are checked and encoded once.
+    func newJobs(kind: String, inputs: some Sequence<String>, now: Int64) throws -> [NewJob] {
+        let template = try newJob(kind: kind, now: now)
+        return inputs.map { input in
+            var job = template
+            job.input = input
+            return job
+        }
+    }
+
+    private func newJob(kind: String, now: Int64) throws -> NewJob {
         if let delay, delay < .zero { throw DurableQueueError.invalidArgument("delay", "\(delay) is negative") }
         if let timeout, timeout <= .zero { throw DurableQueueError.invalidArgument("timeout", "\(timeout) is not positive") }
         let runAt = runAt.map(\.millisecondsSince1970) ?? delay.map { now + $0.milliseconds }
         return NewJob(
-            queue: queue, kind: kind, input: input, priority: priority, runAt: runAt, maxAttempts: retry.maxAttempts,
-            retryPolicy: try SQLiteJobStore.json(retry.backoff), timeoutMilliseconds: timeout?.milliseconds,
+            queue: queue, kind: kind, input: "", priority: priority, runAt: runAt, maxAttempts: retry.maxAttempts,
+            retryPolicy: try retry.backoff.jsonText(), timeoutMilliseconds: timeout?.milliseconds,
             uniqueKey: uniqueKey, uniquePolicy: uniquePolicy, tags: tags,
             throttleIntervalMilliseconds: throttleInterval?.milliseconds)
     }

@@ -66,6 +66,15 @@ public struct Backoff: Sendable, Hashable, Codable {
                 multiplier: max(1, multiplier), maximumMilliseconds: maximum.milliseconds, jitter: min(max(jitter, 0), 1))
     }
 
+    /// The backoff as JSON, for `jobs.retry_policy`; the default one is encoded once per process.
+    func jsonText() throws -> String {
+        if self == Self.standard, let standardJSON = Self.standardJSON { return standardJSON }
+        return try SQLiteJobStore.json(self)
+    }
+
+    private static let standard = Backoff.exponential()
+    private static let standardJSON = try? SQLiteJobStore.json(standard)
+
     /// The wait after failed attempt number `attempt` (from 1), in milliseconds.
     ///
     /// - Parameter unit: A random number in 0..<1 that places the wait within the jitter.

@@ -7,6 +7,7 @@ final class Connection {
     /// The database file.
     let path: String
     private let handle: OpaquePointer
+    private let busyTimeoutMilliseconds: Int32
     private var statements: [String: Statement] = [:]
 
     /// Opens `path` and applies the options: WAL mode, foreign keys, busy timeout, synchronous level.
@@ -29,8 +30,9 @@ final class Connection {
         }
         self.path = path
         self.handle = opened
+        self.busyTimeoutMilliseconds = Int32(clamping: options.busyTimeout.milliseconds)
         sqlite3_extended_result_codes(handle, 1)
-        sqlite3_busy_timeout(handle, Int32(clamping: options.busyTimeout.milliseconds))
+        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
         try configure(options)
     }
 
@@ -80,6 +82,14 @@ final class Connection {
         guard code == SQLITE_OK else {
             throw SQLiteError(handle: handle, code: code, sql: nil, path: path)
         }
+    }
+
+    /// Runs `body` with the busy timeout off: a statement that would wait for another connection's
+    /// lock fails with `SQLITE_BUSY` at once instead.
+    func withoutBusyWaiting<T>(_ body: () throws -> T) rethrows -> T {
+        sqlite3_busy_timeout(handle, 0)
+        defer { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
+        return try body()
     }
 
     /// Runs `body` in a write transaction: `BEGIN IMMEDIATE`, then `COMMIT`, or `ROLLBACK` if it throws.

@@ -12,7 +12,7 @@ package actor SQLiteJobStore {
     /// The options the file was opened with.
     package nonisolated let options: StorageOptions
     let connection: Connection
-    private let executor: SerialQueueExecutor
+    private let executor: LockingSerialExecutor
     /// Queues known to have a row, so enqueue skips creating them.
     var knownQueues: Set<String> = []
 
@@ -28,7 +28,7 @@ package actor SQLiteJobStore {
     package init(path: String, options: StorageOptions = StorageOptions()) throws {
         self.path = path
         self.options = options
-        self.executor = SerialQueueExecutor(label: "DurableQueue.store")
+        self.executor = LockingSerialExecutor(label: "DurableQueue.store")
         do {
             let connection = try Connection(path: path, options: options)
             try Migrator.migrate(connection, readOnly: options.readOnly)
@@ -36,6 +36,34 @@ package actor SQLiteJobStore {
         } catch {
             throw Self.mapped(error, operation: "open the job database", path: path, busyTimeout: options.busyTimeout)
         }
+    }
+
+    /// Runs `body` on the store: at once on the calling thread when that cannot block it, else on the
+    /// store's own queue.
+    ///
+    /// At once means: no other call is using the store and `body`'s SQLite statements need not wait
+    /// for another process's lock, so the call costs no thread switch. A `body` that would wait
+    /// (`SQLITE_BUSY`) is rolled back and run again on the store's queue, where waiting blocks no
+    /// cooperative thread. With ``Durability/powerLoss`` every commit waits for fsync, so `body`
+    /// always runs on the queue. Use it for short calls only.
+    package nonisolated func perform<T: Sendable>(_ body: @Sendable (isolated SQLiteJobStore) throws -> T) async throws -> T {
+        if options.durability != .powerLoss, let result = try runInline(body) { return result }
+        return try await run(body)
+    }
+
+    /// `body`'s result, or nil if it could not run at once without waiting.
+    private nonisolated func runInline<T: Sendable>(_ body: @Sendable (isolated SQLiteJobStore) throws -> T) throws -> T? {
+        do {
+            return try executor.runInline {
+                try assumeIsolated { store in try store.connection.withoutBusyWaiting { try body(store) } }
+            }
+        } catch let error as DurableQueueError where error.code == .databaseLocked {
+            return nil
+        }
+    }
+
+    private func run<T: Sendable>(_ body: @Sendable (isolated SQLiteJobStore) throws -> T) throws -> T {
+        try body(self)
     }
 
     /// Runs `body` in a write transaction, turning SQLite errors into ``DurableQueueError``.
