@@ -13,7 +13,7 @@ struct Workloads {
     }
 
     /// Opens `path` with the benchmark's settings and the no-op job registered, counting starts.
-    func open(_ path: String, counter: StartCounter = StartCounter(), maxConcurrentJobs: Int = 16) throws -> JobQueue {
+    func open(_ path: String, counter: StartCounter = StartCounter(), maxConcurrentJobs: Int = 64) throws -> JobQueue {
         let configuration = JobQueue.Configuration(
             storage: StorageOptions(durability: durability), maxConcurrentJobs: maxConcurrentJobs, retention: .forever)
         let queue = try JobQueue(path: path, configuration: configuration)
@@ -68,10 +68,13 @@ struct Workloads {
     func drain() async throws -> Measurement {
         let path = freshPath("drain")
         try await prefill(try open(path), count: n)
-        let queue = try open(path)
+        let counter = StartCounter()
+        let queue = try open(path, counter: counter)
         let start = ContinuousClock.now
         let engine = Task { try await queue.run() }
-        while try await queue.unfinishedJobCount() > 0 { try await Task.sleep(for: .milliseconds(5)) }
+        // Polls the file only once every job has started, so that counting does not slow the drain.
+        while counter.value < n { try await Task.sleep(for: .milliseconds(1)) }
+        while try await queue.unfinishedJobCount() > 0 { try await Task.sleep(for: .milliseconds(1)) }
         let seconds = secondsSince(start)
         engine.cancel()
         _ = try? await engine.value

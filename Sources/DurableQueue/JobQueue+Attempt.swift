@@ -116,8 +116,7 @@ extension JobQueue {
     /// Records the attempt's outcome (committed before anyone hears of it) and reports it.
     private func record(_ job: ClaimedJob, _ outcome: AttemptOutcome, started: Int64, logger: Logger) async throws {
         let finished = now
-        let states = try await store.finish([FinishedAttempt(id: job.id, owner: configuration.workerID, outcome: outcome)], now: finished)
-        guard let state = states[job.id] else {
+        guard let state = try await recorder.record(FinishedAttempt(id: job.id, owner: configuration.workerID, outcome: outcome)) else {
             logger.debug("job lost its lease to another worker before its end was recorded")
             return
         }

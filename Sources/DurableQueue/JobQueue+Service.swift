@@ -71,7 +71,7 @@ extension JobQueue: Service {
             let now = now
             var wake = now + configuration.pollInterval.milliseconds
             let nextStart = try await retryingTransientErrors("find when the next job may start") {
-                try await self.store.nextWakeTime(after: lastClaimAt)
+                try await self.store.perform { [lastClaimAt] in try $0.nextWakeTime(after: lastClaimAt) }
             } ?? nil
             if let nextStart { wake = min(wake, max(nextStart, now)) }
             if await dispatcherWake.wait(after: seen, until: Date(millisecondsSince1970: wake), time: configuration.timeSource) {
@@ -92,7 +92,7 @@ extension JobQueue: Service {
     /// queue so that a busy queue cannot starve the others.
     private func claimAvailable(startingAt first: inout Int, now: Int64) async throws -> [ClaimedJob] {
         let kinds = registry.kinds
-        let names = try await store.queueNames().filter { configuration.queues?.contains($0) ?? true }
+        let names = try await store.perform { try $0.queueNames() }.filter { configuration.queues?.contains($0) ?? true }
         guard !kinds.isEmpty, !names.isEmpty else {
             // Nothing to claim here, but due jobs still become pending (for other processes, and so
             // that the next wake-up time moves on).
@@ -104,9 +104,10 @@ extension JobQueue: Service {
         for offset in 0..<names.count {
             let room = configuration.maxConcurrentJobs - engine.runningCount - claimed.count
             guard room > 0 else { break }
-            claimed += try await store.claim(
-                queue: names[(first + offset) % names.count], limit: room, owner: configuration.workerID,
-                leaseDuration: configuration.leaseDuration.milliseconds, now: now, kinds: kinds)
+            let (queue, owner, lease) = (names[(first + offset) % names.count], configuration.workerID, configuration.leaseDuration.milliseconds)
+            claimed += try await store.perform {
+                try $0.claim(queue: queue, limit: room, owner: owner, leaseDuration: lease, now: now, kinds: kinds)
+            }
         }
         return claimed
     }

@@ -48,6 +48,8 @@ public final class JobQueue: Sendable {
     let maintenanceWake = ChangeSignal()
     /// Wakes handles waiting on a job: something changed in this process.
     let jobChanges = ChangeSignal()
+    /// Commits the ends of attempts, many per transaction when many end at once.
+    let recorder: AttemptRecorder
     let logger: Logger
     let metrics = JobMetrics()
 
@@ -66,6 +68,7 @@ public final class JobQueue: Sendable {
         try configuration.validate()
         self.configuration = configuration
         self.store = try SQLiteJobStore(path: path, options: configuration.storage)
+        self.recorder = AttemptRecorder(store: store, time: configuration.timeSource)
         self.logger = logger
     }
 
@@ -183,9 +186,7 @@ public final class JobQueue: Sendable {
 
     /// How many jobs are not finished yet (scheduled, pending, blocked or running), over every queue.
     public func unfinishedJobCount() async throws -> Int {
-        try await store.counts().reduce(0) { total, queue in
-            total + queue[.scheduled] + queue[.pending] + queue[.blocked] + queue[.running]
-        }
+        try await store.perform { try $0.unfinishedJobCount() }
     }
 
     /// The current time by the configured time source, in milliseconds since 1970.

@@ -25,6 +25,23 @@ extension SQLiteJobStore {
         }
     }
 
+    /// How many jobs are unfinished (scheduled, pending, blocked or running) over every queue.
+    ///
+    /// Each state is counted through its partial index (blocked jobs through the group index: only
+    /// a job of a group is ever blocked), so finished jobs cost nothing however many there are.
+    package func unfinishedJobCount() throws -> Int {
+        try read("count unfinished jobs") {
+            Int(
+                try connection.scalarInt64(
+                    """
+                    SELECT (SELECT count(*) FROM jobs WHERE state = 'scheduled')
+                         + (SELECT count(*) FROM jobs WHERE state = 'pending')
+                         + (SELECT count(*) FROM jobs WHERE group_id IS NOT NULL AND state = 'blocked')
+                         + (SELECT count(*) FROM jobs WHERE state = 'running')
+                    """) ?? 0)
+        }
+    }
+
     /// How many jobs of `kinds` are unfinished (scheduled, pending, blocked or running), in `queues`
     /// (every queue when nil).
     package func unfinishedJobCount(kinds: [String], queues: [String]?) throws -> Int {

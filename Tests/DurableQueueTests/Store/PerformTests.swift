@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+
+@testable import DurableQueue
+
+@Suite struct PerformTests {
+    @Test func aCallThatWouldWaitForAnotherProcessWaitsOnTheStoreQueueAndSucceeds() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        let store = try SQLiteJobStore(path: path)
+        let other = try Connection(path: path, options: StorageOptions())
+        try other.execute("BEGIN IMMEDIATE")
+        let enqueue = Task { try await store.perform { try $0.enqueue(job(), now: 1_000) } }
+        try await Task.sleep(for: .milliseconds(300))
+        try other.execute("COMMIT")
+        // Not SQLITE_BUSY at once: the inline attempt gave way to a wait within the busy timeout.
+        let outcome = try await enqueue.value
+        #expect(try await store.job(outcome.id).state == .pending)
+    }
+
+    @Test func concurrentCallsAreSerializedWithNothingLost() async throws {
+        try await withStore { store, _ in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for caller in 0..<8 {
+                    group.addTask {
+                        for index in 0..<50 {
+                            _ = try await store.perform { try $0.enqueue(job(input: "{\"c\":\(caller),\"i\":\(index)}"), now: 1_000) }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let ids = try await store.perform { store in
+                var ids: [Int64] = []
+                try store.connection.query("SELECT id FROM jobs ORDER BY id") { ids.append($0.int64(0)) }
+                return ids
+            }
+            #expect(ids == Array(1...400))
+        }
+    }
+}
