@@ -68,35 +68,25 @@ extension JobQueue {
             }, jobQueue: self)
         let deadline = job.timeoutMilliseconds.map { Date(millisecondsSince1970: now + $0) }
         let time = configuration.timeSource
-        return await withTaskGroup(of: AttemptEnding?.self) { group in
-            group.addTask {
-                do {
-                    return .returned(try await runner.run(input: job.input, context: context))
-                } catch {
-                    return .threw(error)
-                }
+        // The handler runs in its own task so that a stop (cancel, timeout, shutdown) can cancel it;
+        // the attempt then waits for it to end.
+        let handler = Task { try await runner.run(input: job.input, context: context) }
+        stop.onStop { _ in handler.cancel() }
+        let timeout = deadline.map { deadline in
+            Task {
+                guard (try? await time.sleep(until: deadline)) != nil else { return }
+                stop.stop(.timedOut)
             }
-            group.addTask {
-                _ = await stop.wait()
-                return nil
-            }
-            if let deadline {
-                group.addTask {
-                    guard (try? await time.sleep(until: deadline)) != nil else { return nil }
-                    stop.stop(.timedOut)
-                    return nil
-                }
-            }
-            var ending: AttemptEnding?
-            while let next = await group.next() {
-                if let next {
-                    ending = next
-                    group.cancelAll()  // the handler ended: stop the watchers
-                } else if stop.reason != nil {
-                    group.cancelAll()  // told to stop: cancel the handler and wait for it to end
-                }
-            }
-            return ending ?? .threw(CancellationError())
+        }
+        defer { timeout?.cancel() }
+        let result = await withTaskCancellationHandler {
+            await handler.result
+        } onCancel: {
+            handler.cancel()
+        }
+        switch result {
+        case .success(let output): return .returned(output)
+        case .failure(let error): return .threw(error)
         }
     }
 

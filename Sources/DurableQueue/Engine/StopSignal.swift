@@ -16,7 +16,7 @@ enum StopReason: Sendable, Hashable {
 final class StopSignal: Sendable {
     private struct State {
         var reason: StopReason?
-        var waiter: CheckedContinuation<StopReason?, Never>?
+        var action: (@Sendable (StopReason) -> Void)?
     }
 
     private let state = Mutex(State())
@@ -26,33 +26,23 @@ final class StopSignal: Sendable {
 
     /// Tells the attempt to stop; later calls change nothing.
     func stop(_ reason: StopReason) {
-        let waiter = state.withLock { state -> CheckedContinuation<StopReason?, Never>? in
+        let action = state.withLock { state -> (@Sendable (StopReason) -> Void)? in
             guard state.reason == nil else { return nil }
             state.reason = reason
-            defer { state.waiter = nil }
-            return state.waiter
+            defer { state.action = nil }
+            return state.action
         }
-        waiter?.resume(returning: reason)
+        action?(reason)
     }
 
-    /// Returns the reason once the attempt is told to stop, or nil if the waiting task is cancelled.
-    func wait() async -> StopReason? {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<StopReason?, Never>) in
-                let now = state.withLock { state -> StopReason?? in
-                    if let reason = state.reason { return .some(reason) }
-                    if Task.isCancelled { return .some(nil) }
-                    state.waiter = continuation
-                    return nil
-                }
-                if let now { continuation.resume(returning: now) }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state in
-                defer { state.waiter = nil }
-                return state.waiter
-            }
-            waiter?.resume(returning: nil)
+    /// Runs `action` with the reason when the attempt is told to stop, or at once if it already was.
+    /// One action per signal: a later call replaces an earlier one that has not run.
+    func onStop(_ action: @escaping @Sendable (StopReason) -> Void) {
+        let stopped = state.withLock { state -> StopReason? in
+            if let reason = state.reason { return reason }
+            state.action = action
+            return nil
         }
+        if let stopped { action(stopped) }
     }
 }
