@@ -8,6 +8,7 @@ final class Connection {
     let path: String
     private let handle: OpaquePointer
     private let busyTimeoutMilliseconds: Int32
+    private let walSize = WALSize()
     private var statements: [String: Statement] = [:]
 
     /// Opens `path` and applies the options: WAL mode, foreign keys, busy timeout, synchronous level.
@@ -52,6 +53,28 @@ final class Connection {
         }
         try execute(options.durability.synchronousPragma)
         try execute("PRAGMA foreign_keys = ON")
+        if !options.readOnly {
+            // No checkpoint inside a commit: it may fsync, and a commit can run on a cooperative
+            // thread (see SQLiteJobStore.perform). The owner checkpoints on its own queue instead,
+            // once walPages passes a threshold. The hook replaces SQLite's automatic checkpoint.
+            sqlite3_wal_hook(
+                handle,
+                { context, _, _, pages in
+                    if let context { Unmanaged<WALSize>.fromOpaque(context).takeUnretainedValue().pages = pages }
+                    return SQLITE_OK
+                }, Unmanaged.passUnretained(walSize).toOpaque())
+        }
+    }
+
+    /// The pages in the write-ahead log after the last commit on this connection.
+    var walPages: Int { Int(walSize.pages) }
+
+    /// Copies the write-ahead log into the database as far as readers allow, without waiting for
+    /// them (`PASSIVE`), so that the log can start over.
+    func checkpoint() throws {
+        let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+        guard code == SQLITE_OK else { throw SQLiteError(handle: handle, code: code, sql: nil, path: path) }
+        walSize.pages = 0
     }
 
     /// The number of rows the last INSERT, UPDATE or DELETE changed.
@@ -127,6 +150,11 @@ final class Connection {
         statements[sql] = statement
         return statement
     }
+}
+
+/// The write-ahead log's size in pages, as the commit hook last reported it.
+private final class WALSize {
+    var pages: Int32 = 0
 }
 
 extension Duration {

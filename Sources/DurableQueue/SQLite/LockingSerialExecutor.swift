@@ -20,6 +20,9 @@ import Darwin
 final class LockingSerialExecutor: SerialExecutor {
     private let queue: DispatchQueue
     private let lock = OwnedLock()
+    /// Jobs enqueued and not yet run: while there are any, callers do not run inline, so that the
+    /// queue is never starved by callers that keep taking the lock.
+    private let queuedJobs = Atomic<Int>(0)
 
     /// Creates an executor over a new serial queue named `label`.
     init(label: String) {
@@ -28,8 +31,10 @@ final class LockingSerialExecutor: SerialExecutor {
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
+        queuedJobs.add(1, ordering: .relaxed)
         queue.async {
             self.lock.lock()
+            self.queuedJobs.subtract(1, ordering: .relaxed)
             defer { self.lock.unlock() }
             job.runSynchronously(on: self.asUnownedSerialExecutor())
         }
@@ -45,10 +50,10 @@ final class LockingSerialExecutor: SerialExecutor {
         precondition(lock.isHeldByCurrentThread, "not isolated to the job store")
     }
 
-    /// Runs `body` on the calling thread holding the lock, if no one holds it; returns nil at once
-    /// (without running `body`) if someone does.
+    /// Runs `body` on the calling thread holding the lock, if no one holds it and no job waits on
+    /// the queue; returns nil at once (without running `body`) otherwise.
     func runInline<T>(_ body: () throws -> T) rethrows -> T? {
-        guard lock.tryLock() else { return nil }
+        guard queuedJobs.load(ordering: .relaxed) == 0, lock.tryLock() else { return nil }
         defer { lock.unlock() }
         return try body()
     }

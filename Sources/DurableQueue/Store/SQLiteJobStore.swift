@@ -15,6 +15,10 @@ package actor SQLiteJobStore {
     private let executor: LockingSerialExecutor
     /// Queues known to have a row, so enqueue skips creating them.
     var knownQueues: Set<String> = []
+    /// Whether a checkpoint waits to run on the store's queue.
+    private var checkpointScheduled = false
+    /// The write-ahead log's size in pages (4 MB at SQLite's default page size) that starts a checkpoint.
+    private static let checkpointThreshold = 1000
 
     /// Runs the actor on its own serial queue.
     package nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -71,12 +75,28 @@ package actor SQLiteJobStore {
     /// - Parameter operation: What is being done, in words, for the error message.
     func write<T>(_ operation: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
         do {
-            return try connection.write(body)
+            let result = try connection.write(body)
+            scheduleCheckpointIfNeeded()
+            return result
         } catch {
             // A queue row created by the rolled-back transaction no longer exists.
             knownQueues.removeAll()
             throw Self.mapped(error, operation: operation(), path: path, busyTimeout: options.busyTimeout)
         }
+    }
+
+    /// Starts a checkpoint on the store's queue when the write-ahead log has grown past the threshold,
+    /// as SQLite's automatic checkpoint would, but never on the committing caller's thread.
+    private func scheduleCheckpointIfNeeded() {
+        guard !checkpointScheduled, connection.walPages >= Self.checkpointThreshold else { return }
+        checkpointScheduled = true
+        Task { self.checkpoint() }
+    }
+
+    /// A passive checkpoint; one that fails (a reader holds the log) is tried again after a later commit.
+    private func checkpoint() {
+        checkpointScheduled = false
+        try? connection.checkpoint()
     }
 
     /// Runs `body` in a read transaction, turning SQLite errors into ``DurableQueueError``.

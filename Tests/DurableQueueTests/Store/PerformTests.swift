@@ -39,4 +39,19 @@ import Testing
             #expect(ids == Array(1...400))
         }
     }
+
+    @Test func theWriteAheadLogIsCheckpointedOffTheCommittingThreadAndStaysBounded() async throws {
+        try await withStore { store, directory in
+            let input = "{\"padding\":\"" + String(repeating: "x", count: 1000) + "\"}"
+            for _ in 0..<25 {
+                _ = try await store.perform { try $0.enqueue(batch: Array(repeating: job(input: input), count: 1000), now: 1_000) }
+            }
+            try await Task.sleep(for: .milliseconds(200))  // the last scheduled checkpoint
+            let wal = try FileManager.default.attributesOfItem(atPath: directory.path("jobs.sqlite-wal"))[.size] as? Int ?? 0
+            let database = try FileManager.default.attributesOfItem(atPath: directory.path("jobs.sqlite"))[.size] as? Int ?? 0
+            // 25,000 jobs of 1 kB are over 25 MB: without checkpoints the log would hold them all.
+            #expect(database > 25_000_000)
+            #expect(wal < 12_000_000)
+        }
+    }
 }
