@@ -7,13 +7,16 @@ struct Workloads {
     var durability: Durability
     var n: Int
 
+    /// Jobs each engine runs at once: enough that claims and endings are grouped many per transaction.
+    static let maxConcurrentJobs = 64
+
     /// A fresh file's path.
     func freshPath(_ name: String) -> String {
         directory.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8)).sqlite").path
     }
 
     /// Opens `path` with the benchmark's settings and the no-op job registered, counting starts.
-    func open(_ path: String, counter: StartCounter = StartCounter(), maxConcurrentJobs: Int = 64) throws -> JobQueue {
+    func open(_ path: String, counter: StartCounter = StartCounter(), maxConcurrentJobs: Int = Self.maxConcurrentJobs) throws -> JobQueue {
         let configuration = JobQueue.Configuration(
             storage: StorageOptions(durability: durability), maxConcurrentJobs: maxConcurrentJobs, retention: .forever)
         let queue = try JobQueue(path: path, configuration: configuration)
@@ -174,7 +177,8 @@ struct Workloads {
 
 /// The `--worker PATH` mode: drains the file and exits.
 func runWorker(path: String, durability: Durability) async throws {
-    let configuration = JobQueue.Configuration(storage: StorageOptions(durability: durability), retention: .forever)
+    let configuration = JobQueue.Configuration(
+        storage: StorageOptions(durability: durability), maxConcurrentJobs: Workloads.maxConcurrentJobs, retention: .forever)
     let queue = try JobQueue(path: path, configuration: configuration)
     queue.register(NoOpJob(started: {}))
     let engine = Task { try await queue.run() }
