@@ -16,9 +16,9 @@ struct Workloads {
     }
 
     /// Opens `path` with the benchmark's settings and the no-op job registered, counting starts.
-    func open(_ path: String, counter: StartCounter = StartCounter(), maxConcurrentJobs: Int = Self.maxConcurrentJobs) throws -> JobQueue {
+    func open(_ path: String, counter: StartCounter = StartCounter()) throws -> JobQueue {
         let configuration = JobQueue.Configuration(
-            storage: StorageOptions(durability: durability), maxConcurrentJobs: maxConcurrentJobs, retention: .forever)
+            storage: StorageOptions(durability: durability), maxConcurrentJobs: Self.maxConcurrentJobs, retention: .forever)
         let queue = try JobQueue(path: path, configuration: configuration)
         queue.register(NoOpJob(started: { counter.increment() }))
         return queue

@@ -39,8 +39,19 @@ enum Migrator {
         // to the rows that reference it. The pragma has no effect inside a transaction, so it is set
         // around them, and every migration checks the keys itself before it commits.
         try connection.executeScript("PRAGMA foreign_keys = OFF")
-        defer { try? connection.executeScript("PRAGMA foreign_keys = ON") }
-        for migration in migrations where migration.version > found {
+        do {
+            try apply(migrations.filter { $0.version > found }, to: connection)
+        } catch {
+            // The migration's error is the one to report; the pragma is restored as well as it can be.
+            try? connection.executeScript("PRAGMA foreign_keys = ON")
+            throw error
+        }
+        try connection.executeScript("PRAGMA foreign_keys = ON")
+    }
+
+    /// Applies `migrations` in order, each in its own transaction, unless another process did first.
+    private static func apply(_ migrations: [SchemaMigration], to connection: Connection) throws {
+        for migration in migrations {
             try connection.write {
                 guard try userVersion(connection) < migration.version else { return }
                 try connection.executeScript(migration.sql)

@@ -4,7 +4,8 @@ import CDurableQueueSQLite
 ///
 /// Each method is one short transaction that changes rows and appends the matching `job_events`
 /// rows, so the history shows every state a job was ever in. The actor runs on its own serial
-/// dispatch queue, so SQLite calls that block (lock waits, fsync) never hold a cooperative thread.
+/// dispatch queue, so SQLite calls that block (lock waits, fsync) never hold a cooperative thread;
+/// short calls that would not block can run at once on the caller's thread through ``perform(_:)``.
 /// Times are milliseconds since 1970, given by the caller so that tests control the clock.
 package actor SQLiteJobStore {
     /// The database file.
