@@ -97,7 +97,7 @@ extension JobQueue {
         let failure = JobFailure(error, retryable: retryable)
         let attemptsLeft = job.maxAttempts.map { job.attempt < $0 } ?? true
         guard retryable && attemptsLeft else { return .failed(failure) }
-        let backoff = job.retryPolicy.flatMap { try? JSONDecoder().decode(Backoff.self, from: Data($0.utf8)) } ?? .exponential()
+        let backoff = job.retryPolicy.flatMap { try? JSONDecoder().decode(Backoff.self, from: Data($0.utf8)) } ?? .default
         var delay = backoff.delayMilliseconds(afterAttempt: job.attempt, unit: Double.random(in: 0..<1))
         if let asked = (error as? any RetryAfterError)?.retryAfter { delay = max(delay, asked.milliseconds) }
         return .retry(failure, runAt: now + delay)

@@ -71,7 +71,7 @@ public struct EnqueueOptions: Sendable {
         let runAt = runAt.map(\.millisecondsSince1970) ?? delay.map { now + $0.milliseconds }
         return NewJob(
             queue: queue, kind: kind, input: "", priority: priority, runAt: runAt, maxAttempts: retry.maxAttempts,
-            retryPolicy: try retry.backoff.jsonText(), timeoutMilliseconds: timeout?.milliseconds,
+            retryPolicy: try retry.backoff.storedJSON(), timeoutMilliseconds: timeout?.milliseconds,
             uniqueKey: uniqueKey, uniquePolicy: uniquePolicy, tags: tags,
             throttleIntervalMilliseconds: throttleInterval?.milliseconds)
     }

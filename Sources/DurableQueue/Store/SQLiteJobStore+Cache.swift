@@ -87,6 +87,10 @@ extension SQLiteJobStore {
     /// Records how job `id` ended in the cache entry it computes, if any; called in the transaction
     /// that ended the job.
     func recordCacheOutcome(ofJob id: JobID, now: Int64) throws {
+        // Most jobs compute no cache key: one probe of the index says so, cheaper than the update's join.
+        guard try connection.scalarInt64("SELECT 1 FROM cache_entries WHERE job_id = ? LIMIT 1", [id.rawValue]) != nil else {
+            return
+        }
         try connection.execute(
             """
             UPDATE cache_entries

@@ -20,14 +20,17 @@ extension SQLiteJobStore {
     }
 
     private func record(_ attempt: FinishedAttempt, now: Int64) throws -> JobState? {
-        var row: (attempts: Int, maxAttempts: Int?, cancelRequested: Bool, queue: String, throttleInterval: Int64)?
+        var row: (attempts: Int, maxAttempts: Int?, cancelRequested: Bool, queue: String, throttleInterval: Int64, group: GroupID?)?
         try connection.query(
             """
-            SELECT attempts, max_attempts, cancel_requested, queue, throttle_interval_ms FROM jobs
+            SELECT attempts, max_attempts, cancel_requested, queue, throttle_interval_ms, group_id FROM jobs
             WHERE id = ? AND state = 'running' AND lease_owner = ?
             """, [attempt.id.rawValue, attempt.owner]
         ) { found in
-            row = (Int(found.int64(0)), found.optionalInt(1), found.int64(2) != 0, found.string(3), found.int64(4))
+            row = (
+                Int(found.int64(0)), found.optionalInt(1), found.int64(2) != 0, found.string(3), found.int64(4),
+                found.optionalInt64(5).map { GroupID($0) }
+            )
         }
         guard let row else { return nil }
 
@@ -65,7 +68,7 @@ extension SQLiteJobStore {
             ])
         try appendEvent(attempt.id, now: now, from: .running, to: state, attempt: row.attempts, reason: reason, worker: attempt.owner)
         try recordEnd(queue: row.queue, interval: row.throttleInterval, now: now)
-        if state.isTerminal { try jobEnded(attempt.id, now: now) }
+        if state.isTerminal { try jobEnded(attempt.id, group: row.group, now: now) }
         return state
     }
 

@@ -61,12 +61,10 @@ extension SQLiteJobStore {
         try read("read group \(id)") { try result(of: id) }
     }
 
-    /// After job `id` reached a terminal state: lets its group go on (start the next step, or end).
-    func advanceGroup(ofJob id: JobID, now: Int64) throws {
-        guard let group = try connection.scalarInt64("SELECT group_id FROM jobs WHERE id = ?", [id.rawValue]) else {
-            return
-        }
-        try advance(GroupID(group), now: now)
+    /// After a job of group `id` reached a terminal state: lets the group go on (start the next
+    /// step, or end).
+    func advanceGroup(_ id: GroupID, now: Int64) throws {
+        try advance(id, now: now)
     }
 
     // MARK: - Inserting and starting

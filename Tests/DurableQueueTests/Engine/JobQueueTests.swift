@@ -66,6 +66,22 @@ import Testing
         }
     }
 
+    @Test func theDefaultBackoffIsStoredAsNullAndStillWaitsOneSecondOrSo() async throws {
+        let time = ManualTimeSource()
+        let configuration = JobQueue.Configuration(pollInterval: .milliseconds(20), timeSource: time)
+        try await withRunningQueue(configuration: configuration, register: { $0.register(Flaky(retries: true)) }) { queue in
+            let start = time.now().millisecondsSince1970
+            let handle = try await queue.enqueue(Flaky.self, 1)
+            #expect(try await queue.store.job(handle.id).retryPolicy == nil)
+            try await eventually("the first attempt failed") { try await handle.state() == .scheduled }
+            // Exponential from 1 s with ±20% jitter.
+            let runAt = try await queue.store.job(handle.id).runAt
+            #expect((start + 800)...(start + 1_200) ~= runAt)
+            time.advance(by: .milliseconds(1_200))
+            #expect(try await handle.result() == 2)
+        }
+    }
+
     @Test func retriesStopAtTheAttemptLimit() async throws {
         try await withRunningQueue(register: { $0.register(Flaky(retries: true)) }) { queue in
             let options = EnqueueOptions(retry: RetryPolicy(maxAttempts: 2, backoff: .constant(.zero)))
