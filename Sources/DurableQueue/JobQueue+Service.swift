@@ -22,13 +22,19 @@ extension JobQueue: Service {
         guard engine.start() else {
             throw DurableQueueError(.invalidArgument, "run() is already running on this JobQueue", path: path)
         }
-        defer { engine.reset() }
+        defer {
+            recorder.refiller = nil
+            engine.reset()
+        }
         try await startUp()
+        recorder.refiller = self
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask { await self.maintain() }
                 try await self.dispatch(into: &group)
-                await self.drain()
+                // Also when the task was cancelled: no more claims along with endings either.
+                self.engine.beginShutdown()
+                await self.drain(into: &group)
                 self.engine.finish()
                 self.maintenanceWake.signal()
             }
@@ -50,23 +56,22 @@ extension JobQueue: Service {
         }
     }
 
-    /// Claims and starts jobs until shutdown begins.
+    /// Claims and starts jobs until shutdown begins; also starts those claimed along with recorded
+    /// endings (see ``AttemptRecorder``).
     private func dispatch(into group: inout ThrowingDiscardingTaskGroup<any Error>) async throws {
         var lastDataVersion: Int64?
         var shouldClaim = true
-        var firstQueue = 0
         // The time of the latest claim: a throttle or schedule that came due after it needs another.
         var lastClaimAt = Int64.min
         while !engine.isShuttingDown && !Task.isCancelled {
             let seen = dispatcherWake.generation
+            startAdmitted(in: &group)
             if shouldClaim {
                 let claimAt = now
-                let claimed = try await retryingTransientErrors("claim jobs") {
-                    try await self.claimAvailable(startingAt: &firstQueue, now: claimAt)
-                } ?? []
+                let claimed = try await retryingTransientErrors("claim jobs") { try await self.claimAvailable(now: claimAt) } ?? 0
                 lastClaimAt = claimAt
-                for job in claimed { start(job, in: &group) }
-                if !claimed.isEmpty && engine.runningCount < configuration.maxConcurrentJobs { continue }
+                startAdmitted(in: &group)
+                if claimed > 0 && engine.runningCount < configuration.maxConcurrentJobs { continue }
             }
             let now = now
             var wake = now + configuration.pollInterval.milliseconds
@@ -88,55 +93,58 @@ extension JobQueue: Service {
         }
     }
 
-    /// Claims as many due jobs as this process has room for, queue by queue, rotating the first
-    /// queue so that a busy queue cannot starve the others.
-    private func claimAvailable(startingAt first: inout Int, now: Int64) async throws -> [ClaimedJob] {
-        let kinds = registry.kinds
-        let names = try await store.perform { try $0.queueNames() }.filter { configuration.queues?.contains($0) ?? true }
-        guard !kinds.isEmpty, !names.isEmpty else {
-            // Nothing to claim here, but due jobs still become pending (for other processes, and so
-            // that the next wake-up time moves on).
-            try await store.promoteDueJobs(now: now)
-            return []
+    /// Claims as many due jobs as this process has room for (see ``claimDue(in:freeing:now:)``) in
+    /// one transaction, and admits them to the engine while still holding the store.
+    ///
+    /// - Returns: How many jobs were claimed.
+    private func claimAvailable(now: Int64) async throws -> Int {
+        // A full engine claims nothing; skip the transaction.
+        guard engine.runningCount < configuration.maxConcurrentJobs else { return 0 }
+        return try await store.perform { store in
+            let claimed = try store.write("claim jobs") { try self.claimDue(in: store, freeing: 0, now: now) }
+            self.engine.admit(claimed)
+            return claimed.count
         }
-        first = (first + 1) % names.count
-        var claimed: [ClaimedJob] = []
-        for offset in 0..<names.count {
-            let room = configuration.maxConcurrentJobs - engine.runningCount - claimed.count
-            guard room > 0 else { break }
-            let (queue, owner, lease) = (names[(first + offset) % names.count], configuration.workerID, configuration.leaseDuration.milliseconds)
-            claimed += try await store.perform {
-                try $0.claim(queue: queue, limit: room, owner: owner, leaseDuration: lease, now: now, kinds: kinds)
-            }
-        }
-        return claimed
     }
 
-    private func start(_ job: ClaimedJob, in group: inout ThrowingDiscardingTaskGroup<any Error>) {
-        let stop = StopSignal()
-        engine.add(job.id, stop)
-        metrics.started(job, waitedMilliseconds: now - job.runAt)
-        jobChanges.signal()
-        group.addTask {
-            await self.process(job, stop: stop)
-            self.engine.remove(job.id)
-            self.dispatcherWake.signal()
+    /// Starts a task for every admitted attempt.
+    private func startAdmitted(in group: inout ThrowingDiscardingTaskGroup<any Error>) {
+        let admitted = engine.takeAdmitted()
+        guard !admitted.isEmpty else { return }
+        let now = now
+        for (job, stop) in admitted {
+            metrics.started(job, waitedMilliseconds: now - job.runAt)
+            group.addTask {
+                await self.process(job, stop: stop)
+                self.engine.remove(job.id)
+                self.dispatcherWake.signal()
+            }
         }
+        jobChanges.signal()
     }
 
     /// After shutdown began: waits for running attempts up to the grace period, then stops the rest.
-    private func drain() async {
+    /// Attempts claimed along with endings just before shutdown began start too, and end the same way.
+    private func drain(into group: inout ThrowingDiscardingTaskGroup<any Error>) async {
         let deadline = now + configuration.gracefulShutdownTimeout.milliseconds
         var stopped = false
         while engine.runningCount > 0 {
             let seen = dispatcherWake.generation
+            startAdmitted(in: &group)
             if engine.runningCount == 0 { break }
-            if !stopped && (now >= deadline || Task.isCancelled) {
-                logger.debug("stopping \(engine.runningCount) running job(s) at shutdown")
-                engine.stopAll(.shutdown)
+            if now >= deadline || Task.isCancelled {
+                if !stopped { logger.debug("stopping \(engine.runningCount) running job(s) at shutdown") }
+                engine.stopAll(.shutdown)  // again each round, for attempts admitted since
                 stopped = true
             }
-            if Task.isCancelled { return }  // the task group waits for the attempts themselves
+            if Task.isCancelled {
+                // A recorder transaction that claimed before shutdown began admits its jobs while
+                // holding the store: once the store is free, every such job is admitted. Started in
+                // the cancelled group, they are given back at once. The group waits for the attempts.
+                _ = try? await store.perform { _ in }
+                startAdmitted(in: &group)
+                return
+            }
             let until = stopped ? Int64.max / 2 : deadline
             await dispatcherWake.wait(after: seen, until: Date(millisecondsSince1970: until), time: configuration.timeSource)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// A durable job queue on one SQLite file: register job types, enqueue, observe, cancel, and run.
 ///
@@ -52,6 +53,8 @@ public final class JobQueue: Sendable {
     let recorder: AttemptRecorder
     let logger: Logger
     let metrics = JobMetrics()
+    /// Which queue the next claim looks at first, rotating so that a busy queue cannot starve the others.
+    let nextFirstQueue = Atomic<Int>(0)
 
     /// Opens (or creates) the queue file at `path`, migrating its schema to the newest version.
     ///

@@ -10,6 +10,8 @@ final class EngineState: Sendable {
         var isShuttingDown = false
         var isFinished = false
         var running: [JobID: StopSignal] = [:]
+        /// Claimed attempts counted in `running` whose tasks the dispatcher has yet to start.
+        var admitted: [(job: ClaimedJob, stop: StopSignal)] = []
     }
 
     private let state = Mutex(State())
@@ -41,8 +43,24 @@ final class EngineState: Sendable {
     /// Whether the engine has finished.
     var isFinished: Bool { state.withLock { $0.isFinished } }
 
-    /// Records that attempt `id` runs here, stoppable through `stop`.
-    func add(_ id: JobID, _ stop: StopSignal) { state.withLock { $0.running[id] = stop } }
+    /// Records that claimed `jobs` run here from now on (they count at once), and keeps them for
+    /// ``takeAdmitted()``.
+    func admit(_ jobs: [ClaimedJob]) {
+        let admitted = jobs.map { (job: $0, stop: StopSignal()) }
+        state.withLock { state in
+            for (job, stop) in admitted { state.running[job.id] = stop }
+            state.admitted += admitted
+        }
+    }
+
+    /// The attempts admitted since the last call, each with its stop signal, for their tasks to start.
+    func takeAdmitted() -> [(job: ClaimedJob, stop: StopSignal)] {
+        state.withLock { state in
+            defer { state.admitted.removeAll() }
+            return state.admitted
+        }
+    }
+
     /// Forgets attempt `id`.
     func remove(_ id: JobID) { _ = state.withLock { $0.running.removeValue(forKey: id) } }
     /// How many attempts run here.

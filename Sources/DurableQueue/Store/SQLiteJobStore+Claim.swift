@@ -22,31 +22,39 @@ extension SQLiteJobStore {
             throw DurableQueueError.invalidArgument("leaseDuration", "\(leaseDuration) ms is not positive")
         }
         return try write("claim the next jobs of queue '\(queue)'") {
-            try promoteDueJobs(now: now, batch: 500)
-            let allowance = try startAllowance(queue: queue, wanted: limit, now: now)
-            let slots = allowance.slots
-            guard slots > 0 else { return [] }
-            var claimed: [ClaimedJob] = []
-            try connection.query(
-                Self.claimStatement(filteringKinds: kinds != nil),
-                [queue, owner, now + leaseDuration, now, kinds.map(Self.jsonArray), slots]
-            ) { row in
-                claimed.append(
-                    ClaimedJob(
-                        id: JobID(row.int64(0)), queue: queue, kind: row.string(1), input: row.string(2),
-                        priority: Priority(rawValue: Int(row.int64(3))), attempt: Int(row.int64(4)),
-                        maxAttempts: row.optionalInt(5), retryPolicy: row.optionalString(6),
-                        timeoutMilliseconds: row.optionalInt64(7), checkpoint: row.optionalBlob(8),
-                        runAt: row.int64(10), leaseExpiresAt: now + leaseDuration, orderKey: row.int64(9),
-                        throttleIntervalMilliseconds: row.int64(11)))
-            }
-            try recordStarts(claimed, queue: queue, allowance: allowance, now: now)
-            for job in claimed {
-                try appendEvent(job.id, now: now, from: .pending, to: .running, attempt: job.attempt, reason: "claimed", worker: owner)
-            }
-            // RETURNING gives no order; restore the queue's.
-            return claimed.sorted { ($0.priority, -$0.orderKey) > ($1.priority, -$1.orderKey) }
+            try claimWithinTransaction(queue: queue, limit: limit, owner: owner, leaseDuration: leaseDuration, now: now, kinds: kinds)
         }
+    }
+
+    /// ``claim(queue:limit:owner:leaseDuration:now:kinds:)`` inside the caller's write transaction
+    /// (`limit` and `leaseDuration` positive).
+    func claimWithinTransaction(
+        queue: String, limit: Int, owner: String, leaseDuration: Int64, now: Int64, kinds: [String]?
+    ) throws -> [ClaimedJob] {
+        try promoteDueJobs(now: now, batch: 500)
+        let allowance = try startAllowance(queue: queue, wanted: limit, now: now)
+        let slots = allowance.slots
+        guard slots > 0 else { return [] }
+        var claimed: [ClaimedJob] = []
+        try connection.query(
+            Self.claimStatement(filteringKinds: kinds != nil),
+            [queue, owner, now + leaseDuration, now, kinds.map(Self.jsonArray), slots]
+        ) { row in
+            claimed.append(
+                ClaimedJob(
+                    id: JobID(row.int64(0)), queue: queue, kind: row.string(1), input: row.string(2),
+                    priority: Priority(rawValue: Int(row.int64(3))), attempt: Int(row.int64(4)),
+                    maxAttempts: row.optionalInt(5), retryPolicy: row.optionalString(6),
+                    timeoutMilliseconds: row.optionalInt64(7), checkpoint: row.optionalBlob(8),
+                    runAt: row.int64(10), leaseExpiresAt: now + leaseDuration, orderKey: row.int64(9),
+                    throttleIntervalMilliseconds: row.int64(11)))
+        }
+        try recordStarts(claimed, queue: queue, allowance: allowance, now: now)
+        for job in claimed {
+            try appendEvent(job.id, now: now, from: .pending, to: .running, attempt: job.attempt, reason: "claimed", worker: owner)
+        }
+        // RETURNING gives no order; restore the queue's.
+        return claimed.sorted { ($0.priority, -$0.orderKey) > ($1.priority, -$1.orderKey) }
     }
 
     /// The claim: an UPDATE of the first `?6` pending jobs of queue `?1`, in queue order, up to and

@@ -10,12 +10,23 @@ extension SQLiteJobStore {
     /// - Returns: The state each reported job is now in; jobs whose report was ignored are absent.
     @discardableResult
     package func finish(_ attempts: [FinishedAttempt], now: Int64) throws -> [JobID: JobState] {
+        try finish(attempts, now: now, thenClaim: { _ in [] }).states
+    }
+
+    /// Records how attempts ended, then runs `claimMore` in the same transaction: the jobs it claims
+    /// take the ended attempts' places at the cost of one commit for both.
+    ///
+    /// - Returns: The state each reported job is now in (as ``finish(_:now:)``), and what
+    ///   `claimMore` claimed.
+    package func finish(
+        _ attempts: [FinishedAttempt], now: Int64, thenClaim claimMore: (isolated SQLiteJobStore) throws -> [ClaimedJob]
+    ) throws -> (states: [JobID: JobState], claimed: [ClaimedJob]) {
         try write("record the end of \(attempts.count) attempt(s)") {
             var recorded: [JobID: JobState] = [:]
             for attempt in attempts {
                 if let state = try record(attempt, now: now) { recorded[attempt.id] = state }
             }
-            return recorded
+            return (recorded, try claimMore(self))
         }
     }
 

@@ -13,11 +13,14 @@ extension SQLiteJobStore {
 
     /// The names of every queue, sorted.
     package func queueNames() throws -> [String] {
-        try read("list queue names") {
-            var names: [String] = []
-            try connection.query("SELECT name FROM queues ORDER BY name") { names.append($0.string(0)) }
-            return names
-        }
+        try read("list queue names") { try queueNamesWithinTransaction() }
+    }
+
+    /// ``queueNames()`` inside the caller's transaction.
+    func queueNamesWithinTransaction() throws -> [String] {
+        var names: [String] = []
+        try connection.query("SELECT name FROM queues ORDER BY name") { names.append($0.string(0)) }
+        return names
     }
 
     /// Running jobs of `owner` whose cancel was requested (by this or another process).
