@@ -116,6 +116,9 @@ struct Workloads {
     func backlog(_ backlog: Int) async throws -> Measurement {
         let path = freshPath("backlog")
         try await prefill(try open(path), count: backlog)
+        // The prefill leaves hundreds of megabytes of dirty pages; the kernel writing them back
+        // during the measurement would slow it by as much as half, and by a different amount each run.
+        sync()
         let counter = StartCounter()
         let start = ContinuousClock.now
         let queue = try open(path, counter: counter)

@@ -96,6 +96,6 @@ extension JobQueue {
             }
             if deleted > 0 { logger.debug("pruned \(deleted) \(state.rawValue) job(s)") }
         }
-        if let counts = try? await store.counts() { metrics.depth(counts) }
+        if metrics.hasBackend, let waiting = try? await store.waitingJobCounts() { metrics.depth(waiting) }
     }
 }

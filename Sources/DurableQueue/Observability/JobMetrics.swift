@@ -35,11 +35,14 @@ struct JobMetrics: Sendable {
         Timer(label: Name.runTime, dimensions: dimensions(job)).recordMilliseconds(max(0, ranMilliseconds))
     }
 
+    /// Whether the app bootstrapped a metrics backend: without one, reports go nowhere, and what
+    /// only feeds a report (counting the waiting jobs) can be skipped.
+    var hasBackend: Bool { !(MetricsSystem.factory is NOOPMetricsHandler) }
+
     /// Reports how many jobs of each queue wait (scheduled, pending or blocked).
-    func depth(_ counts: [QueueCounts]) {
-        for queue in counts {
-            let waiting = queue[.scheduled] + queue[.pending] + queue[.blocked]
-            Gauge(label: Name.queueDepth, dimensions: [("queue", queue.queue)]).record(waiting)
+    func depth(_ waiting: [String: Int]) {
+        for (queue, count) in waiting {
+            Gauge(label: Name.queueDepth, dimensions: [("queue", queue)]).record(count)
         }
     }
 

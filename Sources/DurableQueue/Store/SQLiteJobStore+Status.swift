@@ -42,6 +42,25 @@ extension SQLiteJobStore {
         }
     }
 
+    /// How many jobs wait (scheduled, pending or blocked) in each queue, every queue listed.
+    ///
+    /// Counts through the partial indexes of those states, so the finished jobs (usually most of
+    /// the file) are never read.
+    package func waitingJobCounts() throws -> [String: Int] {
+        try read("count waiting jobs") {
+            var counts: [String: Int] = [:]
+            try connection.query(
+                """
+                SELECT q.name, (SELECT count(*) FROM jobs WHERE state = 'scheduled' AND queue = q.name)
+                             + (SELECT count(*) FROM jobs WHERE state = 'pending' AND queue = q.name)
+                             + (SELECT count(*) FROM jobs WHERE group_id IS NOT NULL AND state = 'blocked' AND queue = q.name)
+                FROM queues AS q
+                """
+            ) { row in counts[row.string(0)] = Int(row.int64(1)) }
+            return counts
+        }
+    }
+
     /// How many jobs of `kinds` are unfinished (scheduled, pending, blocked or running), in `queues`
     /// (every queue when nil).
     package func unfinishedJobCount(kinds: [String], queues: [String]?) throws -> Int {

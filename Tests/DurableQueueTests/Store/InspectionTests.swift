@@ -26,6 +26,19 @@ import Testing
         }
     }
 
+    @Test func waitingCountsAddScheduledPendingAndBlockedPerQueue() async throws {
+        try await withStore { store, _ async throws in
+            try await populate(store)
+            // A sequence of two steps: the first pending, the second blocked behind it.
+            let steps = [CompositionNode.job(job("steps"), name: nil, takesPreviousOutput: false),
+                         CompositionNode.job(job("steps"), name: nil, takesPreviousOutput: false)]
+            _ = try await store.enqueue(composition: .group(.sequence, steps, maxConcurrent: 0, name: nil), now: 1_700_000_000_000)
+            try await store.configure(QueueConfiguration("idle"), now: 1_700_000_000_000)
+            #expect(try await store.counts().first { $0.queue == "steps" }?.counts == [.pending: 1, .blocked: 1])
+            #expect(try await store.waitingJobCounts() == ["mail": 3, "steps": 2, "idle": 0])
+        }
+    }
+
     @Test func listingFiltersByStateQueueAndTag() async throws {
         try await withStore { store, _ async throws in
             try await populate(store)
