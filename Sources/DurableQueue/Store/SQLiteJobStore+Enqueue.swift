@@ -18,13 +18,22 @@ extension SQLiteJobStore {
     package func enqueue(batch jobs: [NewJob], now: Int64) throws -> [EnqueueOutcome] {
         for job in jobs { try job.validate() }
         return try write("enqueue a batch of \(jobs.count) jobs") {
-            try jobs.map { try insert($0, now: now) }
+            // The ids follow each other: read the counter once, not once per job.
+            var next = try nextJobID()
+            return try jobs.map { job in
+                let outcome = try insert(job, now: now, id: next)
+                if case .existing = outcome {} else { next += 1 }
+                return outcome
+            }
         }
     }
 
     /// Inserts `job` with its tags and event row, or applies its unique-key policy. A job placed in
     /// a group starts `blocked` until the group lets it run.
-    func insert(_ job: NewJob, now: Int64, placement: GroupPlacement? = nil) throws -> EnqueueOutcome {
+    ///
+    /// - Parameter id: The id to give the job: ``nextJobID()``'s, which the caller has read in this
+    ///   transaction; nil reads it here.
+    func insert(_ job: NewJob, now: Int64, placement: GroupPlacement? = nil, id: Int64? = nil) throws -> EnqueueOutcome {
         try ensureQueueExists(job.queue, now: now)
         var replacing: JobID?
         if let key = job.uniqueKey, job.uniquePolicy != .allow, let existing = try activeJob(uniqueKey: key) {
@@ -37,7 +46,7 @@ extension SQLiteJobStore {
             }
         }
         let state: JobState = placement != nil ? .blocked : (job.runAt ?? now) > now ? .scheduled : .pending
-        let inserted = try nextJobID()
+        let inserted = try id ?? nextJobID()
         // The id is chosen here (the write lock is held) so that order_key can be derived from it in
         // the same statement: the id on a FIFO queue, minus the id on a LIFO queue.
         try connection.execute(
@@ -66,7 +75,7 @@ extension SQLiteJobStore {
 
     /// The id the next inserted job gets: one more than the largest ever used (AUTOINCREMENT's
     /// counter), so ids of pruned jobs are never reused.
-    private func nextJobID() throws -> Int64 {
+    func nextJobID() throws -> Int64 {
         try connection.scalarInt64("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'jobs'), 0) + 1") ?? 1
     }
 
