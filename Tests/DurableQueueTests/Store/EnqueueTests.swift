@@ -47,6 +47,16 @@ import Testing
         }
     }
 
+    @Test func aBatchNumbersItsNewJobsInOrderAndSkipsTheKeptOnes() async throws {
+        try await withStore { store, _ async throws in
+            let outcomes = try await store.enqueue(
+                batch: [job(uniqueKey: "k"), job(uniqueKey: "k"), job(), job(uniqueKey: "k", policy: .replace), job()], now: 1)
+            #expect(outcomes == [.inserted(JobID(1)), .existing(JobID(1)), .inserted(JobID(2)), .replaced(JobID(3), replacing: JobID(1)), .inserted(JobID(4))])
+            // The AUTOINCREMENT counter moved with them: the next job gets the next id.
+            #expect(try await store.add(job()) == JobID(5))
+        }
+    }
+
     @Test(arguments: [
         (job(kind: ""), "kind"), (job(""), "queue"), (job(maxAttempts: 0), "maxAttempts"),
         (job(uniqueKey: ""), "uniqueKey"), (job(tags: ["ok", ""]), "tags"),
