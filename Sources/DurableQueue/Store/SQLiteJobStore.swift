@@ -16,10 +16,15 @@ package actor SQLiteJobStore {
     private let executor: LockingSerialExecutor
     /// Queues known to have a row, so enqueue skips creating them.
     var knownQueues: Set<String> = []
+    /// Checkpoints beside the commits (nil when read-only).
+    private let checkpointer: Checkpointer?
     /// Whether a checkpoint waits to run on the store's queue.
     private var checkpointScheduled = false
-    /// The write-ahead log's size in pages (4 MB at SQLite's default page size) that starts a checkpoint.
+    /// The write-ahead log's size in pages (4 MB at SQLite's default page size) that starts a
+    /// checkpoint in the background.
     private static let checkpointThreshold = 1000
+    /// The size that starts a checkpoint on the store's queue, which the next commits wait for.
+    private static let blockingCheckpointThreshold = 2 * checkpointThreshold
 
     /// Runs the actor on its own serial queue.
     package nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -34,6 +39,7 @@ package actor SQLiteJobStore {
         self.path = path
         self.options = options
         self.executor = LockingSerialExecutor(label: "DurableQueue.store")
+        self.checkpointer = options.readOnly ? nil : Checkpointer(path: path, options: options)
         do {
             let connection = try Connection(path: path, options: options)
             try Migrator.migrate(connection, readOnly: options.readOnly)
@@ -86,18 +92,20 @@ package actor SQLiteJobStore {
         }
     }
 
-    /// Starts a checkpoint on the store's queue when the write-ahead log has grown past the threshold,
-    /// as SQLite's automatic checkpoint would, but never on the committing caller's thread.
+    /// Starts a checkpoint when the write-ahead log has grown past the threshold, as SQLite's
+    /// automatic checkpoint would, but not in this commit: in the background, beside the next
+    /// commits (see ``Checkpointer``), or past the larger threshold on the store's queue, between
+    /// commits, so that the log can start over.
     private func scheduleCheckpointIfNeeded() {
-        guard !checkpointScheduled, connection.walPages >= Self.checkpointThreshold else { return }
+        let pages = connection.walPages
+        guard pages >= Self.checkpointThreshold, let checkpointer else { return }
+        checkpointer.request()
+        guard !checkpointScheduled, pages >= Self.blockingCheckpointThreshold else { return }
         checkpointScheduled = true
-        Task { self.checkpoint() }
-    }
-
-    /// A passive checkpoint; one that fails (a reader holds the log) is tried again after a later commit.
-    private func checkpoint() {
-        checkpointScheduled = false
-        try? connection.checkpoint()
+        Task {
+            self.checkpointScheduled = false
+            checkpointer.checkpointNow()
+        }
     }
 
     /// Runs `body` in a read transaction, turning SQLite errors into ``DurableQueueError``.

@@ -54,4 +54,19 @@ import Testing
             #expect(wal < 12_000_000)
         }
     }
+
+    @Test func aLogPastTheFirstThresholdIsCheckpointedInTheBackground() async throws {
+        try await withStore { store, directory in
+            let input = "{\"padding\":\"" + String(repeating: "x", count: 1000) + "\"}"
+            // About 6 MB: past the background threshold (4 MB), short of the blocking one (8 MB).
+            for _ in 0..<5 {
+                _ = try await store.perform { try $0.enqueue(batch: Array(repeating: job(input: input), count: 1000), now: 1_000) }
+            }
+            // Only a checkpoint writes pages into the database file itself.
+            try await eventually("the background checkpoint copied the log") {
+                let database = try FileManager.default.attributesOfItem(atPath: directory.path("jobs.sqlite"))[.size] as? Int ?? 0
+                return database > 4_000_000
+            }
+        }
+    }
 }
