@@ -96,11 +96,16 @@ package actor SQLiteJobStore {
     /// automatic checkpoint would, but not in this commit: in the background, beside the next
     /// commits (see ``Checkpointer``), or past the larger threshold on the store's queue, between
     /// commits, so that the log can start over.
+    ///
+    /// With ``Durability/powerLoss`` every commit syncs the log, and a checkpoint's syncs beside
+    /// them slow them more than waiting for it between commits does: it always runs on the queue.
     private func scheduleCheckpointIfNeeded() {
         let pages = connection.walPages
         guard pages >= Self.checkpointThreshold, let checkpointer else { return }
-        checkpointer.request()
-        guard !checkpointScheduled, pages >= Self.blockingCheckpointThreshold else { return }
+        let inBackground = options.durability != .powerLoss
+        if inBackground { checkpointer.request() }
+        let blockingThreshold = inBackground ? Self.blockingCheckpointThreshold : Self.checkpointThreshold
+        guard !checkpointScheduled, pages >= blockingThreshold else { return }
         checkpointScheduled = true
         Task {
             self.checkpointScheduled = false

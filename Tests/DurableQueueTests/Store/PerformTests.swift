@@ -40,8 +40,9 @@ import Testing
         }
     }
 
-    @Test func theWriteAheadLogIsCheckpointedOffTheCommittingThreadAndStaysBounded() async throws {
-        try await withStore { store, directory in
+    @Test(arguments: Durability.allCases)
+    func theWriteAheadLogIsCheckpointedOffTheCommittingThreadAndStaysBounded(durability: Durability) async throws {
+        try await withStore(options: StorageOptions(durability: durability)) { store, directory in
             let input = "{\"padding\":\"" + String(repeating: "x", count: 1000) + "\"}"
             for _ in 0..<25 {
                 _ = try await store.perform { try $0.enqueue(batch: Array(repeating: job(input: input), count: 1000), now: 1_000) }
