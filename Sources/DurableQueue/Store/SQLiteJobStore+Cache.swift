@@ -84,6 +84,11 @@ extension SQLiteJobStore {
         }
     }
 
+    /// Whether the results cache has any entry: when not, no ending needs looking for its entry.
+    func cacheInUse() throws -> Bool {
+        try connection.scalarInt64("SELECT EXISTS (SELECT 1 FROM cache_entries)") == 1
+    }
+
     /// Records how job `id` ended in the cache entry it computes, if any; called in the transaction
     /// that ended the job.
     func recordCacheOutcome(ofJob id: JobID, now: Int64) throws {

@@ -6,9 +6,10 @@ extension SQLiteJobStore {
         try jobEnded(id, group: group.map { GroupID($0) }, now: now)
     }
 
-    /// ``jobEnded(_:now:)`` for a caller that has read the job's `group_id` already.
-    func jobEnded(_ id: JobID, group: GroupID?, now: Int64) throws {
-        try recordCacheOutcome(ofJob: id, now: now)
+    /// ``jobEnded(_:now:)`` for a caller that has read the job's `group_id` already, and may know
+    /// that no cache entry exists at all (`cacheInUse` false) in this transaction.
+    func jobEnded(_ id: JobID, group: GroupID?, cacheInUse: Bool = true, now: Int64) throws {
+        if cacheInUse { try recordCacheOutcome(ofJob: id, now: now) }
         if let group { try advanceGroup(group, now: now) }
     }
 }

@@ -23,14 +23,16 @@ extension SQLiteJobStore {
     ) throws -> (states: [JobID: JobState], claimed: [ClaimedJob]) {
         try write("record the end of \(attempts.count) attempt(s)") {
             var recorded: [JobID: JobState] = [:]
+            // Once per transaction rather than a probe per ending: most files have no cache entries.
+            let cacheInUse = try cacheInUse()
             for attempt in attempts {
-                if let state = try record(attempt, now: now) { recorded[attempt.id] = state }
+                if let state = try record(attempt, cacheInUse: cacheInUse, now: now) { recorded[attempt.id] = state }
             }
             return (recorded, try claimMore(self))
         }
     }
 
-    private func record(_ attempt: FinishedAttempt, now: Int64) throws -> JobState? {
+    private func record(_ attempt: FinishedAttempt, cacheInUse: Bool, now: Int64) throws -> JobState? {
         var row: (attempts: Int, maxAttempts: Int?, cancelRequested: Bool, queue: String, throttleInterval: Int64, group: GroupID?)?
         try connection.query(
             """
@@ -79,7 +81,7 @@ extension SQLiteJobStore {
             ])
         try appendEvent(attempt.id, now: now, from: .running, to: state, attempt: row.attempts, reason: reason, worker: attempt.owner)
         try recordEnd(queue: row.queue, interval: row.throttleInterval, now: now)
-        if state.isTerminal { try jobEnded(attempt.id, group: row.group, now: now) }
+        if state.isTerminal { try jobEnded(attempt.id, group: row.group, cacheInUse: cacheInUse, now: now) }
         return state
     }
 
