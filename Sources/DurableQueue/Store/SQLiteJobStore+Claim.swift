@@ -81,14 +81,6 @@ extension SQLiteJobStore {
         """
     }
 
-    /// Moves scheduled jobs whose time has come to `pending`, with their event rows, in one transaction.
-    ///
-    /// - Returns: How many jobs were promoted (at most 500).
-    @discardableResult
-    package func promoteDueJobs(now: Int64) throws -> Int {
-        try write("promote due jobs") { try promoteDueJobs(now: now, batch: 500) }
-    }
-
     /// Moves scheduled jobs whose time has come to `pending`, with their event rows.
     ///
     /// At most `batch` jobs per call, the earliest due first, so one call never holds the write lock long.

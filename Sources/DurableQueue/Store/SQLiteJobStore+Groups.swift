@@ -61,12 +61,6 @@ extension SQLiteJobStore {
         try read("read group \(id)") { try result(of: id) }
     }
 
-    /// After a job of group `id` reached a terminal state: lets the group go on (start the next
-    /// step, or end).
-    func advanceGroup(_ id: GroupID, now: Int64) throws {
-        try advance(id, now: now)
-    }
-
     // MARK: - Inserting and starting
 
     private func insertGroup(_ node: CompositionNode, parent: GroupID?, position: Int, now: Int64) throws -> GroupID {
@@ -101,7 +95,7 @@ extension SQLiteJobStore {
             "UPDATE groups SET state = 'running', updated_at = ? WHERE id = ? AND state = 'blocked'", [now, id.rawValue])
         guard connection.changes == 1 else { return }  // started already (an empty group ended at once)
         try appendGroupEvent(id, now: now, from: .blocked, to: .running, reason: reason)
-        try advance(id, now: now)
+        try advanceGroup(id, now: now)
     }
 
     /// Starts a blocked child: a job becomes pending (or scheduled), taking `previousOutput` as its
@@ -129,8 +123,9 @@ extension SQLiteJobStore {
 
     // MARK: - Advancing
 
-    /// Starts what group `id` may start next, or ends it when its children decide its outcome.
-    private func advance(_ id: GroupID, now: Int64) throws {
+    /// Starts what group `id` may start next, or ends it when its children decide its outcome;
+    /// called when one of its children ended.
+    func advanceGroup(_ id: GroupID, now: Int64) throws {
         guard let group = try groupRow(id), group.state == .running else { return }
         let children = try self.children(of: id)
         let ended = children.filter(\.state.isTerminal)
@@ -183,7 +178,7 @@ extension SQLiteJobStore {
             [id.rawValue, finalState.rawValue, finalState == .succeeded ? try Self.outputObject(children) : nil,
              finalState == .succeeded ? nil : reason, now])
         try appendGroupEvent(id, now: now, from: group.state, to: finalState, reason: reason)
-        if let parent = group.parent { try advance(parent, now: now) }
+        if let parent = group.parent { try advanceGroup(parent, now: now) }
     }
 
     // MARK: - Cancelling
@@ -198,7 +193,7 @@ extension SQLiteJobStore {
         if group.state == .blocked {
             try end(id, as: .cancelled, children: [], now: now, reason: reason)
         } else {
-            try advance(id, now: now)
+            try advanceGroup(id, now: now)
         }
     }
 
