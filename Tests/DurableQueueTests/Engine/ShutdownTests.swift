@@ -68,6 +68,43 @@ final class Gate: Sendable {
         #expect(try await queue.store.transitions(handle.id) == ["nil>pending", "pending>running", "running>pending"])
     }
 
+    /// Stopping while endings claim the next jobs: no job is left `running`, none lost or run twice.
+    @Test(arguments: [false, true])
+    func stoppingABusyEngineLeavesEveryJobSucceededOrPending(graceful: Bool) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let counter = StartCount()
+        let queue = try JobQueue(
+            path: directory.path("jobs.sqlite"),
+            configuration: JobQueue.Configuration(maxConcurrentJobs: 8, pollInterval: .milliseconds(20)))
+        queue.register(Counted(count: counter))
+        _ = try await queue.enqueue(Counted.self, batch: (0..<5_000).map(String.init))
+
+        try await testGracefulShutdown { trigger in
+            let engine = Task { try await queue.run() }
+            try await eventually("jobs flow") { counter.value >= 200 }
+            if graceful { trigger.triggerGracefulShutdown() } else { engine.cancel() }
+            try await engine.value
+        }
+
+        let counts = try #require(try await queue.store.counts().first)
+        #expect(counts[.running] == 0)
+        #expect(counts[.succeeded] + counts[.pending] == 5_000)
+        #expect(counts[.succeeded] > 0 && counts[.pending] > 0)
+        // Every claim ended: in success (once per job), or given back without using up an attempt.
+        let (claims, successes, givenBack, pendingAttempts) = try await queue.store.perform { store in
+            let count = { (sql: String) in try store.connection.scalarInt64(sql) ?? -1 }
+            return (
+                try count("SELECT count(*) FROM job_events WHERE to_state = 'running'"),
+                try count("SELECT count(*) FROM job_events WHERE to_state = 'succeeded'"),
+                try count("SELECT count(*) FROM job_events WHERE reason = 'given back at shutdown'"),
+                try count("SELECT coalesce(sum(attempts), 0) FROM jobs WHERE state = 'pending'"))
+        }
+        #expect(successes == Int64(counts[.succeeded]))
+        #expect(claims == successes + givenBack)
+        #expect(pendingAttempts == 0)
+    }
+
     @Test func runningTwiceAtOnceIsRefused() async throws {
         try await withRunningQueue { queue async throws in
             try await eventually("the engine runs") { queue.engine.isRunningForTests }
@@ -83,6 +120,23 @@ struct GatedJob: Job {
     let gate: Gate
     func run(_ input: String, context: JobContext) async throws -> String {
         while !gate.isOpen.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(2)) }
+        return input
+    }
+}
+
+/// Counts handler starts.
+final class StartCount: Sendable {
+    private let count = Atomic<Int>(0)
+    func add() { count.add(1, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
+}
+
+/// Returns its input at once, counting starts.
+struct Counted: Job {
+    static let name = "counted"
+    let count: StartCount
+    func run(_ input: String, context: JobContext) async throws -> String {
+        count.add()
         return input
     }
 }
