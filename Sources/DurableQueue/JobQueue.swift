@@ -51,6 +51,8 @@ public final class JobQueue: Sendable {
     let jobChanges = ChangeSignal()
     /// Commits the ends of attempts, many per transaction when many end at once.
     let recorder: AttemptRecorder
+    /// Commits single enqueues, many per transaction when many callers enqueue at once.
+    let enqueuer: EnqueueCommitter
     let logger: Logger
     let metrics = JobMetrics()
     /// Which queue the next claim looks at first, rotating so that a busy queue cannot starve the others.
@@ -72,6 +74,7 @@ public final class JobQueue: Sendable {
         self.configuration = configuration
         self.store = try SQLiteJobStore(path: path, options: configuration.storage)
         self.recorder = AttemptRecorder(store: store, time: configuration.timeSource)
+        self.enqueuer = EnqueueCommitter(store: store, time: configuration.timeSource)
         self.logger = logger
     }
 
@@ -120,9 +123,9 @@ public final class JobQueue: Sendable {
     public func enqueue<J: Job>(_ type: J.Type, _ input: J.Input, options: EnqueueOptions = EnqueueOptions()) async throws
         -> JobHandle<J>
     {
-        let now = now
         let job = try options.newJob(kind: J.name, input: try SQLiteJobStore.json(input), now: now)
-        let outcome = try await store.perform { try $0.enqueue(job, now: now) }
+        try job.validate()  // before it joins other callers' jobs in a transaction
+        let outcome = try await enqueuer.enqueue(job)
         enqueued()
         return JobHandle(id: outcome.id, queue: self)
     }

@@ -17,7 +17,7 @@ extension SQLiteJobStore {
     /// - Returns: One outcome per job, in order.
     package func enqueue(batch jobs: [NewJob], now: Int64) throws -> [EnqueueOutcome] {
         for job in jobs { try job.validate() }
-        return try write("enqueue a batch of \(jobs.count) jobs") {
+        return try write(jobs.count == 1 ? "enqueue a '\(jobs[0].kind)' job on queue '\(jobs[0].queue)'" : "enqueue \(jobs.count) jobs") {
             // The ids follow each other: read the counter once, not once per job.
             var next = try nextJobID()
             return try jobs.map { job in
