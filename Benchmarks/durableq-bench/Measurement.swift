@@ -44,6 +44,17 @@ func peakRSSKilobytes() -> Double {
     return -1
 }
 
+/// The median of `runs` by rate, with the number of runs and the slowest and fastest rate added.
+func median(_ runs: [Measurement]) -> Measurement {
+    let sorted = runs.sorted { $0.jobsPerSecond < $1.jobsPerSecond }
+    var result = sorted[sorted.count / 2]
+    result.extra += [
+        ("runs", Double(runs.count)), ("min_jobs_per_sec", sorted[0].jobsPerSecond),
+        ("max_jobs_per_sec", sorted[sorted.count - 1].jobsPerSecond),
+    ]
+    return result
+}
+
 /// The `p`th percentile (0…1) of sorted `values`.
 func percentile(_ sorted: [Double], _ p: Double) -> Double {
     guard !sorted.isEmpty else { return 0 }

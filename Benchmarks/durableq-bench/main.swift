@@ -5,13 +5,14 @@ import Foundation
 //
 //   swift run -c release durableq-bench [--n 10000] [--backlog 1000000] [--sync normal|full]
 //       [--baseline path/to/baseline.c] [--only enqueue,batch,drain,latency,backlog,processes,throttle]
-//       [--dir DIR]
+//       [--repeat 3] [--dir DIR]
 //
 // Prints one JSON line per workload (with the SQLite version, journal mode and synchronous setting),
-// then a table. Every workload uses a fresh file in DIR (default .build/bench-runs/<time>, on disk).
+// then a table. Every run uses a fresh file in DIR (default .build/bench-runs/<time>, on disk). The
+// rate workloads run --repeat times (each followed by the baseline's) and report the median run.
 
 let usage = """
-    usage: durableq-bench [--n N] [--backlog N] [--sync normal|full] [--baseline baseline.c] [--only w1,w2] [--dir DIR]
+    usage: durableq-bench [--n N] [--backlog N] [--sync normal|full] [--baseline baseline.c] [--only w1,w2] [--repeat R] [--dir DIR]
     """
 
 var options: [String: String] = [:]
@@ -32,6 +33,7 @@ if let path = options["worker"] {
 
 let n = Int(options["n"] ?? "") ?? 10_000
 let backlogSize = Int(options["backlog"] ?? "") ?? 1_000_000
+let repeats = max(1, Int(options["repeat"] ?? "") ?? 3)
 let all = ["enqueue", "batch", "drain", "latency", "backlog", "processes", "throttle"]
 let chosen = Set(options["only"].map { $0.split(separator: ",").map(String.init) } ?? all)
 let directory = URL(fileURLWithPath: options["dir"] ?? ".build/bench-runs/\(Int(Date().timeIntervalSince1970))", isDirectory: true)
@@ -44,33 +46,53 @@ let baseline = try options["baseline"].map {
 }
 
 var results: [Measurement] = []
-@MainActor func report(_ measurement: Measurement, baselineWorkload: String? = nil) throws {
-    var measurement = measurement
-    if let baseline, let baselineWorkload {
-        let rate = try baseline.rate(baselineWorkload, n: n)
-        measurement.extra += [("baseline_jobs_per_sec", rate), ("ratio_to_baseline", measurement.jobsPerSecond / rate)]
-    }
+@MainActor func report(_ measurement: Measurement) {
     print(measurement.jsonLine(settings: settings))
     results.append(measurement)
 }
 
+/// Runs `workload` `repeats` times, each run followed by the baseline's `baselineWorkload` when a
+/// baseline is given, and gives the median run with the spread (and the baseline's median and the
+/// ratio of the medians): on a shared machine one run can land on a slow or a fast moment.
+@MainActor func medianRun(_ workload: () async throws -> Measurement, baselineWorkload: String? = nil) async throws -> Measurement {
+    var runs: [Measurement] = []
+    var baselineRates: [Double] = []
+    for _ in 0..<repeats {
+        runs.append(try await workload())
+        if let baseline, let baselineWorkload { baselineRates.append(try baseline.rate(baselineWorkload, n: n)) }
+    }
+    var result = median(runs)
+    if !baselineRates.isEmpty {
+        let rate = baselineRates.sorted()[baselineRates.count / 2]
+        result.extra += [("baseline_jobs_per_sec", rate), ("ratio_to_baseline", result.jobsPerSecond / rate)]
+    }
+    return result
+}
+
 if chosen.contains("enqueue") {
-    try report(try await workloads.enqueue(callers: 1), baselineWorkload: "enqueue")
-    try report(try await workloads.enqueue(callers: 8), baselineWorkload: "enqueue")
+    report(try await medianRun({ try await workloads.enqueue(callers: 1) }, baselineWorkload: "enqueue"))
+    report(try await medianRun({ try await workloads.enqueue(callers: 8) }, baselineWorkload: "enqueue"))
 }
-if chosen.contains("batch") { try report(try await workloads.batch(), baselineWorkload: "batch") }
-if chosen.contains("drain") { try report(try await workloads.drain(), baselineWorkload: "drain") }
-if chosen.contains("latency") { try report(try await workloads.latency()) }
+if chosen.contains("batch") { report(try await medianRun({ try await workloads.batch() }, baselineWorkload: "batch")) }
+if chosen.contains("drain") { report(try await medianRun({ try await workloads.drain() }, baselineWorkload: "drain")) }
+if chosen.contains("latency") { report(try await workloads.latency()) }
 if chosen.contains("processes") {
-    let one = try await workloads.processes(1)
-    try report(one)
-    var two = try await workloads.processes(2)
+    // One and two processes in turns, so that both meet the same moments of the machine.
+    var ones: [Measurement] = []
+    var twos: [Measurement] = []
+    for _ in 0..<repeats {
+        ones.append(try await workloads.processes(1))
+        twos.append(try await workloads.processes(2))
+    }
+    let one = median(ones)
+    var two = median(twos)
     two.extra.append(("ratio_to_one_process", two.jobsPerSecond / one.jobsPerSecond))
-    try report(two)
+    report(one)
+    report(two)
 }
-if chosen.contains("throttle") { try report(try await workloads.throttle()) }
+if chosen.contains("throttle") { report(try await workloads.throttle()) }
 if chosen.contains("backlog") {
-    var backlog = try await workloads.backlog(backlogSize)
+    var backlog = try await workloads.backlog(backlogSize, rounds: repeats)
     let empty = results.first { $0.workload == "drain" }?.jobsPerSecond
     let emptyEnqueue = results.first { $0.workload == "enqueue" }?.jobsPerSecond
     if let empty, let drain = backlog.extra.first(where: { $0.0 == "drain_jobs_per_sec" })?.1 {
@@ -79,7 +101,7 @@ if chosen.contains("backlog") {
     if let emptyEnqueue, let enqueue = backlog.extra.first(where: { $0.0 == "enqueue_jobs_per_sec" })?.1 {
         backlog.extra.append(("enqueue_ratio_to_empty", enqueue / emptyEnqueue))
     }
-    try report(backlog)
+    report(backlog)
 }
 
 print("")
