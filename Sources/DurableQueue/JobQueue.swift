@@ -112,6 +112,8 @@ public final class JobQueue: Sendable {
 
     /// Enqueues one job of type `type`. Returns after the job is committed to the file.
     ///
+    /// Calls made at the same time (from many tasks) share transactions, so their commits cost
+    /// less each; a transaction that fails fails every call in it with the same error.
     /// The type need not be registered in this process: another process may run it.
     ///
     /// - Parameters:
