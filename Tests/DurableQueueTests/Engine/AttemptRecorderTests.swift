@@ -115,23 +115,11 @@ extension AttemptRecorderTests {
     @Test func theConcurrencyLimitHoldsWhileEndingsClaimTheNextJobs() async throws {
         let tracker = RunTracker()
         let configuration = JobQueue.Configuration(maxConcurrentJobs: 3, pollInterval: .milliseconds(20))
-        try await withRunningQueue(configuration: configuration, register: { $0.register(Brief(tracker: tracker)) }) { queue in
-            let handles = try await queue.enqueue(Brief.self, batch: (0..<60).map(String.init))
+        try await withRunningQueue(configuration: configuration, register: { $0.register(Append(tracker: tracker)) }) { queue in
+            let handles = try await queue.enqueue(Append.self, batch: (0..<60).map(String.init))
             for handle in handles { _ = try await handle.result() }
             #expect(tracker.startedInputs.count == 60)
             #expect(tracker.peak == 3)
         }
-    }
-}
-
-/// Runs for a millisecond, counting how many attempts run at once.
-private struct Brief: Job {
-    static let name = "brief"
-    let tracker: RunTracker
-    func run(_ input: String, context: JobContext) async throws -> String {
-        tracker.started(input)
-        defer { tracker.ended(input) }
-        try await Task.sleep(for: .milliseconds(1))
-        return input
     }
 }
