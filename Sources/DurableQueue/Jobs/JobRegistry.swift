@@ -54,6 +54,6 @@ final class JobRegistry: Sendable {
         runners.withLock { $0[name] }
     }
 
-    /// Every registered name, sorted.
-    var kinds: [String] { runners.withLock { $0.keys.sorted() } }
+    /// Every registered name.
+    var kinds: Set<String> { runners.withLock { Set($0.keys) } }
 }

@@ -1,4 +1,5 @@
 import CDurableQueueSQLite
+import Foundation
 
 /// One open SQLite connection, confined to the actor that owns it.
 ///
@@ -7,7 +8,7 @@ final class Connection {
     /// The database file.
     let path: String
     private let handle: OpaquePointer
-    private let busyTimeoutMilliseconds: Int32
+    private let busyWait: BusyWait
     private let walSize = WALSize()
     private var statements: [String: Statement] = [:]
 
@@ -31,9 +32,12 @@ final class Connection {
         }
         self.path = path
         self.handle = opened
-        self.busyTimeoutMilliseconds = Int32(clamping: options.busyTimeout.milliseconds)
+        self.busyWait = BusyWait(timeout: options.busyTimeout)
         sqlite3_extended_result_codes(handle, 1)
-        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+        sqlite3_busy_handler(handle, { context, tries in
+            guard let context else { return 0 }
+            return Unmanaged<BusyWait>.fromOpaque(context).takeUnretainedValue().shouldRetry(after: tries) ? 1 : 0
+        }, Unmanaged.passUnretained(busyWait).toOpaque())
         try configure(options)
     }
 
@@ -82,19 +86,29 @@ final class Connection {
 
     /// Runs `sql` (one statement, cached) with `arguments` bound, calling `body` for every row.
     func query(_ sql: String, _ arguments: [(any SQLiteBindable)?] = [], row body: (Row) throws -> Void) throws {
+        try statement(sql).run(arguments) { row in
+            try body(row)
+            return true
+        }
+    }
+
+    /// Runs `sql` (one statement, cached) with `arguments` bound, calling `body` for each row until it
+    /// returns false: a query that stops reading as soon as it has what it needs.
+    func queryPrefix(_ sql: String, _ arguments: [(any SQLiteBindable)?] = [], while body: (Row) throws -> Bool) throws {
         try statement(sql).run(arguments, body: body)
     }
 
     /// Runs `sql` (one statement, cached) with `arguments` bound, ignoring any rows.
     func execute(_ sql: String, _ arguments: [(any SQLiteBindable)?] = []) throws {
-        try statement(sql).run(arguments) { _ in }
+        try statement(sql).run(arguments) { _ in true }
     }
 
     /// Runs `sql` and returns the first column of its first row, or nil when it returns no row.
     func scalarInt64(_ sql: String, _ arguments: [(any SQLiteBindable)?] = []) throws -> Int64? {
         var value: Int64?
-        try query(sql, arguments) { row in
-            if value == nil { value = row.optionalInt64(0) }
+        try queryPrefix(sql, arguments) { row in
+            value = row.optionalInt64(0)
+            return false
         }
         return value
     }
@@ -110,8 +124,8 @@ final class Connection {
     /// Runs `body` with the busy timeout off: a statement that would wait for another connection's
     /// lock fails with `SQLITE_BUSY` at once instead.
     func withoutBusyWaiting<T>(_ body: () throws -> T) rethrows -> T {
-        sqlite3_busy_timeout(handle, 0)
-        defer { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
+        busyWait.enabled = false
+        defer { busyWait.enabled = true }
         return try body()
     }
 
@@ -149,6 +163,32 @@ final class Connection {
         let statement = try Statement(sql: sql, connection: handle, path: path, persistent: true)
         statements[sql] = statement
         return statement
+    }
+}
+
+/// Waits for another connection's lock in steps of 100 µs, up to the busy timeout.
+///
+/// SQLite's own busy handler sleeps 1, 2, 5, 10 … ms between tries: a process waiting for another
+/// process's commit (a fraction of a millisecond) slept through several of them, and two worker
+/// processes on one file left a third of the machine idle.
+private final class BusyWait {
+    private let timeout: Duration
+    private var waitingSince = ContinuousClock.now
+    /// Off while the store tries a call on the caller's thread, which must not wait.
+    var enabled = true
+
+    init(timeout: Duration) {
+        self.timeout = timeout
+    }
+
+    /// Whether to try again after `tries` failed tries of the current wait; sleeps 100 µs first.
+    func shouldRetry(after tries: Int32) -> Bool {
+        guard enabled else { return false }
+        let now = ContinuousClock.now
+        if tries == 0 { waitingSince = now }
+        guard now - waitingSince < timeout else { return false }
+        usleep(100)
+        return true
     }
 }
 

@@ -27,11 +27,12 @@ final class Statement {
         sqlite3_finalize(handle)
     }
 
-    /// Runs the statement with `arguments` bound in order, calling `body` for each result row.
+    /// Runs the statement with `arguments` bound in order, calling `body` for each result row until
+    /// it returns false (the remaining rows are never computed).
     ///
     /// The statement is reset and its bindings cleared afterwards, even on error, so it never keeps
     /// a read transaction open.
-    func run(_ arguments: [(any SQLiteBindable)?], body: (Row) throws -> Void) throws {
+    func run(_ arguments: [(any SQLiteBindable)?], body: (Row) throws -> Bool) throws {
         defer {
             sqlite3_reset(handle)
             sqlite3_clear_bindings(handle)
@@ -44,7 +45,7 @@ final class Statement {
         while true {
             let code = sqlite3_step(handle)
             switch code {
-            case SQLITE_ROW: try body(Row(statement: handle))
+            case SQLITE_ROW: if try !body(Row(statement: handle)) { return }
             case SQLITE_DONE: return
             default: throw error(code)
             }

@@ -19,8 +19,6 @@ package struct ClaimedJob: Sendable, Hashable {
     package var runAt: Int64
     /// When the lease ends unless renewed, in milliseconds since 1970.
     package var leaseExpiresAt: Int64
-    /// Position within the priority, ascending; used to return claims in queue order.
-    var orderKey: Int64
     /// The throttle interval to keep after this job, in milliseconds (0: none).
     package var throttleIntervalMilliseconds: Int64 = 0
 }

@@ -35,7 +35,7 @@ extension SQLiteJobStore {
     }
 
     /// How many waiting jobs (pending or scheduled) there are of each kind not in `known`.
-    package func waitingJobs(ofKindsOtherThan known: [String]) throws -> [String: Int] {
+    package func waitingJobs(ofKindsOtherThan known: Set<String>) throws -> [String: Int] {
         try read("count waiting jobs by kind") {
             var counts: [String: Int] = [:]
             try connection.query(
@@ -43,7 +43,7 @@ extension SQLiteJobStore {
                 SELECT kind, count(*) FROM jobs
                 WHERE state IN ('pending', 'scheduled') AND kind NOT IN (SELECT value FROM json_each(?))
                 GROUP BY kind
-                """, [Self.jsonArray(known)]
+                """, [Self.jsonArray(known.sorted())]
             ) { row in counts[row.string(0)] = Int(row.int64(1)) }
             return counts
         }

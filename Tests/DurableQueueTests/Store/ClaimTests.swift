@@ -61,12 +61,14 @@ import Testing
 
     @Test func onlyKindsThisWorkerKnowsAreClaimed() async throws {
         try await withStore { store, _ async throws in
-            let unknown = try await store.add(job(kind: "resize"))
+            var unknown: [JobID] = []
+            for _ in 0..<3 { unknown.append(try await store.add(job(kind: "resize"))) }
             let known = try await store.add(job(kind: "download"))
+            // Jobs of other kinds ahead in the queue neither get claimed nor use up the limit.
             let claimed = try await store.claim(
-                queue: "default", limit: 5, owner: "w1", leaseDuration: 1_000, now: 2, kinds: ["download", "quote\"d"])
+                queue: "default", limit: 1, owner: "w1", leaseDuration: 1_000, now: 2, kinds: ["download", "quote\"d"])
             #expect(claimed.map(\.id) == [known])
-            #expect(try await store.job(unknown).state == .pending)
+            for id in unknown { #expect(try await store.job(id).state == .pending) }
         }
     }
 

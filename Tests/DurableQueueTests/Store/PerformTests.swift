@@ -5,18 +5,62 @@ import Testing
 
 @Suite struct PerformTests {
     @Test func aCallThatWouldWaitForAnotherProcessWaitsOnTheStoreQueueAndSucceeds() async throws {
+        try await withWriteLockHeldElsewhere { store, other in
+            let enqueue = Task { try await store.perform { try $0.enqueue(job(), now: 1_000) } }
+            try await Task.sleep(for: .milliseconds(300))
+            try other.execute("COMMIT")
+            // Not SQLITE_BUSY at once: the inline attempt gave way to a wait within the busy timeout.
+            let outcome = try await enqueue.value
+            #expect(try await store.job(outcome.id).state == .pending)
+        }
+    }
+
+    /// SQLite's default busy handler sleeps 1, 2, 5 … 100 ms between tries: released after 230 ms,
+    /// the lock would be taken at 328 ms. Waiting in short steps takes it as soon as it is free.
+    @Test func aCallWaitingForAnotherProcessGetsTheLockAsSoonAsItIsReleased() async throws {
+        try await withWriteLockHeldElsewhere { store, other in
+            // The time is taken where the lock was waited for (the store's queue), not after the task
+            // resumes: with the rest of the suite running, a cooperative thread can take long to come.
+            let enqueue = Task {
+                try await store.perform { store in
+                    _ = try store.enqueue(job(), now: 1_000)
+                    return ContinuousClock.now
+                }
+            }
+            try await Task.sleep(for: .milliseconds(230))
+            try other.execute("COMMIT")
+            let released = ContinuousClock.now
+            let late = try await enqueue.value - released
+            #expect(late < .milliseconds(50), "took the lock \(late) after its release")
+        }
+    }
+
+    @Test func theBusyTimeoutStillBoundsTheWait() async throws {
+        try await withWriteLockHeldElsewhere(busyTimeout: .milliseconds(200)) { store, _ in
+            let start = ContinuousClock.now
+            let error = await #expect(throws: DurableQueueError.self) {
+                try await store.perform { try $0.enqueue(job(), now: 1_000) }
+            }
+            let waited = ContinuousClock.now - start
+            #expect(error?.code == .databaseLocked)
+            #expect(waited >= .milliseconds(200) && waited < .seconds(2), "gave up after \(waited)")
+        }
+    }
+
+    /// Runs `body` with a store on a new file and another connection to it (another process, as
+    /// far as SQLite can tell) that holds the write lock until `body` commits on it.
+    private func withWriteLockHeldElsewhere(
+        busyTimeout: Duration = StorageOptions().busyTimeout,
+        _ body: (SQLiteJobStore, Connection) async throws -> Void
+    ) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("jobs.sqlite")
-        let store = try SQLiteJobStore(path: path)
+        let store = try SQLiteJobStore(path: path, options: StorageOptions(busyTimeout: busyTimeout))
         let other = try Connection(path: path, options: StorageOptions())
         try other.execute("BEGIN IMMEDIATE")
-        let enqueue = Task { try await store.perform { try $0.enqueue(job(), now: 1_000) } }
-        try await Task.sleep(for: .milliseconds(300))
-        try other.execute("COMMIT")
-        // Not SQLITE_BUSY at once: the inline attempt gave way to a wait within the busy timeout.
-        let outcome = try await enqueue.value
-        #expect(try await store.job(outcome.id).state == .pending)
+        defer { try? other.execute("ROLLBACK") }  // fails harmlessly once `body` committed
+        try await body(store, other)
     }
 
     @Test func concurrentCallsAreSerializedWithNothingLost() async throws {
