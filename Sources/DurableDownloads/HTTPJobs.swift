@@ -50,8 +50,9 @@ public struct HTTPJobs: Sendable {
     ///   - responseDirectory: Where response bodies larger than `inlineBodyLimit` are written.
     ///   - checkpointBytes: Bytes between two download checkpoints (default 1 MiB): at most this much
     ///     is fetched again after a crash.
-    ///   - idleTimeout: How long a download's body may stay silent before the attempt fails (and
-    ///     retries, resuming). Default 30 s.
+    ///   - idleTimeout: How long a response body (of a download or a request) may stay silent before
+    ///     the attempt fails with ``TransferStalledError`` and retries (a download resuming).
+    ///     Default 30 s.
     ///   - downloadProgress: Told as bytes of downloads run by this process arrive (for progress
     ///     bars); nil by default.
     public init(
@@ -79,7 +80,7 @@ public struct HTTPJobs: Sendable {
         queue.register(
             HTTPRequestJob(
                 client: client, credentials: credentials, retryable: retryable, inlineBodyLimit: inlineBodyLimit,
-                responseDirectory: responseDirectory))
+                responseDirectory: responseDirectory, idleTimeout: idleTimeout))
         queue.register(
             DownloadJob(
                 client: client, credentials: credentials, retryable: retryable, checkpointBytes: checkpointBytes,

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Crypto
 import DurableQueue
 import Foundation
+import Logging
 import NIOCore
 import NIOHTTP1
 
@@ -85,6 +86,9 @@ public struct HTTPRequestJob: Job {
     let inlineBodyLimit: Int
     /// Where large response bodies are written.
     let responseDirectory: String
+    /// How long the response body may stay silent before the attempt fails with
+    /// ``TransferStalledError`` (and retries).
+    let idleTimeout: Duration
 
     public func shouldRetry(after error: any Error) -> Bool {
         retryable.allowRetry(after: error)
@@ -113,31 +117,38 @@ public struct HTTPRequestJob: Job {
                 retryAfter: response.headers.first(name: "Retry-After").flatMap(Int64.init).map { .seconds($0) })
         }
         let total = response.headers.first(name: "Content-Length").flatMap(Int.init)
-        var inline: [UInt8] = []
-        var file: PartFile?
-        var received = 0
-        for try await buffer in response.body {
-            received += buffer.readableBytes
-            if file == nil && inline.count + buffer.readableBytes <= inlineBodyLimit {
-                inline += buffer.readableBytesView
-            } else {
-                if file == nil {
-                    try FileManager.default.createDirectory(atPath: responseDirectory, withIntermediateDirectories: true)
-                    file = try PartFile(path: "\(responseDirectory)/response-\(context.id)-\(context.attempt)", keeping: 0)
-                    try inline.withUnsafeBytes { try file?.append($0) }
-                    inline = []
+        let (inline, bodyFile) = try await IdleWatchdog.run(timeout: idleTimeout) { [inlineBodyLimit, responseDirectory] watchdog in
+            var inline: [UInt8] = []
+            var file: PartFile?
+            var received = 0
+            for try await buffer in response.body {
+                watchdog.heard()
+                received += buffer.readableBytes
+                if file == nil && inline.count + buffer.readableBytes <= inlineBodyLimit {
+                    inline += buffer.readableBytesView
+                } else {
+                    if file == nil {
+                        try FileManager.default.createDirectory(atPath: responseDirectory, withIntermediateDirectories: true)
+                        file = try PartFile(path: "\(responseDirectory)/response-\(context.id)-\(context.attempt)", keeping: 0)
+                        try inline.withUnsafeBytes { try file?.append($0) }
+                        inline = []
+                    }
+                    try buffer.withUnsafeReadableBytes { try file?.append($0) }
                 }
-                try buffer.withUnsafeReadableBytes { try file?.append($0) }
+                if let total, total > 0 { await progress.report(Double(received) / Double(total)) }
             }
-            if let total, total > 0 { await progress.report(Double(received) / Double(total)) }
+            return (inline, file?.path)
         }
         return HTTPResponseRecord(
             status: status, headers: response.headers.map { HeaderField($0.name, $0.value) },
-            body: file == nil ? Data(inline) : nil, bodyFile: file?.path)
+            body: bodyFile == nil ? Data(inline) : nil, bodyFile: bodyFile)
     }
 }
 
 /// Saves a transfer's progress in the job row, at most every 100 ms (and always at 100 %).
+///
+/// Progress is informative: a save that fails is logged and the transfer goes on. (A lost lease
+/// needs no handling here: the engine's heartbeat stops the attempt.)
 actor ProgressReporter {
     private let context: JobContext
     private var lastSaved = ContinuousClock.now - .seconds(1)
@@ -148,7 +159,11 @@ actor ProgressReporter {
         let now = ContinuousClock.now
         guard fraction >= 1 || now - lastSaved >= .milliseconds(100) else { return }
         lastSaved = now
-        try? await context.saveProgress(min(1, max(0, fraction)))
+        do {
+            try await context.saveProgress(min(1, max(0, fraction)))
+        } catch {
+            context.logger.debug("could not save the transfer's progress: \(error)")
+        }
     }
 }
 

@@ -21,6 +21,22 @@ import Testing
         }
     }
 
+    @Test func aResponseBodyThatGoesSilentTimesOutAndTheRequestRetries() async throws {
+        try await withHTTP(idleTimeout: .milliseconds(300)) { server, http, _ in
+            var resource = TestHTTPServer.Resource(size: 40_000)
+            resource.dropAfter = 10_000
+            resource.dropCount = 1
+            resource.stalls = true  // the first response sends 10,000 bytes, then nothing, connection open
+            server.serve("r", resource)
+            let handle = try await http.enqueue(HTTPRequestSpec(url: server.baseURL + "/files/r"), options: quickRetries)
+            let response = try await handle.result()
+            #expect(response.body.map(Array.init) == resource.content())
+            #expect(try await http.queue.store.job(handle.id).attempts == 2)
+            let error = try await http.queue.store.job(handle.id).error
+            #expect(error?.type == "TransferStalledError", "\(String(describing: error))")
+        }
+    }
+
     @Test func aClientErrorFailsAtOnceWithItsStatusAndBody() async throws {
         try await withHTTP { server, http, _ in
             let handle = try await http.enqueue(HTTPRequestSpec(url: server.baseURL + "/status/404"), options: quickRetries)
