@@ -79,11 +79,13 @@ struct Paginate: Job {
     }
 
     /// Behaviour on the wall clock: no start comes early, and the engine wakes for the throttle
-    /// rather than at its next poll (250 ms; a missed wake-up shows as gaps of 250 ms and more).
+    /// rather than at its next poll (1 s here, so a missed wake-up shows as gaps of a second).
     /// How close the gaps come to the interval is a speed property: the benchmark's `throttle`
-    /// workload measures it on a quiet machine; here both cores are shared with the rest of the suite.
+    /// workload measures it on a quiet machine; here both cores are shared with the rest of the
+    /// suite (under a parallel build the median gap has reached 200 ms).
     @Test func onTheWallClockJobsNeverStartEarlyAndDoNotWaitForThePoll() async throws {
-        try await withRunningQueue(register: { $0.register(Echo()) }) { queue in
+        let configuration = JobQueue.Configuration(pollInterval: .seconds(1))
+        try await withRunningQueue(configuration: configuration, register: { $0.register(Echo()) }) { queue in
             try await queue.configure(QueueConfiguration("paced", throttle: Throttle(.milliseconds(50))))
             let handles = try await queue.enqueue(
                 Echo.self, batch: (0..<21).map { "\($0)" }, options: EnqueueOptions(queue: "paced"))
@@ -91,7 +93,7 @@ struct Paginate: Job {
             let measured = gaps(try startTimes(path: queue.path, queue: "paced"))
             #expect(measured.allSatisfy { $0 >= 50 }, "\(measured)")
             let median = measured.sorted()[measured.count / 2]
-            #expect(median < 200, "median gap \(median) ms: \(measured)")
+            #expect(median < 500, "median gap \(median) ms: \(measured)")
         }
     }
 }
