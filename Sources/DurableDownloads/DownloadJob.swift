@@ -54,6 +54,12 @@ struct DownloadCheckpoint: Codable, Hashable {
     /// The validators of the content those bytes belong to.
     var etag: String?
     var lastModified: String?
+    /// Set (with ``sha256``) just before the complete part file is renamed to this path. An attempt
+    /// that finds no part file but this file, with these bytes, finishes without fetching again: the
+    /// previous one died between the rename and the commit of its result.
+    var movedTo: String?
+    /// The SHA-256 of the file moved to ``movedTo``, as hex.
+    var sha256: String?
 }
 
 /// Downloads a URL to a file, resuming after crashes, kills and dropped connections.
@@ -93,6 +99,7 @@ public struct DownloadJob: Job {
         let partPath = directory.appendingPathComponent(provisionalName + ".part").path
 
         var checkpoint = context.checkpoint.flatMap { try? JSONDecoder().decode(DownloadCheckpoint.self, from: Data($0)) }
+        if let checkpoint, let moved = Self.alreadyMoved(checkpoint, partPath: partPath) { return moved }
         let part = try PartFile(path: partPath, keeping: checkpoint?.bytes ?? 0)
         if part.length == 0 { checkpoint = nil }
         var serverName: String?
@@ -110,7 +117,19 @@ public struct DownloadJob: Job {
             if part.length == 0 { try? FileManager.default.removeItem(atPath: part.path) }
             throw error
         }
-        return try finish(input, part: part, directory: directory, name: input.fileName ?? serverName ?? provisionalName, context: context)
+        return try await finish(
+            input, part: part, checkpoint: checkpoint, directory: directory, name: input.fileName ?? serverName ?? provisionalName,
+            context: context)
+    }
+
+    /// The result of an earlier attempt that moved the file into place and died before its result was
+    /// committed; nil if the checkpoint does not say so or the file is no longer what was moved.
+    private static func alreadyMoved(_ checkpoint: DownloadCheckpoint, partPath: String) -> DownloadResult? {
+        guard let path = checkpoint.movedTo, let digest = checkpoint.sha256, !FileManager.default.fileExists(atPath: partPath),
+              (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) == checkpoint.bytes,
+              (try? PartFile.sha256(ofFileAt: path)) == digest
+        else { return nil }
+        return DownloadResult(path: path, bytes: checkpoint.bytes, sha256: digest)
     }
 
     private enum FetchOutcome { case complete, restart }
@@ -182,8 +201,10 @@ public struct DownloadJob: Job {
         return .complete
     }
 
-    /// Checks the file and moves it into place.
-    private func finish(_ input: DownloadRequest, part: PartFile, directory: URL, name: String, context: JobContext) throws -> DownloadResult {
+    /// Checks the file, records where it goes in the checkpoint and moves it into place.
+    private func finish(
+        _ input: DownloadRequest, part: PartFile, checkpoint: DownloadCheckpoint?, directory: URL, name: String, context: JobContext
+    ) async throws -> DownloadResult {
         let digest = try part.sha256()
         if let size = input.size, size != part.length {
             try? FileManager.default.removeItem(atPath: part.path)
@@ -197,6 +218,11 @@ public struct DownloadJob: Job {
         guard destination.deletingLastPathComponent().path == directory.path else {
             throw DownloadError("the file name '\(name)' would leave \(directory.path)")
         }
+        var moving = checkpoint ?? DownloadCheckpoint(bytes: part.length, total: part.length)
+        moving.bytes = part.length
+        moving.movedTo = destination.path
+        moving.sha256 = digest
+        try await save(moving, context: context)
         part.sync()
         guard rename(part.path, destination.path) == 0 else {
             throw DownloadError("cannot move the download to \(destination.path): \(String(cString: strerror(errno)))")

@@ -52,12 +52,25 @@ final class PartFile: @unchecked Sendable {
         length += Int64(bytes.count)
     }
 
-    /// The SHA-256 of the whole file, read in 1 MiB chunks.
+    /// The SHA-256 of the whole file.
     func sha256() throws -> String {
+        try Self.sha256(of: descriptor, path: path)
+    }
+
+    /// The SHA-256 of the file at `path`, which is only read.
+    static func sha256(ofFileAt path: String) throws -> String {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw DownloadError("cannot open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        return try sha256(of: descriptor, path: path)
+    }
+
+    /// The SHA-256 of everything in `descriptor`, read in 1 MiB chunks.
+    private static func sha256(of descriptor: Int32, path: String) throws -> String {
         var hasher = SHA256()
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var offset: Int64 = 0
-        while offset < length {
+        while true {
             let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
             if count < 0 { throw DownloadError("cannot read \(path): \(String(cString: strerror(errno)))") }
             if count == 0 { break }

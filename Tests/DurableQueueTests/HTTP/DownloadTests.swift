@@ -119,6 +119,40 @@ let quickRetries = EnqueueOptions(retry: RetryPolicy(maxAttempts: 5, backoff: .c
         }
     }
 
+    @Test func aDownloadThatDiedAfterItsRenameFinishesWithoutFetchingAgain() async throws {
+        try await withHTTP { server, http, files in
+            let resource = TestHTTPServer.Resource(size: 100_000)
+            server.serve("moved.bin", resource)
+            let digest = sha256Hex(resource.content())
+            try FileManager.default.createDirectory(atPath: files.path("out"), withIntermediateDirectories: true)
+            try await http.queue.configure(QueueConfiguration("paused", isSuspended: true))
+            /// A download whose worker recorded the move of `out/moved.bin`, renamed it and died.
+            func diedAfterTheRename() async throws -> JobHandle<DownloadJob> {
+                let handle = try await http.queue.enqueue(
+                    DownloadJob.self, DownloadRequest(url: server.baseURL + "/files/moved.bin", directory: files.path("out")),
+                    options: EnqueueOptions(queue: "paused"))
+                let checkpoint = #"{"bytes":100000,"total":100000,"movedTo":"\#(files.path("out/moved.bin"))","sha256":"\#(digest)"}"#
+                try await http.queue.store.setCheckpointForTests(handle.id, checkpoint)
+                return handle
+            }
+
+            try Data(resource.content()).write(to: URL(fileURLWithPath: files.path("out/moved.bin")))
+            let finished = try await diedAfterTheRename()
+            try await http.queue.resume(queue: "paused")
+            let result = try await finished.result()
+            #expect(server.requests.isEmpty)
+            #expect(result.path == files.path("out/moved.bin") && result.bytes == 100_000 && result.sha256 == digest)
+
+            // The file changed since (same size): it is not taken for the download's, which starts over.
+            try await http.queue.suspend(queue: "paused")
+            try Data(repeating: 7, count: 100_000).write(to: URL(fileURLWithPath: files.path("out/moved.bin")))
+            let again = try await diedAfterTheRename()
+            try await http.queue.resume(queue: "paused")
+            #expect(try await again.result().sha256 == digest)
+            #expect(server.requests.count == 1 && server.requests.first?.header("Range") == nil)
+        }
+    }
+
     @Test func aChecksumMismatchFailsAndKeepsNoFile() async throws {
         try await withHTTP { server, http, files in
             server.serve("f", TestHTTPServer.Resource(size: 10_000))
