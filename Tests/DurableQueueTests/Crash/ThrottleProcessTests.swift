@@ -19,7 +19,8 @@ import Testing
     @Test func aWorkerKilledRightAfterAStartWaitsTheRestOfTheIntervalWhenRestarted() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = try await Self.throttledFile(directory, count: 5, interval: .milliseconds(200))
+        // Enough jobs that a worker the test is slow to kill (a loaded machine) cannot run them all.
+        let path = try await Self.throttledFile(directory, count: 50, interval: .milliseconds(200))
         let arguments = ["work", path, directory.path("work.log"), "--announce-starts", "--lease-ms", "5000", "--job-ms", "1"]
 
         let first = try WorkerProcess(arguments)

@@ -56,14 +56,12 @@ final class WorkerProcess {
     func nextLine(matching: @escaping @Sendable (String) -> Bool) async -> String? {
         let handle = output.fileHandleForReading
         let pending = pendingOutput
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                while true {
-                    if let line = pending.takeLine(matching: matching) { return continuation.resume(returning: line) }
-                    let data = handle.availableData
-                    if data.isEmpty { return continuation.resume(returning: nil) }
-                    pending.append(data)
-                }
+        return await blocking { continuation in
+            while true {
+                if let line = pending.takeLine(matching: matching) { return continuation.resume(returning: line) }
+                let data = handle.availableData
+                if data.isEmpty { return continuation.resume(returning: nil) }
+                pending.append(data)
             }
         }
     }
@@ -73,22 +71,34 @@ final class WorkerProcess {
     func readOutput() async -> String {
         let handle = output.fileHandleForReading
         let pending = pendingOutput
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                pending.append(handle.readDataToEndOfFile())
-                continuation.resume(returning: pending.takeAll())
-            }
+        return await blocking { continuation in
+            pending.append(handle.readDataToEndOfFile())
+            continuation.resume(returning: pending.takeAll())
         }
     }
 
     /// Waits for the worker to exit and returns its exit status.
     func waitForExit() async -> Int32 {
         let process = process
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume(returning: process.terminationStatus)
+        return await blocking { continuation in
+            process.waitUntilExit()
+            continuation.resume(returning: process.terminationStatus)
+        }
+    }
+
+    /// Runs `wait`, which blocks until the worker does something, on a dispatch thread. If the test
+    /// is cancelled meanwhile (its time limit), the worker is killed so that the wait ends and the
+    /// test fails instead of hanging.
+    private func blocking<Value: Sendable>(
+        _ wait: @escaping @Sendable (CheckedContinuation<Value, Never>) -> Void
+    ) async -> Value {
+        let pid = process.processIdentifier
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async { wait(continuation) }
             }
+        } onCancel: {
+            _ = Foundation.kill(pid, SIGKILL)
         }
     }
 }
