@@ -16,23 +16,28 @@ import Testing
     }
 
     /// SQLite's default busy handler sleeps 1, 2, 5 … 100 ms between tries: released after 230 ms,
-    /// the lock would be taken at 328 ms. Waiting in short steps takes it as soon as it is free.
+    /// the lock would be taken at 328 ms, every time. Waiting in short steps takes it as soon as it is
+    /// free; the best of three tries is checked, so that one slow thread wake-up under load is not a
+    /// failure.
     @Test func aCallWaitingForAnotherProcessGetsTheLockAsSoonAsItIsReleased() async throws {
-        try await withWriteLockHeldElsewhere { store, other in
-            // The time is taken where the lock was waited for (the store's queue), not after the task
-            // resumes: with the rest of the suite running, a cooperative thread can take long to come.
-            let enqueue = Task {
-                try await store.perform { store in
-                    _ = try store.enqueue(job(), now: 1_000)
-                    return ContinuousClock.now
+        var lateness: [Duration] = []
+        for _ in 0..<3 {
+            try await withWriteLockHeldElsewhere { store, other in
+                // The time is taken where the lock was waited for (the store's queue), not after the
+                // task resumes: with the rest of the suite running, a cooperative thread can take long.
+                let enqueue = Task {
+                    try await store.perform { store in
+                        _ = try store.enqueue(job(), now: 1_000)
+                        return ContinuousClock.now
+                    }
                 }
+                try await Task.sleep(for: .milliseconds(230))
+                try other.execute("COMMIT")
+                let released = ContinuousClock.now
+                lateness.append(try await enqueue.value - released)
             }
-            try await Task.sleep(for: .milliseconds(230))
-            try other.execute("COMMIT")
-            let released = ContinuousClock.now
-            let late = try await enqueue.value - released
-            #expect(late < .milliseconds(50), "took the lock \(late) after its release")
         }
+        #expect(lateness.min()! < .milliseconds(50), "took the lock \(lateness) after its release")
     }
 
     @Test func theBusyTimeoutStillBoundsTheWait() async throws {
@@ -41,10 +46,21 @@ import Testing
             let error = await #expect(throws: DurableQueueError.self) {
                 try await store.perform { try $0.enqueue(job(), now: 1_000) }
             }
-            let waited = ContinuousClock.now - start
             #expect(error?.code == .databaseLocked)
-            #expect(waited >= .milliseconds(200) && waited < .seconds(2), "gave up after \(waited)")
+            #expect(ContinuousClock.now - start >= .milliseconds(200))
         }
+        // How long the wait itself lasts is timed where it happens, on this thread: timed around the
+        // store call above, it includes task hops that can take seconds while the suite runs.
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let other = try Connection(path: directory.path("jobs.sqlite"), options: StorageOptions())
+        let waiter = try Connection(path: directory.path("jobs.sqlite"), options: StorageOptions(busyTimeout: .milliseconds(200)))
+        try other.execute("BEGIN IMMEDIATE")
+        let start = ContinuousClock.now
+        #expect(throws: SQLiteError.self) { try waiter.execute("BEGIN IMMEDIATE") }
+        let waited = ContinuousClock.now - start
+        try other.execute("ROLLBACK")
+        #expect(waited >= .milliseconds(200) && waited < .seconds(2), "gave up after \(waited)")
     }
 
     /// Runs `body` with a store on a new file and another connection to it (another process, as
