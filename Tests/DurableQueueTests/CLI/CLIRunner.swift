@@ -35,19 +35,12 @@ func durableq(_ arguments: [String], in directory: String) async throws -> CLIRe
     process.standardError = errors
     process.standardInput = FileHandle.nullDevice
     try process.run()
-    return await withCheckedContinuation { continuation in
-        DispatchQueue.global().async {
-            // Read both pipes at once so that neither can fill up and stall the child.
-            let group = DispatchGroup()
-            nonisolated(unsafe) var stderr = Data()
-            DispatchQueue.global().async(group: group) { stderr = errors.fileHandleForReading.readDataToEndOfFile() }
-            let stdout = output.fileHandleForReading.readDataToEndOfFile()
-            group.wait()
-            process.waitUntilExit()
-            continuation.resume(
-                returning: CLIResult(
-                    status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                    stderr: String(decoding: stderr, as: UTF8.self)))
-        }
+    // Read both pipes at once so that neither can fill up and stall the child.
+    async let stderr = onOwnThread { errors.fileHandleForReading.readDataToEndOfFile() }
+    let stdout = await onOwnThread { output.fileHandleForReading.readDataToEndOfFile() }
+    let status = await onOwnThread {
+        process.waitUntilExit()
+        return process.terminationStatus
     }
+    return CLIResult(status: status, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: await stderr, as: UTF8.self))
 }

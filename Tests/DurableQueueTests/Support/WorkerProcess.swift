@@ -51,16 +51,14 @@ final class WorkerProcess {
 
     /// Reads the worker's output until it prints a line `matching` returns true for, and returns that
     /// line; nil if the worker exited first. Lines read past it are kept for the next call.
-    ///
-    /// The blocking reads run on a dispatch thread, not on the cooperative pool.
     func nextLine(matching: @escaping @Sendable (String) -> Bool) async -> String? {
         let handle = output.fileHandleForReading
         let pending = pendingOutput
-        return await blocking { continuation in
+        return await blocking {
             while true {
-                if let line = pending.takeLine(matching: matching) { return continuation.resume(returning: line) }
+                if let line = pending.takeLine(matching: matching) { return line }
                 let data = handle.availableData
-                if data.isEmpty { return continuation.resume(returning: nil) }
+                if data.isEmpty { return nil }
                 pending.append(data)
             }
         }
@@ -71,32 +69,28 @@ final class WorkerProcess {
     func readOutput() async -> String {
         let handle = output.fileHandleForReading
         let pending = pendingOutput
-        return await blocking { continuation in
+        return await blocking {
             pending.append(handle.readDataToEndOfFile())
-            continuation.resume(returning: pending.takeAll())
+            return pending.takeAll()
         }
     }
 
     /// Waits for the worker to exit and returns its exit status.
     func waitForExit() async -> Int32 {
         let process = process
-        return await blocking { continuation in
+        return await blocking {
             process.waitUntilExit()
-            continuation.resume(returning: process.terminationStatus)
+            return process.terminationStatus
         }
     }
 
-    /// Runs `wait`, which blocks until the worker does something, on a dispatch thread. If the test
+    /// Runs `wait`, which blocks until the worker does something, on a thread of its own. If the test
     /// is cancelled meanwhile (its time limit), the worker is killed so that the wait ends and the
     /// test fails instead of hanging.
-    private func blocking<Value: Sendable>(
-        _ wait: @escaping @Sendable (CheckedContinuation<Value, Never>) -> Void
-    ) async -> Value {
+    private func blocking<Value: Sendable>(_ wait: @escaping @Sendable () -> Value) async -> Value {
         let pid = process.processIdentifier
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                DispatchQueue.global().async { wait(continuation) }
-            }
+            await onOwnThread(wait)
         } onCancel: {
             _ = Foundation.kill(pid, SIGKILL)
         }
