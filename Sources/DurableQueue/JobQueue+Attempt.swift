@@ -26,31 +26,45 @@ extension JobQueue {
         logger[metadataKey: "job.kind"] = "\(job.kind)"
         logger[metadataKey: "job.attempt"] = "\(job.attempt)"
         logger[metadataKey: "queue.name"] = "\(job.queue)"
-        let started = now
         guard let runner = registry.runner(for: job.kind) else { return }  // claims only take registered kinds
+        // The process may have been frozen (SIGSTOP, an app suspension) since the claim, and another
+        // process may have taken the job back since the lease expired: the handler must not start.
+        if let expiry = engine.leaseExpiry(of: job.attemptID), now >= expiry {
+            await giveBack(job, reason: "the lease expired before the attempt started", logger: logger)
+            return
+        }
+        let started = now
         logger.debug("job started")
         let ending = await execute(job, runner: runner, stop: stop, logger: logger)
-        let reason = stop.reason ?? (Task.isCancelled ? .shutdown : nil)
+        let outcome: AttemptOutcome
+        switch (stop.reason ?? (Task.isCancelled ? .shutdown : nil), ending) {
+        case (_, .returned(let output)):
+            // Also when stopped: the work is done, and doing it again is worse than keeping it.
+            outcome = .succeeded(output: output)
+        case (.shutdown, .threw):
+            await giveBack(job, reason: "given back at shutdown", logger: logger)
+            return
+        case (.cancelRequested, .threw):
+            outcome = .cancelled(reason: "cancelled while running")
+        case (.timedOut, .threw):
+            let error = JobTimeoutError(milliseconds: job.timeoutMilliseconds ?? 0)
+            outcome = retryOrFail(job, error, retryable: runner.shouldRetry(after: error))
+        case (.leaseLost, .threw(let error)), (nil, .threw(let error)):
+            // After a lost lease the store discards the ending (and notes that in the history).
+            outcome = retryOrFail(job, error, retryable: runner.shouldRetry(after: error))
+        }
+        await record(job, outcome, started: started, logger: logger)
+        jobChanges.signal()
+    }
+
+    /// Gives the job back to `pending` without counting the attempt, if this worker still holds it.
+    private func giveBack(_ job: ClaimedJob, reason: String, logger: Logger) async {
         do {
-            switch (reason, ending) {
-            case (.shutdown, _):
-                _ = try await store.release([job.id], owner: configuration.workerID, now: now, reason: "given back at shutdown")
-                logger.debug("job given back at shutdown")
-            case (.leaseLost, _):
-                logger.debug("job lost its lease to another worker; nothing recorded")
-            case (_, .returned(let output)):
-                try await record(job, .succeeded(output: output), started: started, logger: logger)
-            case (.cancelRequested, .threw):
-                try await record(job, .cancelled(reason: "cancelled while running"), started: started, logger: logger)
-            case (.timedOut, .threw):
-                let error = JobTimeoutError(milliseconds: job.timeoutMilliseconds ?? 0)
-                try await record(job, retryOrFail(job, error, retryable: runner.shouldRetry(after: error)), started: started, logger: logger)
-            case (nil, .threw(let error)):
-                try await record(job, retryOrFail(job, error, retryable: runner.shouldRetry(after: error)), started: started, logger: logger)
-            }
+            let released = try await store.release([job.attemptID], owner: configuration.workerID, now: now, reason: reason)
+            logger.debug("job given back: \(reason)\(released.isEmpty ? " (another worker had taken it already)" : "")")
         } catch {
             // The job keeps its lease until it expires; then any worker recovers it. Nothing is lost.
-            logger.debug("could not record the end of the attempt; the lease will expire and the job be recovered: \(error)")
+            logger.debug("could not give the job back; the lease will expire and the job be recovered: \(error)")
         }
         jobChanges.signal()
     }
@@ -62,7 +76,8 @@ extension JobQueue {
             logger: logger,
             save: { [store, configuration, jobChanges, time = configuration.timeSource] progress, checkpoint in
                 let saved = try await store.saveProgress(
-                    job.id, owner: configuration.workerID, progress: progress, checkpoint: checkpoint, now: time.nowMilliseconds)
+                    job.attemptID, owner: configuration.workerID, progress: progress, checkpoint: checkpoint,
+                    now: time.nowMilliseconds)
                 guard saved else { throw LeaseLostError() }
                 jobChanges.signal()
             }, jobQueue: self)
@@ -104,13 +119,30 @@ extension JobQueue {
     }
 
     /// Records the attempt's outcome (committed before anyone hears of it) and reports it.
-    private func record(_ job: ClaimedJob, _ outcome: AttemptOutcome, started: Int64, logger: Logger) async throws {
+    ///
+    /// A storage error is retried with a growing pause until it clears or the engine gives up on
+    /// the storage (see ``Configuration/storageFailureTimeout``); then the job keeps its lease until
+    /// it expires, and any worker recovers it.
+    private func record(_ job: ClaimedJob, _ outcome: AttemptOutcome, started: Int64, logger: Logger) async {
         let finished = now
-        guard let state = try await recorder.record(FinishedAttempt(id: job.id, owner: configuration.workerID, outcome: outcome)) else {
-            logger.debug("job lost its lease to another worker before its end was recorded")
-            return
+        let attempt = FinishedAttempt(job.attemptID, owner: configuration.workerID, outcome: outcome)
+        var pause: Int64 = 100
+        while true {
+            do {
+                let state = try await recorder.record(attempt)
+                storageSucceeded()
+                guard let state else {
+                    logger.debug("the worker lost the job before the end of its attempt was recorded; the outcome was discarded")
+                    return
+                }
+                metrics.finished(job, as: state, ranMilliseconds: finished - started)
+                logger.debug("job attempt ended", metadata: ["job.state": "\(state.rawValue)"])
+                return
+            } catch {
+                guard storageFailed(error, while: "record the end of job \(job.id)") else { return }
+                try? await configuration.timeSource.sleep(until: Date(millisecondsSince1970: now + pause))
+                pause = min(pause * 2, 2_000)
+            }
         }
-        metrics.finished(job, as: state, ranMilliseconds: finished - started)
-        logger.debug("job attempt ended", metadata: ["job.state": "\(state.rawValue)"])
     }
 }

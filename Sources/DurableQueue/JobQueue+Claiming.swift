@@ -3,7 +3,9 @@ import Synchronization
 extension JobQueue: AttemptRefiller {
     /// Claims as many due jobs as this process has room for, inside the caller's write transaction:
     /// queue by queue (those of ``Configuration/queues``), the first one rotating so that a busy
-    /// queue cannot starve the others, and only kinds registered here. Nothing once shutdown began.
+    /// queue cannot starve the others, and only kinds registered here, never a job with an attempt
+    /// still running here (one whose lease was lost keeps running until its handler returns).
+    /// Nothing once shutdown began.
     ///
     /// - Parameter freed: Attempts counted as running here whose endings the same transaction records.
     func claimDue(in store: isolated SQLiteJobStore, freeing freed: Int, now: Int64) throws -> [ClaimedJob] {
@@ -17,13 +19,14 @@ extension JobQueue: AttemptRefiller {
             return []
         }
         let first = nextFirstQueue.wrappingAdd(1, ordering: .relaxed).oldValue.magnitude % UInt(names.count)
+        let runningHere = engine.runningJobs
         var claimed: [ClaimedJob] = []
         for offset in 0..<names.count {
             let room = configuration.maxConcurrentJobs + freed - engine.runningCount - claimed.count
             guard room > 0 else { break }
             claimed += try store.claimWithinTransaction(
                 queue: names[(Int(first) + offset) % names.count], limit: room, owner: configuration.workerID,
-                leaseDuration: configuration.leaseDuration.milliseconds, now: now, kinds: kinds)
+                leaseDuration: configuration.leaseDuration.milliseconds, now: now, kinds: kinds, excluding: runningHere)
         }
         return claimed
     }

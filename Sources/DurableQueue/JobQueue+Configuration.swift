@@ -20,6 +20,10 @@ extension JobQueue {
         public var pollInterval: Duration
         /// How long shutdown waits for running jobs before stopping them and giving them back. Default 30 s.
         public var gracefulShutdownTimeout: Duration
+        /// How long the engine keeps trying when every write to the file fails (a full disk, I/O
+        /// errors, a lock another process holds) before ``JobQueue/run()`` stops with that error.
+        /// Default 30 s.
+        public var storageFailureTimeout: Duration
         /// How long finished jobs and their history are kept.
         public var retention: Retention
         /// Where the engine reads the time; the wall clock unless a test needs another.
@@ -36,8 +40,8 @@ extension JobQueue {
             storage: StorageOptions = StorageOptions(), workerID: String? = nil, maxConcurrentJobs: Int = 16,
             queues: Set<String>? = nil, leaseDuration: Duration = .seconds(30), heartbeatInterval: Duration = .seconds(10),
             pollInterval: Duration = .milliseconds(250), gracefulShutdownTimeout: Duration = .seconds(30),
-            retention: Retention = Retention(), timeSource: any TimeSource = SystemTimeSource(),
-            recoverDeadLocalWorkers: Bool = false
+            storageFailureTimeout: Duration = .seconds(30), retention: Retention = Retention(),
+            timeSource: any TimeSource = SystemTimeSource(), recoverDeadLocalWorkers: Bool = false
         ) {
             self.storage = storage
             self.workerID = workerID ?? Self.defaultWorkerID()
@@ -47,6 +51,7 @@ extension JobQueue {
             self.heartbeatInterval = heartbeatInterval
             self.pollInterval = pollInterval
             self.gracefulShutdownTimeout = gracefulShutdownTimeout
+            self.storageFailureTimeout = storageFailureTimeout
             self.retention = retention
             self.timeSource = timeSource
             self.recoverDeadLocalWorkers = recoverDeadLocalWorkers
@@ -66,6 +71,9 @@ extension JobQueue {
                     "heartbeatInterval", "\(heartbeatInterval) must be positive and below leaseDuration (\(leaseDuration))")
             }
             if pollInterval <= .zero { throw DurableQueueError.invalidArgument("pollInterval", "\(pollInterval) is not positive") }
+            if storageFailureTimeout <= .zero {
+                throw DurableQueueError.invalidArgument("storageFailureTimeout", "\(storageFailureTimeout) is not positive")
+            }
             if gracefulShutdownTimeout < .zero {
                 throw DurableQueueError.invalidArgument("gracefulShutdownTimeout", "\(gracefulShutdownTimeout) is negative")
             }

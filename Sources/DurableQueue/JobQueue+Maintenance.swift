@@ -11,7 +11,9 @@ extension JobQueue {
         while !engine.isFinished && !Task.isCancelled {
             let seen = maintenanceWake.generation
             let current = now
-            if current >= nextHeartbeat {
+            // Leases are renewed before any recovery: after this process was frozen past its leases,
+            // it must not take back its own running attempts as if their worker had died.
+            if current >= nextHeartbeat || current >= nextRecovery {
                 await heartbeat()
                 nextHeartbeat = current + configuration.heartbeatInterval.milliseconds
             }
@@ -28,18 +30,21 @@ extension JobQueue {
         }
     }
 
-    /// Renews the leases of attempts running here; stops those cancelled or taken back elsewhere.
+    /// Renews the leases of attempts running here; stops each attempt whose lease was lost (the job
+    /// was taken back elsewhere) and each whose job another process asked to cancel.
     private func heartbeat() async {
-        let running = engine.runningIDs
+        let running = engine.runningAttempts
         guard !running.isEmpty else { return }
+        let expiresAt = now + configuration.leaseDuration.milliseconds
         do {
-            let held = try await store.renewLeases(
-                owner: configuration.workerID, expiresAt: now + configuration.leaseDuration.milliseconds)
-            let heldIDs = Set(held.map(\.id))
-            for id in running where !heldIDs.contains(id) { engine.stop(id, .leaseLost) }
-            for lease in held where lease.cancelRequested { engine.stop(lease.id, .cancelRequested) }
+            let held = try await store.renewLeases(running, owner: configuration.workerID, expiresAt: expiresAt)
+            storageSucceeded()
+            let heldAttempts = Set(held.map(\.attempt))
+            engine.renewed(heldAttempts, until: expiresAt)
+            for attempt in running where !heldAttempts.contains(attempt) { engine.stop(attempt, .leaseLost) }
+            for lease in held where lease.cancelRequested { engine.stop(lease.attempt, .cancelRequested) }
         } catch {
-            logger.debug("could not renew leases; will try again: \(error)")
+            _ = storageFailed(error, while: "renew the leases of \(running.count) running job(s)")
         }
     }
 
@@ -47,7 +52,7 @@ extension JobQueue {
     func stopJobsCancelledElsewhere() async {
         guard engine.runningCount > 0 else { return }
         do {
-            for id in try await store.cancelRequested(owner: configuration.workerID) { engine.stop(id, .cancelRequested) }
+            for id in try await store.cancelRequested(owner: configuration.workerID) { engine.stop(job: id, .cancelRequested) }
         } catch {
             logger.debug("could not read cancel requests; will try again: \(error)")
         }
@@ -64,6 +69,7 @@ extension JobQueue {
                 dead = LocalWorker.deadOwners(among: try await store.leaseOwners(), currentWorkerID: configuration.workerID)
             }
             let recovered = try await store.recoverExpiredLeases(now: now, deadOwners: dead)
+            storageSucceeded()
             guard !recovered.isEmpty else { return }
             for job in recovered {
                 logger.info(
@@ -75,7 +81,7 @@ extension JobQueue {
             jobChanges.signal()
             dispatcherWake.signal()
         } catch {
-            logger.debug("could not recover expired leases; will try again: \(error)")
+            _ = storageFailed(error, while: "recover jobs whose worker stopped")
         }
     }
 

@@ -16,8 +16,13 @@ extension JobQueue: Service {
     /// for up to ``Configuration/gracefulShutdownTimeout``, then stops the rest and gives them back
     /// to `pending` (recorded, without counting the attempt). Returning means it has stopped.
     ///
-    /// - Throws: `invalidArgument` if this queue is already running; a storage error that retrying
-    ///   cannot fix (`notADatabase`, `corrupt`, `readOnly`, `schemaTooNew`).
+    /// If the file cannot be written for longer than ``Configuration/storageFailureTimeout`` (a full
+    /// disk, I/O errors), or at once for an error no retry can fix, it stops every attempt at once and
+    /// throws that error; what was committed stays, and the jobs left running are recovered when the
+    /// file works again.
+    ///
+    /// - Throws: `invalidArgument` if this queue is already running; the storage error it stopped
+    ///   for (`storage`, `databaseLocked`, `notADatabase`, `corrupt`, `readOnly`, `schemaTooNew`).
     public func run() async throws {
         guard engine.start() else {
             throw DurableQueueError(.invalidArgument, "run() is already running on this JobQueue", path: path)
@@ -31,7 +36,7 @@ extension JobQueue: Service {
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask { await self.maintain() }
-                try await self.dispatch(into: &group)
+                await self.dispatch(into: &group)
                 // Also when the task was cancelled: no more claims along with endings either.
                 self.engine.beginShutdown()
                 await self.drain(into: &group)
@@ -43,6 +48,7 @@ extension JobQueue: Service {
             self.dispatcherWake.signal()
         }
         logger.debug("job queue stopped", metadata: ["worker.id": "\(configuration.workerID)"])
+        if let failure = engine.failure { throw failure }
     }
 
     private func startUp() async throws {
@@ -58,7 +64,7 @@ extension JobQueue: Service {
 
     /// Claims and starts jobs until shutdown begins; also starts those claimed along with recorded
     /// endings (see ``AttemptRecorder``).
-    private func dispatch(into group: inout ThrowingDiscardingTaskGroup<any Error>) async throws {
+    private func dispatch(into group: inout ThrowingDiscardingTaskGroup<any Error>) async {
         var lastDataVersion: Int64?
         var shouldClaim = true
         // The time of the latest claim: a throttle or schedule that came due after it needs another.
@@ -68,14 +74,14 @@ extension JobQueue: Service {
             startAdmitted(in: &group)
             if shouldClaim {
                 let claimAt = now
-                let claimed = try await retryingTransientErrors("claim jobs") { try await self.claimAvailable(now: claimAt) } ?? 0
+                let claimed = await retryingTransientErrors("claim jobs") { try await self.claimAvailable(now: claimAt) } ?? 0
                 lastClaimAt = claimAt
                 startAdmitted(in: &group)
                 if claimed > 0 && engine.runningCount < configuration.maxConcurrentJobs { continue }
             }
             let now = now
             var wake = now + configuration.pollInterval.milliseconds
-            let nextStart = try await retryingTransientErrors("find when the next job may start") {
+            let nextStart = await retryingTransientErrors("find when the next job may start") {
                 try await self.store.perform { [lastClaimAt] in try $0.nextWakeTime(after: lastClaimAt) }
             } ?? nil
             if let nextStart { wake = min(wake, max(nextStart, now)) }
@@ -85,7 +91,7 @@ extension JobQueue: Service {
             }
             // Woken by time: claim when a scheduled job is due, a throttle has passed, another
             // process changed the file, or a signal came just after the wait ended.
-            let version = try await retryingTransientErrors("read the data version") { try await self.store.dataVersion() }
+            let version = await retryingTransientErrors("read the data version") { try await self.store.dataVersion() }
             let changed = version != nil && version != lastDataVersion
             lastDataVersion = version ?? lastDataVersion
             if changed { await stopJobsCancelledElsewhere() }
@@ -116,7 +122,7 @@ extension JobQueue: Service {
             metrics.started(job, waitedMilliseconds: now - job.runAt)
             group.addTask {
                 await self.process(job, stop: stop)
-                self.engine.remove(job.id)
+                self.engine.remove(job.attemptID)
                 self.dispatcherWake.signal()
             }
         }
@@ -132,7 +138,7 @@ extension JobQueue: Service {
             let seen = dispatcherWake.generation
             startAdmitted(in: &group)
             if engine.runningCount == 0 { break }
-            if now >= deadline || Task.isCancelled {
+            if now >= deadline || Task.isCancelled || engine.failure != nil {
                 if !stopped { logger.debug("stopping \(engine.runningCount) running job(s) at shutdown") }
                 engine.stopAll(.shutdown)  // again each round, for attempts admitted since
                 stopped = true
@@ -150,15 +156,52 @@ extension JobQueue: Service {
         }
     }
 
-    /// Runs `operation`; a transient storage error (lock timeout, I/O) is logged and gives nil, so the
-    /// engine tries again later. Errors retrying cannot fix are thrown.
-    func retryingTransientErrors<T>(_ what: String, _ operation: () async throws -> T) async throws -> T? {
+    /// Runs `operation`; a storage error is handled by ``storageFailed(_:while:)`` and gives nil, after
+    /// a pause of one poll interval, so the engine tries again later (unless it has given up).
+    func retryingTransientErrors<T>(_ what: String, _ operation: () async throws -> T) async -> T? {
         do {
-            return try await operation()
-        } catch let error as DurableQueueError where [.databaseLocked, .storage].contains(error.code) {
-            logger.debug("could not \(what); will try again: \(error)")
+            let value = try await operation()
+            storageSucceeded()
+            return value
+        } catch {
+            guard storageFailed(error, while: what) else { return nil }
             try? await configuration.timeSource.sleep(until: Date(millisecondsSince1970: now + configuration.pollInterval.milliseconds))
             return nil
         }
+    }
+
+    /// Notes that the store works (again).
+    func storageSucceeded() { engine.storageSucceeded() }
+
+    /// Handles an error of a store call the engine made while trying to `what` (in words).
+    ///
+    /// A lock held elsewhere past the busy timeout or a storage failure (disk full, I/O error) is
+    /// logged, and the caller may try again, until the engine's store calls have failed for longer
+    /// than ``Configuration/storageFailureTimeout``: then the engine stops with that error, as it does
+    /// at once for errors no retry can fix (the file is damaged, read-only, or not a queue file). The
+    /// file is left as its last commit made it; jobs left running are recovered once it works again.
+    ///
+    /// - Returns: Whether to try again; false once the engine is stopping for this error or another.
+    func storageFailed(_ error: any Error, while what: String) -> Bool {
+        let error = SQLiteJobStore.mapped(error, operation: what, path: path, busyTimeout: configuration.storage.busyTimeout)
+        guard engine.failure == nil else { return false }
+        let now = now
+        let failingSince = engine.storageFailed(at: now)
+        let retryable = error.code == .databaseLocked || error.code == .storage
+        let limit = configuration.storageFailureTimeout.milliseconds
+        if retryable && now - failingSince < limit {
+            let level: Logger.Level = failingSince == now ? .info : .debug
+            logger.log(level: level, "could not \(what); will try again for up to \(configuration.storageFailureTimeout): \(error)")
+            return true
+        }
+        let stopping = retryable
+            ? DurableQueueError(
+                error.code, "stopped after \((now - failingSince) / 1_000) s of failing writes: \(error.message)",
+                path: error.path, underlying: error.underlying)
+            : error
+        logger.info("the engine stops: \(stopping)")
+        engine.fail(stopping)
+        dispatcherWake.signal()
+        return false
     }
 }

@@ -157,7 +157,7 @@ public final class JobQueue: Sendable {
     /// - Throws: `jobNotFound` when no job has that id.
     public func cancel(_ id: JobID) async throws {
         let outcome = try await store.cancel(id, now: now)
-        if outcome == .requested { engine.stop(id, .cancelRequested) }
+        if outcome == .requested { engine.stop(job: id, .cancelRequested) }
         jobChanges.signal()
     }
 
@@ -187,7 +187,7 @@ public final class JobQueue: Sendable {
 
     private func cancel(_ selector: CancelSelector) async throws -> Int {
         let outcomes = try await store.cancel(selector, now: now)
-        for (id, outcome) in outcomes where outcome == .requested { engine.stop(id, .cancelRequested) }
+        for (id, outcome) in outcomes where outcome == .requested { engine.stop(job: id, .cancelRequested) }
         jobChanges.signal()
         return outcomes.count
     }

@@ -1,3 +1,22 @@
+/// One attempt of one job: the fencing token of everything the attempt writes.
+///
+/// A job's attempt number only grows while the job runs again and again, so a report carrying an
+/// older number comes from an attempt that has been taken over (its lease expired and another
+/// attempt was claimed): the store accepts a write only while the row shows this very attempt running.
+package struct AttemptID: Sendable, Hashable, CustomStringConvertible {
+    /// The job.
+    package var job: JobID
+    /// The attempt's number, from 1.
+    package var number: Int
+
+    package init(job: JobID, number: Int) {
+        self.job = job
+        self.number = number
+    }
+
+    package var description: String { "job \(job) attempt \(number)" }
+}
+
 /// A job a worker has just claimed: it is `running` under the worker's lease.
 package struct ClaimedJob: Sendable, Hashable {
     package var id: JobID
@@ -21,6 +40,9 @@ package struct ClaimedJob: Sendable, Hashable {
     package var leaseExpiresAt: Int64
     /// The throttle interval to keep after this job, in milliseconds (0: none).
     package var throttleIntervalMilliseconds: Int64 = 0
+
+    /// The attempt this claim started.
+    package var attemptID: AttemptID { AttemptID(job: id, number: attempt) }
 }
 
 /// How an attempt ended, as the worker reports it.
@@ -36,16 +58,20 @@ package enum AttemptOutcome: Sendable, Hashable {
     case cancelled(reason: String)
 }
 
-/// One attempt's end to record: which job, under whose lease, and how it ended.
+/// One attempt's end to record: which attempt, under whose lease, and how it ended.
 package struct FinishedAttempt: Sendable, Hashable {
-    package var id: JobID
+    /// The job and attempt number; a report for an attempt the row no longer shows running is ignored.
+    package var attempt: AttemptID
     /// The worker that claimed the job; a report from a worker that lost its lease is ignored.
     package var owner: String
     package var outcome: AttemptOutcome
 
-    package init(id: JobID, owner: String, outcome: AttemptOutcome) {
-        self.id = id
+    package init(_ attempt: AttemptID, owner: String, outcome: AttemptOutcome) {
+        self.attempt = attempt
         self.owner = owner
         self.outcome = outcome
     }
+
+    /// The job.
+    package var id: JobID { attempt.job }
 }

@@ -12,24 +12,30 @@ extension SQLiteJobStore {
     ///
     /// - Parameters:
     ///   - kinds: Only claim jobs of these kinds (those registered in this process); nil claims any.
+    ///   - excluding: Jobs not to claim: those with an earlier attempt still running in the claiming
+    ///     process (its lease was lost, its handler has not returned yet).
     ///   - leaseDuration: Milliseconds the lease holds without a heartbeat.
     /// - Returns: The claimed jobs, in the order they should start.
     package func claim(
-        queue: String, limit: Int, owner: String, leaseDuration: Int64, now: Int64, kinds: Set<String>? = nil
+        queue: String, limit: Int, owner: String, leaseDuration: Int64, now: Int64, kinds: Set<String>? = nil,
+        excluding: Set<JobID> = []
     ) throws -> [ClaimedJob] {
         guard limit > 0 else { throw DurableQueueError.invalidArgument("limit", "\(limit) is not positive") }
         guard leaseDuration > 0 else {
             throw DurableQueueError.invalidArgument("leaseDuration", "\(leaseDuration) ms is not positive")
         }
         return try write("claim the next jobs of queue '\(queue)'") {
-            try claimWithinTransaction(queue: queue, limit: limit, owner: owner, leaseDuration: leaseDuration, now: now, kinds: kinds)
+            try claimWithinTransaction(
+                queue: queue, limit: limit, owner: owner, leaseDuration: leaseDuration, now: now, kinds: kinds,
+                excluding: excluding)
         }
     }
 
-    /// ``claim(queue:limit:owner:leaseDuration:now:kinds:)`` inside the caller's write transaction
-    /// (`limit` and `leaseDuration` positive).
+    /// ``claim(queue:limit:owner:leaseDuration:now:kinds:excluding:)`` inside the caller's write
+    /// transaction (`limit` and `leaseDuration` positive).
     func claimWithinTransaction(
-        queue: String, limit: Int, owner: String, leaseDuration: Int64, now: Int64, kinds: Set<String>?
+        queue: String, limit: Int, owner: String, leaseDuration: Int64, now: Int64, kinds: Set<String>?,
+        excluding: Set<JobID>
     ) throws -> [ClaimedJob] {
         try promoteDueJobs(now: now, batch: 500)
         let allowance = try startAllowance(queue: queue, wanted: limit, now: now)
@@ -39,6 +45,7 @@ extension SQLiteJobStore {
         try connection.queryPrefix(Self.nextPendingStatement, [queue]) { row in
             let kind = row.string(1)
             if let kinds, !kinds.contains(kind) { return true }  // left for a process that runs it
+            if !excluding.isEmpty, excluding.contains(JobID(row.int64(0))) { return true }  // still running here
             let job = ClaimedJob(
                 id: JobID(row.int64(0)), queue: queue, kind: kind, input: row.string(2),
                 priority: Priority(rawValue: Int(row.int64(3))), attempt: Int(row.int64(4)) + 1,

@@ -3,9 +3,10 @@ import Foundation
 extension SQLiteJobStore {
     /// Records how attempts ended, all in one transaction (group commit), each with its event row.
     ///
-    /// A report whose worker no longer holds the job's lease (it expired and the job was recovered)
-    /// changes nothing. A retry becomes `failed` when the job has used all its attempts, and any
-    /// unsuccessful end becomes `cancelled` when a cancel was requested.
+    /// A report for an attempt the row no longer shows running under its worker (the lease expired
+    /// and the job was recovered, perhaps run again) changes nothing but a history note that its
+    /// outcome was discarded. A retry becomes `failed` when the job has used all its attempts, and
+    /// any end, a success included, becomes `cancelled` when a cancel was requested before it.
     ///
     /// - Returns: The state each reported job is now in; jobs whose report was ignored are absent.
     @discardableResult
@@ -37,15 +38,18 @@ extension SQLiteJobStore {
         try connection.query(
             """
             SELECT attempts, max_attempts, cancel_requested, queue, throttle_interval_ms, group_id FROM jobs
-            WHERE id = ? AND state = 'running' AND lease_owner = ?
-            """, [attempt.id.rawValue, attempt.owner]
+            WHERE id = ? AND state = 'running' AND lease_owner = ? AND attempts = ?
+            """, [attempt.id.rawValue, attempt.owner, attempt.attempt.number]
         ) { found in
             row = (
                 Int(found.int64(0)), found.optionalInt(1), found.int64(2) != 0, found.string(3), found.int64(4),
                 found.optionalInt64(5).map { GroupID($0) }
             )
         }
-        guard let row else { return nil }
+        guard let row else {
+            try noteDiscarded(attempt, now: now)
+            return nil
+        }
 
         var state: JobState
         var output: String?
@@ -65,8 +69,10 @@ extension SQLiteJobStore {
         case .cancelled(let why):
             (state, reason) = (.cancelled, why)
         }
-        if row.cancelRequested && state != .succeeded && state != .cancelled {
-            (state, reason) = (.cancelled, "cancel requested; attempt ended with: \(reason)")
+        if row.cancelRequested && state != .cancelled {
+            // A cancel requested before this commit wins, even over a handler that ignored it and returned.
+            (state, output, runAt) = (.cancelled, nil, nil)
+            reason = "cancel requested; attempt ended with: \(reason)"
         }
         try connection.execute(
             """
@@ -85,19 +91,39 @@ extension SQLiteJobStore {
         return state
     }
 
-    /// Saves a running job's progress (0…1) and checkpoint; not a state change, so no event row.
+    /// Appends a history note that `attempt` ended after the row stopped showing it running under its
+    /// owner (its lease expired and the job was recovered, perhaps run and finished by another
+    /// attempt): its outcome is discarded. The job's state does not change, so the note goes from and
+    /// to the current state; a job that no longer exists gets none.
+    private func noteDiscarded(_ attempt: FinishedAttempt, now: Int64) throws {
+        guard let (state, _, _) = try stateRow(attempt.id) else { return }
+        let ending =
+            switch attempt.outcome {
+            case .succeeded: "returned a result"
+            case .failed, .retry: "failed"
+            case .cancelled: "stopped"
+            }
+        try appendEvent(
+            attempt.id, now: now, from: state, to: state, attempt: attempt.attempt.number,
+            reason: "attempt \(attempt.attempt.number) \(ending) after its worker lost the job; discarded",
+            worker: attempt.owner)
+    }
+
+    /// Saves a running attempt's progress (0…1) and checkpoint; not a state change, so no event row.
     ///
-    /// - Returns: false if `owner` no longer holds the job's lease (nothing was saved).
-    package func saveProgress(_ id: JobID, owner: String, progress: Double?, checkpoint: [UInt8]?, now: Int64) throws -> Bool {
+    /// - Returns: false if `owner` no longer holds `attempt` (its lease was lost): nothing was saved.
+    package func saveProgress(_ attempt: AttemptID, owner: String, progress: Double?, checkpoint: [UInt8]?, now: Int64) throws
+        -> Bool
+    {
         if let progress, !(0...1).contains(progress) {
             throw DurableQueueError.invalidArgument("progress", "\(progress) is outside 0…1")
         }
-        return try write("save the progress of job \(id)") {
+        return try write("save the progress of job \(attempt.job)") {
             try connection.execute(
                 """
                 UPDATE jobs SET progress = coalesce(?3, progress), checkpoint = coalesce(?4, checkpoint), updated_at = ?5
-                WHERE id = ?1 AND state = 'running' AND lease_owner = ?2
-                """, [id.rawValue, owner, progress, checkpoint, now])
+                WHERE id = ?1 AND state = 'running' AND lease_owner = ?2 AND attempts = ?6
+                """, [attempt.job.rawValue, owner, progress, checkpoint, now, attempt.number])
             return connection.changes == 1
         }
     }

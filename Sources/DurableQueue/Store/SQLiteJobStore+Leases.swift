@@ -1,6 +1,6 @@
-/// A running job's lease after a heartbeat.
+/// A running attempt's lease after a heartbeat.
 package struct HeldLease: Sendable, Hashable {
-    package var id: JobID
+    package var attempt: AttemptID
     /// Set when someone asked to cancel the job: the worker must stop it.
     package var cancelRequested: Bool
 }
@@ -25,20 +25,22 @@ extension SQLiteJobStore {
         }
     }
 
-    /// Extends every lease `owner` holds to `expiresAt` (a heartbeat).
+    /// Extends the leases of `attempts`, which `owner` runs, to `expiresAt` (a heartbeat).
     ///
-    /// - Returns: The jobs `owner` still holds, with their cancel flags: a job missing from the list
-    ///   was recovered by another process, and its attempt must stop.
-    package func renewLeases(owner: String, expiresAt: Int64) throws -> [HeldLease] {
+    /// - Returns: The attempts `owner` still holds, with their cancel flags: an attempt missing from
+    ///   the list lost its lease (the job was recovered, perhaps run again) and must stop.
+    package func renewLeases(_ attempts: [AttemptID], owner: String, expiresAt: Int64) throws -> [HeldLease] {
         try write("renew the leases of worker '\(owner)'") {
             var held: [HeldLease] = []
-            try connection.query(
-                """
-                UPDATE jobs SET lease_expires_at = ?2
-                WHERE state = 'running' AND lease_owner = ?1
-                RETURNING id, cancel_requested
-                """, [owner, expiresAt]
-            ) { row in held.append(HeldLease(id: JobID(row.int64(0)), cancelRequested: row.int64(1) != 0)) }
+            for attempt in attempts {
+                try connection.query(
+                    """
+                    UPDATE jobs SET lease_expires_at = ?4
+                    WHERE id = ?1 AND state = 'running' AND lease_owner = ?2 AND attempts = ?3
+                    RETURNING cancel_requested
+                    """, [attempt.job.rawValue, owner, attempt.number, expiresAt]
+                ) { row in held.append(HeldLease(attempt: attempt, cancelRequested: row.int64(0) != 0)) }
+            }
             return held
         }
     }
@@ -90,29 +92,31 @@ extension SQLiteJobStore {
         }
     }
 
-    /// Gives running jobs back without counting their attempt (graceful shutdown): each returns to
-    /// `pending`, or to `cancelled` if a cancel was requested.
+    /// Gives running attempts back without counting them (graceful shutdown, or an attempt whose
+    /// lease expired before its handler started): each job returns to `pending`, or to `cancelled`
+    /// if a cancel was requested.
     ///
-    /// - Returns: The jobs released; a job `owner` no longer holds is left alone.
-    package func release(_ ids: [JobID], owner: String, now: Int64, reason: String) throws -> [JobID] {
-        try write("release \(ids.count) job(s) of worker '\(owner)'") {
-            var released: [JobID] = []
-            for id in ids {
+    /// - Returns: The attempts released; one that `owner` no longer holds is left alone.
+    package func release(_ attempts: [AttemptID], owner: String, now: Int64, reason: String) throws -> [AttemptID] {
+        try write("release \(attempts.count) job(s) of worker '\(owner)'") {
+            var released: [AttemptID] = []
+            for attempt in attempts {
+                let id = attempt.job
                 var row: (attempts: Int, cancel: Bool, queue: String, throttleInterval: Int64)?
                 try connection.query(
                     """
                     UPDATE jobs SET state = CASE cancel_requested WHEN 1 THEN 'cancelled' ELSE 'pending' END,
                                     attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
                                     finished_at = CASE cancel_requested WHEN 1 THEN ?3 END, updated_at = ?3
-                    WHERE id = ?1 AND state = 'running' AND lease_owner = ?2
+                    WHERE id = ?1 AND state = 'running' AND lease_owner = ?2 AND attempts = ?4
                     RETURNING attempts, cancel_requested, queue, throttle_interval_ms
-                    """, [id.rawValue, owner, now]
+                    """, [id.rawValue, owner, now, attempt.number]
                 ) { found in row = (Int(found.int64(0)), found.int64(1) != 0, found.string(2), found.int64(3)) }
                 guard let row else { continue }
                 try appendEvent(id, now: now, from: .running, to: row.cancel ? .cancelled : .pending, attempt: row.attempts, reason: reason, worker: owner)
                 try recordEnd(queue: row.queue, interval: row.throttleInterval, now: now)
                 if row.cancel { try jobEnded(id, now: now) }
-                released.append(id)
+                released.append(attempt)
             }
             return released
         }

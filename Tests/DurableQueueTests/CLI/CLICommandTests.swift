@@ -14,7 +14,7 @@ private func seed(_ directory: TemporaryDirectory) async throws -> (pending: Job
     let failed = try await store.add(job("mail", kind: "send", maxAttempts: 1))
     _ = try await store.take("mail")
     let failure = JobFailure(type: "SMTPError", message: "mailbox full\nline two", retryable: false)
-    _ = try await store.finish([FinishedAttempt(id: failed, owner: "w1", outcome: .failed(failure))], now: 3_000)
+    _ = try await store.finish([FinishedAttempt(.first(failed), owner: "w1", outcome: .failed(failure))], now: 3_000)
     let running = try await store.add(job("mail", kind: "send"))
     _ = try await store.take("mail", owner: "elsewhere")
     let now = Date().millisecondsSince1970

@@ -15,7 +15,7 @@ import Testing
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for job in claimed {
                     group.addTask {
-                        let state = try await recorder.record(FinishedAttempt(id: job.id, owner: "w1", outcome: .succeeded(output: "1")))
+                        let state = try await recorder.record(FinishedAttempt(job.attemptID, owner: "w1", outcome: .succeeded(output: "1")))
                         #expect(state == .succeeded)
                         // Another connection sees it: the ending is in the file, not only in memory.
                         let reader = try SQLiteJobStore(path: path)
@@ -36,7 +36,7 @@ import Testing
             let id = try await store.add(job())
             _ = try await store.take()
             let recorder = AttemptRecorder(store: store, time: SystemTimeSource())
-            let state = try await recorder.record(FinishedAttempt(id: id, owner: "someone-else", outcome: .succeeded(output: "1")))
+            let state = try await recorder.record(FinishedAttempt(.first(id), owner: "someone-else", outcome: .succeeded(output: "1")))
             #expect(state == nil)
             #expect(try await store.job(id).state == .running)
         }
@@ -54,7 +54,7 @@ import Testing
         try other.execute("BEGIN IMMEDIATE")
         let recorder = AttemptRecorder(store: store, time: SystemTimeSource())
         let error = await #expect(throws: DurableQueueError.self) {
-            try await recorder.record(FinishedAttempt(id: id, owner: "w1", outcome: .succeeded(output: "1")))
+            try await recorder.record(FinishedAttempt(.first(id), owner: "w1", outcome: .succeeded(output: "1")))
         }
         #expect(error?.code == .databaseLocked)
         try other.execute("ROLLBACK")
@@ -71,7 +71,7 @@ private final class TestRefiller: AttemptRefiller {
 
     func claimDue(in store: isolated SQLiteJobStore, freeing freed: Int, now: Int64) throws -> [ClaimedJob] {
         state.withLock { $0.freed.append(freed) }
-        return try store.claimWithinTransaction(queue: "default", limit: freed, owner: "w1", leaseDuration: 30_000, now: now, kinds: nil)
+        return try store.claimWithinTransaction(queue: "default", limit: freed, owner: "w1", leaseDuration: 30_000, now: now, kinds: nil, excluding: [])
     }
 
     func admit(_ jobs: [ClaimedJob]) {
@@ -98,7 +98,7 @@ extension AttemptRecorderTests {
             let refiller = TestRefiller(path: directory.path("jobs.sqlite"))
             recorder.refiller = refiller
 
-            let state = try await recorder.record(FinishedAttempt(id: first, owner: "w1", outcome: .succeeded(output: "1")))
+            let state = try await recorder.record(FinishedAttempt(.first(first), owner: "w1", outcome: .succeeded(output: "1")))
             #expect(state == .succeeded)
             #expect(refiller.freed == [1])
             #expect(refiller.admitted == [second])

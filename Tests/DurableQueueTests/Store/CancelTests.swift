@@ -23,8 +23,8 @@ import Testing
             #expect(try await store.cancel(id, now: 2_000) == .requested)
             #expect(try await store.cancel(id, now: 2_001) == .requested)
             #expect(try await store.job(id).state == .running)
-            #expect(try await store.renewLeases(owner: "w1", expiresAt: 9_000) == [HeldLease(id: id, cancelRequested: true)])
-            try await store.finish([FinishedAttempt(id: id, owner: "w1", outcome: .cancelled(reason: "stopped by cancel"))], now: 3_000)
+            #expect(try await store.renewLeases([.first(id)], owner: "w1", expiresAt: 9_000) == [HeldLease(attempt: .first(id), cancelRequested: true)])
+            try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .cancelled(reason: "stopped by cancel"))], now: 3_000)
             #expect(try await store.job(id).state == .cancelled)
             // One flag event only, however often cancel is asked.
             #expect(try await store.transitions(id) == ["nil>pending", "pending>running", "running>running", "running>cancelled"])
@@ -37,19 +37,22 @@ import Testing
             _ = try await store.take()
             _ = try await store.cancel(id, now: 2_000)
             let failure = JobFailure(type: "CancellationError", message: "cancelled", retryable: true)
-            let states = try await store.finish([FinishedAttempt(id: id, owner: "w1", outcome: .retry(failure, runAt: 2_000))], now: 2_000)
+            let states = try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .retry(failure, runAt: 2_000))], now: 2_000)
             #expect(states == [id: .cancelled])
             #expect(try await store.take(now: 5_000).isEmpty)
         }
     }
 
-    @Test func aFlaggedJobThatFinishedAnywayKeepsItsSuccess() async throws {
+    @Test func aCancelRequestedBeforeTheEndingCommitsWinsOverASuccess() async throws {
         try await withStore { store, _ async throws in
             let id = try await store.add(job())
             _ = try await store.take()
             _ = try await store.cancel(id, now: 2_000)
-            try await store.finish([FinishedAttempt(id: id, owner: "w1", outcome: .succeeded(output: "1"))], now: 2_001)
-            #expect(try await store.job(id).state == .succeeded)
+            let states = try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .succeeded(output: "1"))], now: 2_001)
+            #expect(states == [id: .cancelled])
+            let record = try await store.job(id)
+            #expect(record.state == .cancelled && record.output == nil && record.finishedAt == 2_001)
+            #expect(try await store.history(of: id).last?.reason == "cancel requested; attempt ended with: succeeded")
         }
     }
 
@@ -57,7 +60,7 @@ import Testing
         try await withStore { store, _ async throws in
             let id = try await store.add(job())
             _ = try await store.take()
-            try await store.finish([FinishedAttempt(id: id, owner: "w1", outcome: .succeeded(output: "1"))], now: 2)
+            try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .succeeded(output: "1"))], now: 2)
             #expect(try await store.cancel(id, now: 3) == .alreadyFinished(.succeeded))
             #expect(try await store.job(id).cancelRequested == false)
             #expect(try await store.history(of: id).count == 3)

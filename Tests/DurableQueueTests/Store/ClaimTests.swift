@@ -35,7 +35,7 @@ import Testing
             let second = try await store.take("q", limit: 5, owner: "b")
             #expect(second.count == 1)
             #expect(try await store.take("q", limit: 5, owner: "c").isEmpty)
-            try await store.finish([FinishedAttempt(id: second[0].id, owner: "b", outcome: .succeeded(output: "1"))], now: 2)
+            try await store.finish([FinishedAttempt(second[0].attemptID, owner: "b", outcome: .succeeded(output: "1"))], now: 2)
             #expect(try await store.take("q", limit: 5, owner: "c").count == 1)
         }
     }

@@ -10,7 +10,7 @@ import Testing
         try await withStore { store, _ async throws in
             let id = try await store.add(job())
             _ = try await store.take()
-            let states = try await store.finish([FinishedAttempt(id: id, owner: "w1", outcome: .succeeded(output: #"{"ok":true}"#))], now: 3_000)
+            let states = try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .succeeded(output: #"{"ok":true}"#))], now: 3_000)
             #expect(states == [id: .succeeded])
             let record = try await store.job(id)
             #expect(record.state == .succeeded && record.output == #"{"ok":true}"# && record.finishedAt == 3_000)
@@ -23,7 +23,7 @@ import Testing
         try await withStore { store, directory async throws in
             let id = try await store.add(job())
             _ = try await store.take()
-            try await store.finish([FinishedAttempt(id: id, owner: "w1", outcome: .failed(boom))], now: 3_000)
+            try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .failed(boom))], now: 3_000)
             #expect(try await store.job(id).error == boom)
             #expect(try await store.job(id).state == .failed)
             let connection = try Connection(path: directory.path("jobs.sqlite"), options: StorageOptions())
@@ -37,7 +37,7 @@ import Testing
         try await withStore { store, _ async throws in
             let id = try await store.add(job(maxAttempts: 3))
             _ = try await store.take(now: 1_000)
-            try await store.finish([FinishedAttempt(id: id, owner: "w1", outcome: .retry(boom, runAt: 4_000))], now: 2_000)
+            try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .retry(boom, runAt: 4_000))], now: 2_000)
             let record = try await store.job(id)
             #expect(record.state == .scheduled && record.runAt == 4_000 && record.attempts == 1 && record.finishedAt == nil)
             #expect(record.error == boom)
@@ -51,7 +51,7 @@ import Testing
         try await withStore { store, _ async throws in
             let id = try await store.add(job())
             _ = try await store.take(now: 1_000)
-            try await store.finish([FinishedAttempt(id: id, owner: "w1", outcome: .retry(boom, runAt: 2_000))], now: 2_000)
+            try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .retry(boom, runAt: 2_000))], now: 2_000)
             #expect(try await store.job(id).state == .pending)
         }
     }
@@ -60,8 +60,8 @@ import Testing
         try await withStore { store, _ async throws in
             let id = try await store.add(job(maxAttempts: 2))
             for now in [Int64(1_000), 2_000] {
-                _ = try await store.take(now: now)
-                try await store.finish([FinishedAttempt(id: id, owner: "w1", outcome: .retry(boom, runAt: now))], now: now)
+                let claimed = try await store.take(now: now)[0]
+                try await store.finish([FinishedAttempt(claimed.attemptID, owner: "w1", outcome: .retry(boom, runAt: now))], now: now)
             }
             let record = try await store.job(id)
             #expect(record.state == .failed && record.attempts == 2 && record.finishedAt == 2_000)
@@ -73,8 +73,8 @@ import Testing
         try await withStore { store, _ async throws in
             let id = try await store.add(job(maxAttempts: nil))
             for now in Int64(1)...10 {
-                _ = try await store.take(now: now)
-                try await store.finish([FinishedAttempt(id: id, owner: "w1", outcome: .retry(boom, runAt: now))], now: now)
+                let claimed = try await store.take(now: now)[0]
+                try await store.finish([FinishedAttempt(claimed.attemptID, owner: "w1", outcome: .retry(boom, runAt: now))], now: now)
             }
             let record = try await store.job(id)
             #expect(record.state == .pending && record.attempts == 10)
@@ -85,7 +85,7 @@ import Testing
         try await withStore { store, _ async throws in
             let id = try await store.add(job())
             _ = try await store.take(owner: "old")
-            let states = try await store.finish([FinishedAttempt(id: id, owner: "someone-else", outcome: .succeeded(output: "1"))], now: 2)
+            let states = try await store.finish([FinishedAttempt(.first(id), owner: "someone-else", outcome: .succeeded(output: "1"))], now: 2)
             #expect(states.isEmpty)
             #expect(try await store.job(id).state == .running)
         }
@@ -97,9 +97,9 @@ import Testing
             _ = try await store.take(limit: 3)
             let states = try await store.finish(
                 [
-                    FinishedAttempt(id: ids[0], owner: "w1", outcome: .succeeded(output: "0")),
-                    FinishedAttempt(id: ids[1], owner: "w1", outcome: .failed(boom)),
-                    FinishedAttempt(id: ids[2], owner: "w1", outcome: .retry(boom, runAt: 10_000)),
+                    FinishedAttempt(.first(ids[0]), owner: "w1", outcome: .succeeded(output: "0")),
+                    FinishedAttempt(.first(ids[1]), owner: "w1", outcome: .failed(boom)),
+                    FinishedAttempt(.first(ids[2]), owner: "w1", outcome: .retry(boom, runAt: 10_000)),
                 ], now: 2_000)
             #expect(states == [ids[0]: .succeeded, ids[1]: .failed, ids[2]: .scheduled])
             #expect(try await store.historyIsConsistent())
@@ -110,16 +110,16 @@ import Testing
         try await withStore { store, _ async throws in
             let id = try await store.add(job())
             _ = try await store.take()
-            #expect(try await store.saveProgress(id, owner: "w1", progress: 0.5, checkpoint: [1, 2, 3], now: 2))
-            #expect(try await !store.saveProgress(id, owner: "w2", progress: 0.9, checkpoint: nil, now: 3))
+            #expect(try await store.saveProgress(.first(id), owner: "w1", progress: 0.5, checkpoint: [1, 2, 3], now: 2))
+            #expect(try await !store.saveProgress(.first(id), owner: "w2", progress: 0.9, checkpoint: nil, now: 3))
             let record = try await store.job(id)
             #expect(record.progress == 0.5 && record.checkpoint == [1, 2, 3])
             let error = await #expect(throws: DurableQueueError.self) {
-                try await store.saveProgress(id, owner: "w1", progress: 1.5, checkpoint: nil, now: 4)
+                try await store.saveProgress(.first(id), owner: "w1", progress: 1.5, checkpoint: nil, now: 4)
             }
             #expect(error?.code == .invalidArgument)
             // A retried attempt receives the checkpoint.
-            try await store.finish([FinishedAttempt(id: id, owner: "w1", outcome: .retry(boom, runAt: 5))], now: 5)
+            try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .retry(boom, runAt: 5))], now: 5)
             #expect(try await store.take(now: 5).first?.checkpoint == [1, 2, 3])
         }
     }

@@ -10,7 +10,7 @@ import Testing
     }
 
     private func succeed(_ store: SQLiteJobStore, _ job: ClaimedJob, output: String, now: Int64 = 2_000) async throws {
-        try await store.finish([FinishedAttempt(id: job.id, owner: "w1", outcome: .succeeded(output: output))], now: now)
+        try await store.finish([FinishedAttempt(job.attemptID, owner: "w1", outcome: .succeeded(output: output))], now: now)
     }
 
     @Test func aSequenceRunsItsStepsInOrderPassingOutputsOn() async throws {
@@ -47,7 +47,7 @@ import Testing
             try await succeed(store, try await store.take("q")[0], output: "1")
             let second = try await store.take("q")[0]
             try await store.finish(
-                [FinishedAttempt(id: second.id, owner: "w1", outcome: .failed(JobFailure(type: "E", message: "boom", retryable: false)))],
+                [FinishedAttempt(second.attemptID, owner: "w1", outcome: .failed(JobFailure(type: "E", message: "boom", retryable: false)))],
                 now: 3_000)
             let result = try await store.groupResult(id)
             #expect(result.state == .failed)
@@ -66,7 +66,7 @@ import Testing
             var running = try await store.take("q", limit: 10)
             #expect(running.map(\.input) == ["0", "1"])
             try await store.finish(
-                [FinishedAttempt(id: running[0].id, owner: "w1", outcome: .failed(JobFailure(type: "E", message: "x", retryable: false)))],
+                [FinishedAttempt(running[0].attemptID, owner: "w1", outcome: .failed(JobFailure(type: "E", message: "x", retryable: false)))],
                 now: 2_000)
             running = Array(running.dropFirst()) + (try await store.take("q", limit: 10))
             #expect(running.map(\.input) == ["1", "2"])  // a failed child does not stop the others
@@ -110,7 +110,7 @@ import Testing
             #expect(try await store.cancel(group: id, now: 2_000))
             #expect(try await store.groupState(id) == .running)  // until the running jobs stop
             for job in running {
-                try await store.finish([FinishedAttempt(id: job.id, owner: "w1", outcome: .cancelled(reason: "stopped"))], now: 3_000)
+                try await store.finish([FinishedAttempt(job.attemptID, owner: "w1", outcome: .cancelled(reason: "stopped"))], now: 3_000)
             }
             let result = try await store.groupResult(id)
             #expect(result.state == .cancelled)

@@ -12,8 +12,8 @@ import Testing
         _ = try await store.take("mail", limit: 3, now: 1_700_000_001_000)
         try await store.finish(
             [
-                FinishedAttempt(id: ids[0], owner: "w1", outcome: .succeeded(output: #"{"sent":true}"#)),
-                FinishedAttempt(id: ids[1], owner: "w1", outcome: .failed(JobFailure(type: "SMTPError", message: "mailbox full", retryable: false))),
+                FinishedAttempt(.first(ids[0]), owner: "w1", outcome: .succeeded(output: #"{"sent":true}"#)),
+                FinishedAttempt(.first(ids[1]), owner: "w1", outcome: .failed(JobFailure(type: "SMTPError", message: "mailbox full", retryable: false))),
             ], now: 1_700_000_002_000)
     }
 

@@ -10,7 +10,8 @@ import Testing
             let theirs = try await store.add(job())
             _ = try await store.take(owner: "me")
             _ = try await store.take(owner: "them")
-            #expect(try await store.renewLeases(owner: "me", expiresAt: 90_000) == [HeldLease(id: mine, cancelRequested: false)])
+            let renewed = try await store.renewLeases([.first(mine), .first(theirs)], owner: "me", expiresAt: 90_000)
+            #expect(renewed == [HeldLease(attempt: .first(mine), cancelRequested: false)])
             #expect(try await store.job(mine).leaseExpiresAt == 90_000)
             #expect(try await store.job(theirs).leaseExpiresAt == 31_000)
         }
@@ -30,7 +31,7 @@ import Testing
             #expect(event.from == .running && event.to == .pending && event.attempt == 1 && event.worker == "dead")
             #expect(event.reason?.contains("lease expired") == true)
             // The report of the dead worker, should it come back, is ignored.
-            #expect(try await store.finish([FinishedAttempt(id: id, owner: "dead", outcome: .succeeded(output: "1"))], now: 2_002).isEmpty)
+            #expect(try await store.finish([FinishedAttempt(.first(id), owner: "dead", outcome: .succeeded(output: "1"))], now: 2_002).isEmpty)
             #expect(try await store.take(now: 2_003).first?.attempt == 2)
         }
     }
@@ -59,7 +60,7 @@ import Testing
         try await withStore { store, _ async throws in
             let id = try await store.add(job())
             _ = try await store.claim(queue: "default", limit: 1, owner: "w", leaseDuration: 1_000, now: 1_000)
-            try await store.finish([FinishedAttempt(id: id, owner: "w", outcome: .succeeded(output: "1"))], now: 1_500)
+            try await store.finish([FinishedAttempt(.first(id), owner: "w", outcome: .succeeded(output: "1"))], now: 1_500)
             #expect(try await store.recoverExpiredLeases(now: 9_000).isEmpty)
             #expect(try await store.job(id).state == .succeeded)
         }
@@ -71,8 +72,9 @@ import Testing
             let flagged = try await store.add(job())
             _ = try await store.take(limit: 2, owner: "w")
             _ = try await store.cancel(flagged, now: 1_500)
-            let released = try await store.release([kept, flagged, JobID(99)], owner: "w", now: 2_000, reason: "shutting down")
-            #expect(released == [kept, flagged])
+            let released = try await store.release(
+                [.first(kept), .first(flagged), .first(JobID(99))], owner: "w", now: 2_000, reason: "shutting down")
+            #expect(released == [.first(kept), .first(flagged)])
             #expect(try await store.job(kept).state == .pending)
             #expect(try await store.job(kept).attempts == 0)
             #expect(try await store.job(flagged).state == .cancelled)

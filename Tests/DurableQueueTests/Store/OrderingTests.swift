@@ -9,7 +9,7 @@ import Testing
         var inputs: [String] = []
         while let next = try await store.take(queue, now: now).first {
             inputs.append(next.input)
-            try await store.finish([FinishedAttempt(id: next.id, owner: "w1", outcome: .succeeded(output: "null"))], now: now)
+            try await store.finish([FinishedAttempt(next.attemptID, owner: "w1", outcome: .succeeded(output: "null"))], now: now)
         }
         return inputs
     }

@@ -36,7 +36,7 @@ import Testing
             let second = try await store.take("api", limit: 10, now: 20_500)
             #expect(second.map(\.input) == ["1"])
             // A failed attempt or a job given back ends too.
-            _ = try await store.release(second.map(\.id), owner: "w1", now: 21_000, reason: "shutdown")
+            _ = try await store.release(second.map(\.attemptID), owner: "w1", now: 21_000, reason: "shutdown")
             #expect(try await store.take("api", limit: 10, now: 21_499).isEmpty)
             #expect(try await store.take("api", limit: 10, now: 21_500).map(\.input) == ["1"])
         }

@@ -21,7 +21,7 @@ import Testing
             rounds += 1
             _ = try await store.counts()
             let claimed = try await store.claim(queue: "shared", limit: 8, owner: "test", leaseDuration: 60_000, now: 1)
-            try await store.finish(claimed.map { FinishedAttempt(id: $0.id, owner: "test", outcome: .succeeded(output: "0")) }, now: 2)
+            try await store.finish(claimed.map { FinishedAttempt($0.attemptID, owner: "test", outcome: .succeeded(output: "0")) }, now: 2)
             finished += claimed.count
             if claimed.isEmpty { try await Task.sleep(for: .milliseconds(1)) }
         }

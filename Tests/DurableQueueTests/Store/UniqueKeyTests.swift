@@ -17,7 +17,7 @@ import Testing
         try await withStore { store, _ async throws in
             let first = try await store.add(job(uniqueKey: "k"))
             _ = try await store.take()
-            try await store.finish([FinishedAttempt(id: first, owner: "w1", outcome: .succeeded(output: "1"))], now: 2)
+            try await store.finish([FinishedAttempt(.first(first), owner: "w1", outcome: .succeeded(output: "1"))], now: 2)
             let second = try await store.enqueue(job(uniqueKey: "k"), now: 3)
             #expect(second == .inserted(JobID(first.rawValue + 1)))
         }
@@ -41,7 +41,7 @@ import Testing
             let outcome = try await store.enqueue(job(uniqueKey: "k", policy: .replace), now: 2)
             #expect(try await store.job(old).cancelRequested)
             #expect(try await store.job(outcome.id).state == .pending)
-            #expect(try await store.renewLeases(owner: "w1", expiresAt: 50_000).first?.cancelRequested == true)
+            #expect(try await store.renewLeases([.first(old)], owner: "w1", expiresAt: 50_000).first?.cancelRequested == true)
         }
     }
 

@@ -52,7 +52,7 @@ extension SQLiteJobStore {
 
     /// Records that `job` succeeded at `now`, under worker "w1".
     func succeed(_ job: JobID, now: Int64) throws {
-        try finish([FinishedAttempt(id: job, owner: "w1", outcome: .succeeded(output: "null"))], now: now)
+        try finish([FinishedAttempt(.first(job), owner: "w1", outcome: .succeeded(output: "null"))], now: now)
     }
 
     /// The states of the job's history, as `from>to` strings, for compact assertions.
@@ -89,4 +89,9 @@ func startTimes(path: String, queue: String) throws -> [Int64] {
 /// The differences between neighbours of `times`.
 func gaps(_ times: [Int64]) -> [Int64] {
     zip(times.dropFirst(), times).map { $0 - $1 }
+}
+
+extension AttemptID {
+    /// The first attempt of `job`.
+    static func first(_ job: JobID) -> AttemptID { AttemptID(job: job, number: 1) }
 }
