@@ -29,7 +29,7 @@ extension JobQueue {
         guard let runner = registry.runner(for: job.kind) else { return }  // claims only take registered kinds
         // The process may have been frozen (SIGSTOP, an app suspension) since the claim, and another
         // process may have taken the job back since the lease expired: the handler must not start.
-        if let expiry = engine.leaseExpiry(of: job.attemptID), now >= expiry {
+        if now >= engine.leaseExpiry(of: job.attemptID) ?? job.leaseExpiresAt {
             await giveBack(job, reason: "the lease expired before the attempt started", logger: logger)
             return
         }

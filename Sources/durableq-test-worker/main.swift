@@ -12,11 +12,13 @@
 //   durableq-test-worker download PATH URL DIR SHA256
 //       Runs an engine with the HTTP job types (600 ms leases) until the download of URL into DIR
 //       (checked against SHA256 unless it is "") is done; prints "downloaded PATH" and "peak-rss-kb N".
-//   durableq-test-worker work PATH LOG [--until-done] [--lease-ms N] [--job-ms N] [--announce-starts]
-//       Runs a JobQueue engine with the "record" job type, whose attempts append "start ID ATTEMPT PID"
-//       and "finish ID ATTEMPT PID" lines to LOG and take 1 to N (default 8) ms in between. Prints
-//       "ready" once running, and with --announce-starts "started ID" as each attempt starts. With
-//       --until-done it stops gracefully when no job is left unfinished; otherwise it runs until killed.
+//   durableq-test-worker work PATH LOG [--until-done] [--lease-ms N] [--job-ms N] [--max-jobs N] [--announce-starts] [--ignore-cancel]
+//       Runs a JobQueue engine (at most N jobs at once, default 16) with the "record" job type, whose attempts append "start ID ATTEMPT PID MS"
+//       lines to LOG, take 1 to N (default 8) ms, then append "finish ID ATTEMPT PID MS" when they return
+//       a value, and "end ID ATTEMPT PID MS" however they end (MS: the wall clock in ms since 1970).
+//       With --ignore-cancel the wait is in 10 ms steps and ignores cancellation, as a careless handler would. Prints "ready"
+//       once running, and with --announce-starts "started ID" as each attempt starts. With --until-done
+//       it stops gracefully when no job is left unfinished; otherwise it runs until killed.
 import DurableDownloads
 import DurableQueue
 import Foundation
@@ -49,18 +51,34 @@ struct LineLog: Sendable {
 }
 
 /// Wraps an attempt: logs "start" (and, if asked, says "started ID"), waits 1 to `longestMilliseconds`
-/// ms (a window for kills), logs "finish".
+/// ms (a window for kills and freezes), logs "finish" if it returns a value and "end" in any case.
 struct AttemptRecorder: Sendable {
     let log: LineLog
     let longestMilliseconds: Int
     let announcesStarts: Bool
+    var ignoresCancellation = false
 
     func record<T>(_ context: JobContext, result: () -> T) async throws -> T {
         let pid = getpid()
-        log.append("start \(context.id) \(context.attempt) \(pid)")
+        let attempt = "\(context.id) \(context.attempt) \(pid)"
+        log.append("start \(attempt) \(Date().millisecondsSince1970)")
+        defer { log.append("end \(attempt) \(Date().millisecondsSince1970)") }
         if announcesStarts { say("started \(context.id)") }
-        try await Task.sleep(for: .milliseconds(Int.random(in: 1...max(1, longestMilliseconds))))
-        log.append("finish \(context.id) \(context.attempt) \(pid)")
+        let milliseconds = Int.random(in: 1...max(1, longestMilliseconds))
+        if ignoresCancellation {
+            // Works in 10 ms steps without checking for cancellation: after a freeze it goes on
+            // where it was, as real work would.
+            for step in stride(from: 0, to: milliseconds, by: 10) {
+                await withCheckedContinuation { continuation in
+                    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(min(10, milliseconds - step))) {
+                        continuation.resume()
+                    }
+                }
+            }
+        } else {
+            try await Task.sleep(for: .milliseconds(milliseconds))
+        }
+        log.append("finish \(attempt) \(Date().millisecondsSince1970)")
         return result()
     }
 }
@@ -88,15 +106,18 @@ struct StepJob: Job {
 
 /// Runs the engine; with `untilDone`, stops it once every job has finished.
 func work(
-    path: String, logPath: String, untilDone: Bool, leaseMilliseconds: Int64, jobMilliseconds: Int, announcesStarts: Bool
+    path: String, logPath: String, untilDone: Bool, leaseMilliseconds: Int64, jobMilliseconds: Int, maxJobs: Int,
+    announcesStarts: Bool, ignoresCancellation: Bool
 ) async throws {
     var logger = Logger(label: "worker") { StreamLogHandler.standardError(label: $0) }
     logger.logLevel = .debug
     let configuration = JobQueue.Configuration(
-        leaseDuration: .milliseconds(leaseMilliseconds), heartbeatInterval: .milliseconds(leaseMilliseconds / 3),
-        pollInterval: .milliseconds(20))
+        maxConcurrentJobs: maxJobs, leaseDuration: .milliseconds(leaseMilliseconds),
+        heartbeatInterval: .milliseconds(leaseMilliseconds / 3), pollInterval: .milliseconds(20))
     let queue = try JobQueue(path: path, configuration: configuration, logger: logger)
-    let recorder = AttemptRecorder(log: LineLog(path: logPath), longestMilliseconds: jobMilliseconds, announcesStarts: announcesStarts)
+    let recorder = AttemptRecorder(
+        log: LineLog(path: logPath), longestMilliseconds: jobMilliseconds, announcesStarts: announcesStarts,
+        ignoresCancellation: ignoresCancellation)
     queue.register(RecordJob(recorder: recorder))
     queue.register(StepJob(recorder: recorder))
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -171,9 +192,10 @@ do {
         try await work(
             path: arguments[2], logPath: arguments[3], untilDone: rest.contains("--until-done"),
             leaseMilliseconds: Int64(number(after: "--lease-ms") ?? 1_000), jobMilliseconds: number(after: "--job-ms") ?? 8,
-            announcesStarts: rest.contains("--announce-starts"))
+            maxJobs: number(after: "--max-jobs") ?? 16,
+            announcesStarts: rest.contains("--announce-starts"), ignoresCancellation: rest.contains("--ignore-cancel"))
     default:
-        FileHandle.standardError.write(Data("usage: durableq-test-worker enqueue PATH COUNT | compose PATH | cache PATH LOG KEY | download PATH URL DIR SHA256 | work PATH LOG [--until-done] [--lease-ms N] [--job-ms N] [--announce-starts]\n".utf8))
+        FileHandle.standardError.write(Data("usage: durableq-test-worker enqueue PATH COUNT | compose PATH | cache PATH LOG KEY | download PATH URL DIR SHA256 | work PATH LOG [--until-done] [--lease-ms N] [--job-ms N] [--max-jobs N] [--announce-starts] [--ignore-cancel]\n".utf8))
         exit(2)
     }
 } catch {

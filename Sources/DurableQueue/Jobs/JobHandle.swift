@@ -21,7 +21,7 @@ public struct JobHandle<J: Job>: Sendable {
     /// - Throws: `jobFailed` (with the last error) or `cancelled` when it ended so; `jobNotFound`;
     ///   `CancellationError` if the waiting task is cancelled.
     public func result() async throws -> J.Output {
-        try decode(try await queue.waitUntilFinished(id, deadline: nil))
+        try Self.output(of: try await queue.waitUntilFinished(id, deadline: nil))
     }
 
     /// Waits at most `timeout` for the job to finish and returns its output. The job is not cancelled
@@ -29,8 +29,22 @@ public struct JobHandle<J: Job>: Sendable {
     ///
     /// - Throws: `timedOut` when the job is not finished in time, or what ``result()`` throws.
     public func result(timeout: Duration) async throws -> J.Output {
-        let deadline = queue.now + timeout.milliseconds
-        return try decode(try await queue.waitUntilFinished(id, deadline: deadline))
+        try Self.output(of: try await queue.waitUntilFinished(id, deadline: queue.now + timeout.milliseconds))
+    }
+
+    /// Waits for the job to finish and returns how it ended: its output, its error, or that it was
+    /// cancelled. Unlike ``result()`` it throws only when the outcome cannot be had.
+    ///
+    /// - Throws: `jobNotFound`; `CancellationError` if the waiting task is cancelled.
+    public func outcome() async throws -> JobOutcome<J.Output> {
+        try Self.outcome(of: try await queue.waitUntilFinished(id, deadline: nil))
+    }
+
+    /// Waits at most `timeout` for the job to finish and returns how it ended; see ``outcome()``.
+    ///
+    /// - Throws: `timedOut` when the job is not finished in time, or what ``outcome()`` throws.
+    public func outcome(timeout: Duration) async throws -> JobOutcome<J.Output> {
+        try Self.outcome(of: try await queue.waitUntilFinished(id, deadline: queue.now + timeout.milliseconds))
     }
 
     /// Cancels the job; see ``JobQueue/cancel(_:)``.
@@ -45,16 +59,27 @@ public struct JobHandle<J: Job>: Sendable {
         queue.stateChanges { [id] store in try await store.job(id).state }
     }
 
-    private func decode(_ record: JobRecord) throws -> J.Output {
+    private static func outcome(of record: JobRecord) throws -> JobOutcome<J.Output> {
         switch record.state {
         case .succeeded:
-            return try JSONDecoder().decode(J.Output.self, from: Data((record.output ?? "null").utf8))
+            return .succeeded(try JSONDecoder().decode(J.Output.self, from: Data((record.output ?? "null").utf8)))
         case .cancelled:
-            throw DurableQueueError(.cancelled, "the job was cancelled", jobID: id, queue: record.queue)
+            return .cancelled
         default:
-            let error = record.error.map { "\($0)" } ?? "unknown error"
+            return .failed(record.error ?? JobFailure(type: "Unknown", message: "no error was recorded", retryable: false))
+        }
+    }
+
+    /// The output of a finished job, or the error ``result()`` throws for one that did not succeed.
+    private static func output(of record: JobRecord) throws -> J.Output {
+        switch try outcome(of: record) {
+        case .succeeded(let output):
+            return output
+        case .cancelled:
+            throw DurableQueueError(.cancelled, "the job was cancelled", jobID: record.id, queue: record.queue)
+        case .failed(let failure):
             throw DurableQueueError(
-                .jobFailed, "the job failed after \(record.attempts) attempt(s): \(error)", jobID: id, queue: record.queue)
+                .jobFailed, "the job failed after \(record.attempts) attempt(s): \(failure)", jobID: record.id, queue: record.queue)
         }
     }
 }

@@ -85,3 +85,17 @@ func withRunningQueue(
         try await group.waitForAll()
     }
 }
+
+/// Waits at its gate ignoring cancellation, as a careless handler does, then returns "done".
+/// Attempts after the first return at once.
+struct Stubborn: Job {
+    static let name = "stubborn"
+    let gate: Gate
+    let tracker: RunTracker
+    func run(_ input: String, context: JobContext) async throws -> String {
+        tracker.started("\(input) attempt \(context.attempt)")
+        defer { tracker.ended(input) }
+        while context.attempt == 1 && !gate.isOpen.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(2)) }
+        return "done"
+    }
+}

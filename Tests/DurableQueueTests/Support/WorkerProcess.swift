@@ -44,6 +44,17 @@ final class WorkerProcess {
         _ = Foundation.kill(process.processIdentifier, SIGKILL)
     }
 
+    /// Freezes the worker with SIGSTOP, as a VM pause or an app suspension would: it runs nothing, its
+    /// timers included, until ``thaw()``.
+    func freeze() {
+        _ = Foundation.kill(process.processIdentifier, SIGSTOP)
+    }
+
+    /// Lets a frozen worker run again (SIGCONT).
+    func thaw() {
+        _ = Foundation.kill(process.processIdentifier, SIGCONT)
+    }
+
     /// Reads the worker's output until it has printed `line`; false if it exited first.
     func waitForLine(_ line: String) async -> Bool {
         await nextLine { $0 == line } != nil

@@ -1,0 +1,75 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import DurableQueue
+
+/// What the engine does when an attempt's lease is lost, or a cancel comes, while its handler runs.
+@Suite(.timeLimit(.minutes(1))) struct LeaseLossTests {
+    @Test func aHandlerNeverStartsOnALeaseThatExpiredSinceTheClaim() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let time = ManualTimeSource()
+        let configuration = JobQueue.Configuration(leaseDuration: .seconds(30), timeSource: time)
+        let queue = try JobQueue(path: directory.path("jobs.sqlite"), configuration: configuration)
+        let tracker = RunTracker()
+        let gate = Gate()
+        gate.isOpen.withLock { $0 = true }  // a handler that started by mistake would return at once
+        queue.register(Stubborn(gate: gate, tracker: tracker))
+        let handle = try await queue.enqueue(Stubborn.self, "x")
+        let claimed = try await queue.store.claim(
+            queue: "default", limit: 1, owner: configuration.workerID, leaseDuration: 30_000, now: time.nowMilliseconds)[0]
+        // The process is frozen between the claim and the start of the handler, past the lease.
+        time.advance(by: .seconds(31))
+        await queue.process(claimed, stop: StopSignal())
+        #expect(tracker.startedInputs.isEmpty)
+        let record = try await queue.store.job(handle.id)
+        #expect(record.state == .pending && record.attempts == 0 && record.leaseOwner == nil)
+        #expect(try await queue.store.history(of: handle.id).last?.reason == "the lease expired before the attempt started")
+    }
+
+    @Test func aHandlerThatIgnoresCancellationEndsCancelledItsResultDiscarded() async throws {
+        let gate = Gate()
+        let tracker = RunTracker()
+        try await withRunningQueue(register: { $0.register(Stubborn(gate: gate, tracker: tracker)) }) { queue in
+            let handle = try await queue.enqueue(Stubborn.self, "x")
+            try await eventually("the attempt started") { tracker.running == 1 }
+            try await handle.cancel()
+            gate.isOpen.withLock { $0 = true }
+            let outcome = try await handle.outcome()
+            #expect(outcome.isCancelled && outcome.output == nil)
+            let error = await #expect(throws: DurableQueueError.self) { try await handle.result() }
+            #expect(error?.code == .cancelled)
+            let record = try await queue.store.job(handle.id)
+            #expect(record.state == .cancelled && record.output == nil)
+            #expect(try await queue.store.history(of: handle.id).last?.reason == "cancel requested; attempt ended with: succeeded")
+        }
+    }
+
+    @Test func aLostLeaseStopsThatAttemptAndTheJobRunsAgainHereOnlyAfterItEnds() async throws {
+        let gate = Gate()
+        let tracker = RunTracker()
+        let configuration = JobQueue.Configuration(
+            leaseDuration: .milliseconds(300), heartbeatInterval: .milliseconds(50), pollInterval: .milliseconds(20))
+        try await withRunningQueue(configuration: configuration, register: { $0.register(Stubborn(gate: gate, tracker: tracker)) }) {
+            queue in
+            let handle = try await queue.enqueue(Stubborn.self, "x", options: EnqueueOptions(retry: .unlimited(backoff: .constant(.zero))))
+            try await eventually("the first attempt started") { tracker.running == 1 }
+            // Another process takes the job back as if this one had been frozen past its lease.
+            let other = try SQLiteJobStore(path: queue.path)
+            #expect(try await other.recoverExpiredLeases(now: Date().millisecondsSince1970 + 3_600_000).count == 1)
+            // The heartbeat notices; the careless first attempt keeps running, and this process does
+            // not claim the job again while it does.
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await handle.state() == .pending)
+            #expect(tracker.startedInputs == ["x attempt 1"])
+            gate.isOpen.withLock { $0 = true }
+            #expect(try await handle.result() == "done")
+            #expect(tracker.startedInputs == ["x attempt 1", "x attempt 2"])
+            let history = try await queue.store.history(of: handle.id)
+            let note = try #require(history.first { $0.from == $0.to && $0.attempt == 1 })
+            #expect(note.reason == "attempt 1 returned a result after its worker lost the job; discarded")
+            #expect(history.last?.to == .succeeded && history.last?.attempt == 2)
+        }
+    }
+}
