@@ -22,6 +22,8 @@ import Synchronization
 /// - ``init(path:configuration:logger:)``
 /// - ``register(_:)``
 /// - ``configure(_:)``
+/// - ``updateConfiguration(of:_:)``
+/// - ``configuration(of:)``
 /// ### Enqueueing
 /// - ``enqueue(_:_:options:)``
 /// - ``enqueue(_:batch:options:)``
@@ -89,10 +91,46 @@ public final class JobQueue: Sendable {
 
     /// Creates or updates a named queue's settings, shared by every process on the file.
     ///
+    /// Every setting is replaced by `queue`'s (a setting left at its default goes back to the
+    /// default), except ``QueueConfiguration/isSuspended``: it applies only when this call creates
+    /// the queue, and ``suspend(queue:)`` / ``resume(queue:)`` change it later. To change some
+    /// settings and keep the rest, use ``updateConfiguration(of:_:)``.
+    ///
     /// - Throws: `invalidArgument` (nothing changed) or a storage error.
     public func configure(_ queue: QueueConfiguration) async throws {
         try await store.configure(queue, now: now)
         dispatcherWake.signal()
+    }
+
+    /// Changes some settings of a queue and keeps the others, in one transaction, so that two
+    /// processes changing different settings at once both have their way.
+    ///
+    /// `change` gets the settings in force (the defaults for a queue nobody configured) and sets
+    /// what should differ; ``QueueConfiguration/isSuspended`` included.
+    ///
+    /// For example:
+    /// ```swift
+    /// try await queue.updateConfiguration(of: "github") { $0.throttle = Throttle(.seconds(1)) }
+    /// ```
+    /// - Returns: The settings now in force.
+    /// - Throws: `invalidArgument` if `change` renames the queue or sets a value out of range
+    ///   (nothing changed), or a storage error.
+    @discardableResult
+    public func updateConfiguration(
+        of queue: String, _ change: @escaping @Sendable (inout QueueConfiguration) -> Void
+    ) async throws -> QueueConfiguration {
+        let now = now
+        let settings = try await store.perform { try $0.updateQueue(named: queue, now: now, change) }
+        dispatcherWake.signal()
+        return settings
+    }
+
+    /// The settings of `queue` as stored, or nil if the file has no such queue (nobody configured it
+    /// and no job was enqueued on it; such a queue has the defaults of ``QueueConfiguration``).
+    ///
+    /// - Throws: A storage error.
+    public func configuration(of queue: String) async throws -> QueueConfiguration? {
+        try await store.queue(named: queue)
     }
 
     /// Stops starting jobs of `queue` (durably, for every process); running jobs finish.

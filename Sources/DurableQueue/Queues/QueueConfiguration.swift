@@ -14,7 +14,9 @@ public struct QueueConfiguration: Sendable, Hashable {
     public var mode: QueueMode
     /// How many of its jobs may run at once over all processes; 0 means unlimited.
     public var concurrencyLimit: Int
-    /// While true, running jobs finish but none starts.
+    /// While true, running jobs finish but none starts. ``JobQueue/configure(_:)`` applies it only
+    /// when it creates the queue; ``JobQueue/suspend(queue:)`` and ``JobQueue/resume(queue:)``
+    /// change it later.
     public var isSuspended: Bool
     /// The least time between two starts; nil for none.
     public var throttle: Throttle?

@@ -1,6 +1,8 @@
 extension SQLiteJobStore {
     /// Creates or updates a queue's settings, shared by every process on the file.
     ///
+    /// Every setting is replaced except `isSuspended`, which applies only when the queue is created:
+    /// an existing queue stays suspended or not (see ``setSuspended(_:queue:now:)``).
     /// Changing the mode re-orders the queue's unfinished jobs, and changing the throttle interval
     /// updates its waiting jobs as the throttle's mutability says (a scan of that queue's jobs each).
     /// Removing both throttle and rate limit lets the next job start at once.
@@ -9,44 +11,74 @@ extension SQLiteJobStore {
         try queue.validate()
         try write("configure queue '\(queue.name)'") {
             let previous = try queues(where: "WHERE name = ?", [queue.name]).first
-            let throttle = queue.throttle ?? Throttle(.zero)
-            let rate = queue.rateLimit
+            var settings = queue
+            settings.isSuspended = previous?.isSuspended ?? queue.isSuspended
+            try store(settings, replacing: previous, now: now)
+        }
+    }
+
+    /// Changes some settings of queue `name` (created with the defaults if it has no row), leaving
+    /// the others as they are, in one transaction: `change` gets the current settings.
+    ///
+    /// - Returns: The settings now in force.
+    /// - Throws: `invalidArgument` if `change` renames the queue or leaves a setting out of range
+    ///   (nothing changed), or a storage error.
+    package func updateQueue(
+        named name: String, now: Int64, _ change: (inout QueueConfiguration) -> Void
+    ) throws -> QueueConfiguration {
+        try write("update queue '\(name)'") {
+            let previous = try queues(where: "WHERE name = ?", [name]).first
+            var settings = previous ?? QueueConfiguration(name)
+            change(&settings)
+            guard settings.name == name else {
+                throw DurableQueueError.invalidArgument("queue name", "an update cannot rename queue '\(name)'")
+            }
+            try settings.validate()
+            try store(settings, replacing: previous, now: now)
+            return settings
+        }
+    }
+
+    /// Writes `queue`'s settings over `previous` (nil: a new queue), and applies what the change
+    /// implies to its jobs and starts. Called inside a write transaction.
+    private func store(_ queue: QueueConfiguration, replacing previous: QueueConfiguration?, now: Int64) throws {
+        let throttle = queue.throttle ?? Throttle(.zero)
+        let rate = queue.rateLimit
+        try connection.execute(
+            """
+            INSERT INTO queues (name, mode, concurrency_limit, suspended, throttle_interval_ms, throttle_measured_from,
+                                throttle_mutability, rate_limit_count, rate_limit_window_ms, created_at, updated_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)
+            ON CONFLICT (name) DO UPDATE SET
+                mode = excluded.mode, concurrency_limit = excluded.concurrency_limit, suspended = excluded.suspended,
+                throttle_interval_ms = excluded.throttle_interval_ms,
+                throttle_measured_from = excluded.throttle_measured_from,
+                throttle_mutability = excluded.throttle_mutability, rate_limit_count = excluded.rate_limit_count,
+                rate_limit_window_ms = excluded.rate_limit_window_ms, updated_at = excluded.updated_at
+            """,
+            [
+                queue.name, queue.mode.rawValue, queue.concurrencyLimit, queue.isSuspended,
+                throttle.interval.milliseconds, throttle.measuredFrom.rawValue, throttle.mutability.rawValue,
+                rate?.count ?? 0, rate?.window.milliseconds ?? 0, now,
+            ])
+        knownQueues.insert(queue.name)
+        if let previous, previous.mode != queue.mode {
+            // order_key is +id on FIFO queues and -id on LIFO queues: flip it for unfinished jobs.
             try connection.execute(
                 """
-                INSERT INTO queues (name, mode, concurrency_limit, suspended, throttle_interval_ms, throttle_measured_from,
-                                    throttle_mutability, rate_limit_count, rate_limit_window_ms, created_at, updated_at)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)
-                ON CONFLICT (name) DO UPDATE SET
-                    mode = excluded.mode, concurrency_limit = excluded.concurrency_limit, suspended = excluded.suspended,
-                    throttle_interval_ms = excluded.throttle_interval_ms,
-                    throttle_measured_from = excluded.throttle_measured_from,
-                    throttle_mutability = excluded.throttle_mutability, rate_limit_count = excluded.rate_limit_count,
-                    rate_limit_window_ms = excluded.rate_limit_window_ms, updated_at = excluded.updated_at
-                """,
-                [
-                    queue.name, queue.mode.rawValue, queue.concurrencyLimit, queue.isSuspended,
-                    throttle.interval.milliseconds, throttle.measuredFrom.rawValue, throttle.mutability.rawValue,
-                    rate?.count ?? 0, rate?.window.milliseconds ?? 0, now,
-                ])
-            knownQueues.insert(queue.name)
-            if let previous, previous.mode != queue.mode {
-                // order_key is +id on FIFO queues and -id on LIFO queues: flip it for unfinished jobs.
-                try connection.execute(
-                    """
-                    UPDATE jobs SET order_key = -order_key
-                    WHERE queue = ? AND state IN ('scheduled', 'pending', 'blocked', 'running')
-                    """, [queue.name])
-            }
-            let previousInterval = previous?.throttle?.interval ?? .zero
-            if previous != nil, previousInterval != throttle.interval {
-                try applyChangedInterval(throttle, queue: queue.name)
-            }
-            if queue.throttle == nil && queue.rateLimit == nil {
-                try connection.execute("UPDATE queues SET next_start_at = 0 WHERE name = ?", [queue.name])
-            }
-            if queue.rateLimit == nil {
-                try connection.execute("DELETE FROM queue_starts WHERE queue = ?", [queue.name])
-            }
+                UPDATE jobs SET order_key = -order_key
+                WHERE queue = ? AND state IN ('scheduled', 'pending', 'blocked', 'running')
+                """, [queue.name])
+        }
+        let previousInterval = previous?.throttle?.interval ?? .zero
+        if previous != nil, previousInterval != throttle.interval {
+            try applyChangedInterval(throttle, queue: queue.name)
+        }
+        if queue.throttle == nil && queue.rateLimit == nil {
+            try connection.execute("UPDATE queues SET next_start_at = 0 WHERE name = ?", [queue.name])
+        }
+        if queue.rateLimit == nil {
+            try connection.execute("DELETE FROM queue_starts WHERE queue = ?", [queue.name])
         }
     }
 

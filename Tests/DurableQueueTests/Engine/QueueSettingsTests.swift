@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+@testable import DurableQueue
+
+/// Reading a queue's settings, replacing them, and changing only some of them.
+@Suite struct QueueSettingsTests {
+    private func withQueue(_ body: (JobQueue) async throws -> Void) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await body(try JobQueue(path: directory.path("jobs.sqlite")))
+    }
+
+    @Test func configureReplacesTheSettingsButNeverTheSuspension() async throws {
+        try await withQueue { queue in
+            #expect(try await queue.configuration(of: "api") == nil)
+            try await queue.configure(QueueConfiguration("api", concurrencyLimit: 1, isSuspended: true))
+            #expect(try await queue.configuration(of: "api") == QueueConfiguration("api", concurrencyLimit: 1, isSuspended: true))
+            try await queue.configure(QueueConfiguration("api", throttle: Throttle(.seconds(1))))
+            // Still suspended; the limit, not given, is back to its default.
+            #expect(
+                try await queue.configuration(of: "api")
+                    == QueueConfiguration("api", concurrencyLimit: 0, isSuspended: true, throttle: Throttle(.seconds(1))))
+            try await queue.resume(queue: "api")
+            try await queue.configure(QueueConfiguration("api", isSuspended: true))
+            #expect(try await queue.configuration(of: "api")?.isSuspended == false)
+        }
+    }
+
+    @Test func anUpdateChangesOnlyWhatItSets() async throws {
+        try await withQueue { queue in
+            try await queue.configure(QueueConfiguration("api", mode: .lifo, concurrencyLimit: 1, isSuspended: true))
+            let updated = try await queue.updateConfiguration(of: "api") { $0.throttle = Throttle(.milliseconds(500)) }
+            let expected = QueueConfiguration("api", mode: .lifo, concurrencyLimit: 1, isSuspended: true, throttle: Throttle(.milliseconds(500)))
+            #expect(updated == expected)
+            #expect(try await queue.configuration(of: "api") == expected)
+            try await queue.updateConfiguration(of: "api") { $0.isSuspended = false }
+            #expect(try await queue.configuration(of: "api")?.isSuspended == false)
+            // A queue nobody configured starts from the defaults.
+            #expect(try await queue.updateConfiguration(of: "fresh") { $0.concurrencyLimit = 2 } == QueueConfiguration("fresh", concurrencyLimit: 2))
+        }
+    }
+
+    @Test func aBadUpdateChangesNothing() async throws {
+        try await withQueue { queue in
+            try await queue.configure(QueueConfiguration("api", concurrencyLimit: 1))
+            let changes: [@Sendable (inout QueueConfiguration) -> Void] = [{ $0.name = "other" }, { $0.concurrencyLimit = -1 }]
+            for change in changes {
+                let error = await #expect(throws: DurableQueueError.self) { try await queue.updateConfiguration(of: "api", change) }
+                #expect(error?.code == .invalidArgument)
+            }
+            #expect(try await queue.configuration(of: "api") == QueueConfiguration("api", concurrencyLimit: 1))
+            #expect(try await queue.configuration(of: "other") == nil)
+        }
+    }
+}
