@@ -72,7 +72,8 @@ extension JobQueue {
     /// Races the handler against the job's stop signal and its timeout.
     private func execute(_ job: ClaimedJob, runner: any JobRunner, stop: StopSignal, logger: Logger) async -> AttemptEnding {
         let context = JobContext(
-            id: job.id, attempt: job.attempt, maxAttempts: job.maxAttempts, queue: job.queue, checkpoint: job.checkpoint,
+            id: job.id, attempt: job.attempt, maxAttempts: job.maxAttempts, queue: job.queue, priority: job.priority,
+            checkpoint: job.checkpoint,
             logger: logger,
             save: { [store, configuration, jobChanges, time = configuration.timeSource] progress, checkpoint in
                 let saved = try await store.saveProgress(

@@ -5,8 +5,13 @@ extension JobQueue {
     /// - Throws: `invalidArgument` (nothing changed): the outermost part is a single job, two
     ///   children of a group share a name, a job has a unique key, or an input does not encode.
     public func enqueue(_ composition: Composition) async throws -> GroupHandle {
+        try await enqueue(composition, inheriting: nil)
+    }
+
+    /// ``enqueue(_:)``, with `inherited` as the priority of jobs that have none of their own.
+    func enqueue(_ composition: Composition, inheriting inherited: Priority?) async throws -> GroupHandle {
         let now = now
-        let id = try await store.enqueue(composition: try composition.node(now), now: now)
+        let id = try await store.enqueue(composition: try composition.node(now, inherited), now: now)
         dispatcherWake.signal()
         jobChanges.signal()
         return GroupHandle(id: id, queue: self)

@@ -163,7 +163,14 @@ public final class JobQueue: Sendable {
     public func enqueue<J: Job>(_ type: J.Type, _ input: J.Input, options: EnqueueOptions = EnqueueOptions()) async throws
         -> JobHandle<J>
     {
-        let job = try options.newJob(kind: J.name, input: try SQLiteJobStore.json(input), now: now)
+        try await enqueue(type, input, options: options, inheriting: nil)
+    }
+
+    /// ``enqueue(_:_:options:)``, with `inherited` as the priority unless `options` sets one.
+    func enqueue<J: Job>(_ type: J.Type, _ input: J.Input, options: EnqueueOptions, inheriting inherited: Priority?) async throws
+        -> JobHandle<J>
+    {
+        let job = try options.newJob(kind: J.name, input: try SQLiteJobStore.json(input), now: now, inheriting: inherited)
         try job.validate()  // before it joins other callers' jobs in a transaction
         let outcome = try await enqueuer.enqueue(job)
         enqueued()

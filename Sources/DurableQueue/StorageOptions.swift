@@ -11,18 +11,33 @@ public struct StorageOptions: Sendable, Hashable {
     public var readOnly: Bool
     /// Creates the file when it does not exist (ignored when read-only).
     public var createIfMissing: Bool
+    /// The permission bits a new file gets, exactly (the process's umask does not change them);
+    /// SQLite gives its `-wal` and `-shm` files the same. Default `0o600`: only the owner reads
+    /// or writes, since the file holds inputs, outputs and errors (URLs, request bodies …). An
+    /// existing file keeps its permissions.
+    public var filePermissions: Int
 
     /// Creates options; every parameter has the default described on its property.
     public init(
         durability: Durability = .processCrash,
         busyTimeout: Duration = .seconds(5),
         readOnly: Bool = false,
-        createIfMissing: Bool = true
+        createIfMissing: Bool = true,
+        filePermissions: Int = 0o600
     ) {
         self.durability = durability
         self.busyTimeout = busyTimeout
         self.readOnly = readOnly
         self.createIfMissing = createIfMissing
+        self.filePermissions = filePermissions
+    }
+
+    /// Throws `invalidArgument` naming the first setting out of range.
+    func validate() throws {
+        guard (0...0o777).contains(filePermissions) else {
+            throw DurableQueueError.invalidArgument("filePermissions", "0o\(String(filePermissions, radix: 8)) is not within 0o000…0o777")
+        }
+        if busyTimeout < .zero { throw DurableQueueError.invalidArgument("busyTimeout", "\(busyTimeout) is negative") }
     }
 }
 

@@ -17,15 +17,19 @@
 /// let small: String = try await handle.result().group("thumbnails")!.output("small")
 /// ```
 public struct Composition: Sendable {
-    /// Builds the store's description, encoding inputs (which may throw) at enqueue time.
-    let node: @Sendable (_ now: Int64) throws -> CompositionNode
+    /// Builds the store's description, encoding inputs (which may throw) at enqueue time; jobs
+    /// without a priority of their own get `inherited`.
+    let node: @Sendable (_ now: Int64, _ inherited: Priority?) throws -> CompositionNode
 
-    /// A job with `input`, named `name` within its group.
+    /// A job with `input`, named `name` within its group. Without a priority in `options` it takes
+    /// its group's (or sequence's).
     public static func job<J: Job>(
         _ type: J.Type, _ input: J.Input, name: String? = nil, options: EnqueueOptions = EnqueueOptions()
     ) -> Composition {
-        Composition { now in
-            .job(try options.newJob(kind: J.name, input: try SQLiteJobStore.json(input), now: now), name: name, takesPreviousOutput: false)
+        Composition { now, inherited in
+            .job(
+                try options.newJob(kind: J.name, input: try SQLiteJobStore.json(input), now: now, inheriting: inherited),
+                name: name, takesPreviousOutput: false)
         }
     }
 
@@ -35,20 +39,32 @@ public struct Composition: Sendable {
     public static func jobUsingPreviousOutput<J: Job>(
         _ type: J.Type, name: String? = nil, options: EnqueueOptions = EnqueueOptions()
     ) -> Composition {
-        Composition { now in
-            .job(try options.newJob(kind: J.name, input: "null", now: now), name: name, takesPreviousOutput: true)
+        Composition { now, inherited in
+            .job(try options.newJob(kind: J.name, input: "null", now: now, inheriting: inherited), name: name, takesPreviousOutput: true)
         }
     }
 
     /// Steps that run one after another. A step that does not succeed (after its retries) ends the
     /// sequence `failed` (or `cancelled`) and cancels the steps after it.
-    public static func sequence(_ steps: [Composition], name: String? = nil) -> Composition {
-        Composition { now in .group(.sequence, try steps.map { try $0.node(now) }, maxConcurrent: 0, name: name) }
+    ///
+    /// - Parameter priority: The priority of every step without one of its own; nil: the
+    ///   enclosing group's, or the enqueuing job's, else `.normal`.
+    public static func sequence(_ steps: [Composition], name: String? = nil, priority: Priority? = nil) -> Composition {
+        Composition { now, inherited in
+            .group(.sequence, try steps.map { try $0.node(now, priority ?? inherited) }, maxConcurrent: 0, name: name)
+        }
     }
 
     /// Children that run in parallel, at most `maxConcurrent` at once (0: no limit of its own; each
     /// queue's limits still hold). The group ends when every child has; it `succeeded` if all did.
-    public static func group(_ children: [Composition], maxConcurrent: Int = 0, name: String? = nil) -> Composition {
-        Composition { now in .group(.concurrent, try children.map { try $0.node(now) }, maxConcurrent: maxConcurrent, name: name) }
+    ///
+    /// - Parameter priority: The priority of every child without one of its own; nil: the
+    ///   enclosing group's, or the enqueuing job's, else `.normal`.
+    public static func group(
+        _ children: [Composition], maxConcurrent: Int = 0, name: String? = nil, priority: Priority? = nil
+    ) -> Composition {
+        Composition { now, inherited in
+            .group(.concurrent, try children.map { try $0.node(now, priority ?? inherited) }, maxConcurrent: maxConcurrent, name: name)
+        }
     }
 }

@@ -47,7 +47,10 @@ public struct GroupHandle: Sendable {
 
     /// The group's states as they change, starting with the current one and ending after it ends.
     public var stateChanges: AsyncThrowingStream<JobState, any Error> {
-        queue.stateChanges { [id] store in try await store.groupState(id) }
+        queue.changes { [id] store in
+            let state = try await store.groupState(id)
+            return (state, state.isTerminal)
+        }
     }
 
     private static func succeeded(_ result: GroupResult) throws -> GroupResult {

@@ -9,8 +9,10 @@ import Foundation
 public struct EnqueueOptions: Sendable {
     /// The named queue; created with default settings if nobody configured it. Default `"default"`.
     public var queue: String
-    /// Higher runs first. Default `.normal`.
-    public var priority: Priority
+    /// Higher runs first. nil (the default) means the priority of the job that enqueues this one
+    /// (through ``JobContext/enqueue(_:_:options:)``) or of the sequence or group it is part of,
+    /// and `.normal` for a job enqueued from outside any job.
+    public var priority: Priority?
     /// Run no earlier than this long after enqueueing. Ignored when ``runAt`` is set.
     public var delay: Duration?
     /// Run no earlier than this time.
@@ -31,7 +33,7 @@ public struct EnqueueOptions: Sendable {
 
     /// Creates options; see each property for its default.
     public init(
-        queue: String = "default", priority: Priority = .normal, delay: Duration? = nil, runAt: Date? = nil,
+        queue: String = "default", priority: Priority? = nil, delay: Duration? = nil, runAt: Date? = nil,
         retry: RetryPolicy = .default, timeout: Duration? = nil, uniqueKey: String? = nil,
         uniquePolicy: UniquePolicy = .keep, tags: [String] = [], throttleInterval: Duration? = nil
     ) {
@@ -47,9 +49,10 @@ public struct EnqueueOptions: Sendable {
         self.throttleInterval = throttleInterval
     }
 
-    /// The store's description of a job of `kind` with `input`, enqueued at `now` (ms since 1970).
-    func newJob(kind: String, input: String, now: Int64) throws -> NewJob {
-        var job = try newJob(kind: kind, now: now)
+    /// The store's description of a job of `kind` with `input`, enqueued at `now` (ms since 1970),
+    /// with `inherited` as its priority unless the options set one.
+    func newJob(kind: String, input: String, now: Int64, inheriting inherited: Priority? = nil) throws -> NewJob {
+        var job = try newJob(kind: kind, now: now, inheriting: inherited)
         job.input = input
         return job
     }
@@ -57,7 +60,7 @@ public struct EnqueueOptions: Sendable {
     /// The store's description of jobs of `kind`, one per input, enqueued at `now` (ms since 1970);
     /// the options are checked and encoded once.
     func newJobs(kind: String, inputs: some Sequence<String>, now: Int64) throws -> [NewJob] {
-        let template = try newJob(kind: kind, now: now)
+        let template = try newJob(kind: kind, now: now, inheriting: nil)
         return inputs.map { input in
             var job = template
             job.input = input
@@ -65,12 +68,13 @@ public struct EnqueueOptions: Sendable {
         }
     }
 
-    private func newJob(kind: String, now: Int64) throws -> NewJob {
+    private func newJob(kind: String, now: Int64, inheriting inherited: Priority?) throws -> NewJob {
         if let delay, delay < .zero { throw DurableQueueError.invalidArgument("delay", "\(delay) is negative") }
         if let timeout, timeout <= .zero { throw DurableQueueError.invalidArgument("timeout", "\(timeout) is not positive") }
         let runAt = runAt.map(\.millisecondsSince1970) ?? delay.map { now + $0.milliseconds }
         return NewJob(
-            queue: queue, kind: kind, input: "", priority: priority, runAt: runAt, maxAttempts: retry.maxAttempts,
+            queue: queue, kind: kind, input: "", priority: priority ?? inherited ?? .normal, runAt: runAt,
+            maxAttempts: retry.maxAttempts,
             retryPolicy: try retry.backoff.storedJSON(), timeoutMilliseconds: timeout?.milliseconds,
             uniqueKey: uniqueKey, uniquePolicy: uniquePolicy, tags: tags,
             throttleIntervalMilliseconds: throttleInterval?.milliseconds)

@@ -10,6 +10,8 @@ public struct JobContext: Sendable {
     public let maxAttempts: Int?
     /// The name of the queue the job is on.
     public let queue: String
+    /// The job's priority; jobs it enqueues inherit it unless their options set another.
+    public let priority: Priority
     /// The bytes an earlier attempt saved with ``saveCheckpoint(_:)``, to resume from; nil on a fresh start.
     public let checkpoint: [UInt8]?
     /// A logger carrying `job.id`, `job.kind`, `job.attempt` and `queue.name` metadata.
@@ -37,7 +39,8 @@ public struct JobContext: Sendable {
     }
 
     /// Enqueues a follow-up job, committed before this returns: on this job's queue with default
-    /// options when `options` is nil, else where `options` says (any named queue).
+    /// options when `options` is nil, else where `options` says (any named queue). It has this job's
+    /// ``priority`` unless `options` sets another.
     ///
     /// The follow-up is independent of this attempt: if the attempt later fails and is retried, the
     /// retry enqueues again. Give the follow-up a ``EnqueueOptions/uniqueKey`` to enqueue it once.
@@ -48,6 +51,13 @@ public struct JobContext: Sendable {
     /// ```
     @discardableResult
     public func enqueue<J: Job>(_ type: J.Type, _ input: J.Input, options: EnqueueOptions? = nil) async throws -> JobHandle<J> {
-        try await jobQueue.enqueue(type, input, options: options ?? EnqueueOptions(queue: queue))
+        try await jobQueue.enqueue(type, input, options: options ?? EnqueueOptions(queue: queue), inheriting: priority)
+    }
+
+    /// Enqueues a sequence or group (see ``JobQueue/enqueue(_:)``), committed before this returns;
+    /// its jobs have this job's ``priority`` unless their options or their group set another.
+    @discardableResult
+    public func enqueue(_ composition: Composition) async throws -> GroupHandle {
+        try await jobQueue.enqueue(composition, inheriting: priority)
     }
 }

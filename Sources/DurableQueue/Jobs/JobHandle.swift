@@ -13,7 +13,15 @@ public struct JobHandle<J: Job>: Sendable {
     ///
     /// - Throws: `jobNotFound` when the job does not exist (or was pruned).
     public func state() async throws -> JobState {
-        try await queue.store.job(id).state
+        try await queue.store.status(of: id).state
+    }
+
+    /// How far the job's current (or last) attempt came, from 0 to 1, as its handler saved it with
+    /// ``JobContext/saveProgress(_:)``; nil before any was saved.
+    ///
+    /// - Throws: `jobNotFound` when the job does not exist (or was pruned).
+    public func progress() async throws -> Double? {
+        try await queue.store.status(of: id).progress
     }
 
     /// Waits for the job to finish and returns its output.
@@ -56,7 +64,37 @@ public struct JobHandle<J: Job>: Sendable {
     /// state. States passed through between two looks (faster than the poll interval, in another
     /// process) may be skipped; the history in `job_events` has them all.
     public var stateChanges: AsyncThrowingStream<JobState, any Error> {
-        queue.stateChanges { [id] store in try await store.job(id).state }
+        queue.changes { [id] store in
+            let state = try await store.status(of: id).state
+            return (state, state.isTerminal)
+        }
+    }
+
+    /// The job's progress as its handler saves it, from whatever process runs it: the current value
+    /// first (once one was saved), then each new one, ending when the job finishes. A save in this
+    /// process is seen at once, one in another process within the poll interval; values saved
+    /// faster than they are read show as the latest.
+    ///
+    /// For example:
+    /// ```swift
+    /// for try await fraction in download.progressChanges { bar.update(fraction) }
+    /// ```
+    public var progressChanges: AsyncThrowingStream<Double, any Error> {
+        let changes = queue.changes { [id] store in
+            let status = try await store.status(of: id)
+            return (status.progress, status.state.isTerminal)
+        }
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Double.self)
+        let forward = Task {
+            do {
+                for try await progress in changes { if let progress { continuation.yield(progress) } }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in forward.cancel() }
+        return stream
     }
 
     private static func outcome(of record: JobRecord) throws -> JobOutcome<J.Output> {
@@ -99,23 +137,24 @@ extension JobQueue {
         }
     }
 
-    /// The states `read` returns as they change, starting with the current one and ending after a
-    /// terminal one; re-read on every change in this process and every poll interval.
-    func stateChanges(
-        _ read: @escaping @Sendable (SQLiteJobStore) async throws -> JobState
-    ) -> AsyncThrowingStream<JobState, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: JobState.self)
+    /// The values `read` returns as they change, starting with the current one and ending after
+    /// `read` says the thing watched has finished; re-read on every change in this process and
+    /// every poll interval.
+    func changes<Value: Equatable & Sendable>(
+        _ read: @escaping @Sendable (SQLiteJobStore) async throws -> (value: Value, finished: Bool)
+    ) -> AsyncThrowingStream<Value, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Value.self)
         let task = Task { [self] in
             do {
-                var last: JobState?
+                var last: Value?
                 while !Task.isCancelled {
                     let seen = jobChanges.generation
-                    let state = try await read(store)
-                    if state != last {
-                        continuation.yield(state)
-                        last = state
+                    let (value, finished) = try await read(store)
+                    if value != last {
+                        continuation.yield(value)
+                        last = value
                     }
-                    if state.isTerminal { break }
+                    if finished { break }
                     await waitForChange(after: seen, deadline: nil)
                 }
                 continuation.finish()

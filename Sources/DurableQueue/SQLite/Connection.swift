@@ -23,6 +23,9 @@ final class Connection {
             flags |= SQLITE_OPEN_READWRITE
             if options.createIfMissing { flags |= SQLITE_OPEN_CREATE }
         }
+        if !options.readOnly && options.createIfMissing {
+            Self.createIfMissing(path, permissions: mode_t(options.filePermissions))
+        }
         var opened: OpaquePointer?
         let code = sqlite3_open_v2(path, &opened, flags, nil)
         guard code == SQLITE_OK, let opened else {
@@ -39,6 +42,18 @@ final class Connection {
             return Unmanaged<BusyWait>.fromOpaque(context).takeUnretainedValue().shouldRetry(after: tries) ? 1 : 0
         }, Unmanaged.passUnretained(busyWait).toOpaque())
         try configure(options)
+    }
+
+    /// Creates an empty file at `path` with exactly `permissions` unless something is there already.
+    ///
+    /// SQLite would create the file with 0644 less the umask, and gives its `-wal` and `-shm` files
+    /// the database's permissions: creating it first decides them all. Any failure is left for
+    /// `sqlite3_open_v2` to report (a missing directory, say).
+    private static func createIfMissing(_ path: String, permissions: mode_t) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, permissions)
+        guard descriptor >= 0 else { return }
+        _ = fchmod(descriptor, permissions)  // the umask may have taken bits the caller asked for
+        close(descriptor)
     }
 
     deinit {

@@ -29,6 +29,20 @@ extension SQLiteJobStore {
         }
     }
 
+    /// Job `id`'s state and saved progress: a short read for handles that watch a job.
+    ///
+    /// - Throws: `jobNotFound` when no job has that id.
+    package func status(of id: JobID) throws -> (state: JobState, progress: Double?) {
+        try read("read the state of job \(id)") {
+            var status: (JobState, Double?)?
+            try connection.query("SELECT state, progress FROM jobs WHERE id = ?", [id.rawValue]) { row in
+                status = (try Self.state(row.string(0)), row.optionalDouble(1))
+            }
+            guard let status else { throw DurableQueueError(.jobNotFound, "no job has id \(id)", jobID: id) }
+            return status
+        }
+    }
+
     /// The state changes of job `id`, oldest first.
     ///
     /// - Throws: `jobNotFound` when no job has that id.

@@ -36,6 +36,7 @@ package actor SQLiteJobStore {
     /// - Throws: ``DurableQueueError`` `notADatabase`, `corrupt`, `cannotOpen`, `schemaTooNew`,
     ///   `readOnly` or `databaseLocked`, naming the file.
     package init(path: String, options: StorageOptions = StorageOptions()) throws {
+        try options.validate()
         self.path = path
         self.options = options
         self.executor = LockingSerialExecutor(label: "DurableQueue.store")
