@@ -68,8 +68,8 @@ extension JobQueue {
             if includingDeadLocalWorkers {
                 dead = LocalWorker.deadOwners(among: try await store.leaseOwners(), currentWorkerID: configuration.workerID)
             }
+            // Not a sign that writes work again: a recovery that finds nothing writes nothing.
             let recovered = try await store.recoverExpiredLeases(now: now, deadOwners: dead)
-            storageSucceeded()
             guard !recovered.isEmpty else { return }
             for job in recovered {
                 logger.info(

@@ -72,12 +72,14 @@ extension JobQueue: Service {
         while !engine.isShuttingDown && !Task.isCancelled {
             let seen = dispatcherWake.generation
             startAdmitted(in: &group)
+            var claimFailed = false
             if shouldClaim {
                 let claimAt = now
-                let claimed = await retryingTransientErrors("claim jobs") { try await self.claimAvailable(now: claimAt) } ?? 0
+                let claimed = await retryingTransientErrors("claim jobs", isWrite: true) { try await self.claimAvailable(now: claimAt) }
+                claimFailed = claimed == nil
                 lastClaimAt = claimAt
                 startAdmitted(in: &group)
-                if claimed > 0 && engine.runningCount < configuration.maxConcurrentJobs { continue }
+                if let claimed, claimed > 0 && engine.runningCount < configuration.maxConcurrentJobs { continue }
             }
             let now = now
             var wake = now + configuration.pollInterval.milliseconds
@@ -95,7 +97,8 @@ extension JobQueue: Service {
             let changed = version != nil && version != lastDataVersion
             lastDataVersion = version ?? lastDataVersion
             if changed { await stopJobsCancelledElsewhere() }
-            shouldClaim = changed || (nextStart.map { $0 <= self.now } ?? false) || dispatcherWake.generation != seen
+            // A claim that failed (a full disk, say) changed nothing in the file: try it again.
+            shouldClaim = changed || claimFailed || (nextStart.map { $0 <= self.now } ?? false) || dispatcherWake.generation != seen
         }
     }
 
@@ -158,10 +161,13 @@ extension JobQueue: Service {
 
     /// Runs `operation`; a storage error is handled by ``storageFailed(_:while:)`` and gives nil, after
     /// a pause of one poll interval, so the engine tries again later (unless it has given up).
-    func retryingTransientErrors<T>(_ what: String, _ operation: () async throws -> T) async -> T? {
+    ///
+    /// - Parameter isWrite: Whether `operation` writes: only a write that succeeds shows that the
+    ///   file works again (reads go on working on a full disk).
+    func retryingTransientErrors<T>(_ what: String, isWrite: Bool = false, _ operation: () async throws -> T) async -> T? {
         do {
             let value = try await operation()
-            storageSucceeded()
+            if isWrite { storageSucceeded() }
             return value
         } catch {
             guard storageFailed(error, while: what) else { return nil }
@@ -170,7 +176,7 @@ extension JobQueue: Service {
         }
     }
 
-    /// Notes that the store works (again).
+    /// Notes that a write to the store succeeded: the file works (again).
     func storageSucceeded() { engine.storageSucceeded() }
 
     /// Handles an error of a store call the engine made while trying to `what` (in words).

@@ -12,8 +12,10 @@
 //   durableq-test-worker download PATH URL DIR SHA256
 //       Runs an engine with the HTTP job types (600 ms leases) until the download of URL into DIR
 //       (checked against SHA256 unless it is "") is done; prints "downloaded PATH" and "peak-rss-kb N".
-//   durableq-test-worker work PATH LOG [--until-done] [--lease-ms N] [--job-ms N] [--max-jobs N] [--announce-starts] [--ignore-cancel]
-//       Runs a JobQueue engine (at most N jobs at once, default 16) with the "record" job type, whose attempts append "start ID ATTEMPT PID MS"
+//   durableq-test-worker work PATH LOG [--until-done] [--lease-ms N] [--job-ms N] [--max-jobs N] [--storage-timeout-ms N]
+//                                  [--announce-starts] [--ignore-cancel]
+//       Runs a JobQueue engine (at most N jobs at once, default 16; giving up on failing writes after
+//       --storage-timeout-ms, default 30 s: it then exits 1 with the error) with the "record" job type, whose attempts append "start ID ATTEMPT PID MS"
 //       lines to LOG, take 1 to N (default 8) ms, then append "finish ID ATTEMPT PID MS" when they return
 //       a value, and "end ID ATTEMPT PID MS" however they end (MS: the wall clock in ms since 1970).
 //       With --ignore-cancel the wait is in 10 ms steps and ignores cancellation, as a careless handler would. Prints "ready"
@@ -107,13 +109,14 @@ struct StepJob: Job {
 /// Runs the engine; with `untilDone`, stops it once every job has finished.
 func work(
     path: String, logPath: String, untilDone: Bool, leaseMilliseconds: Int64, jobMilliseconds: Int, maxJobs: Int,
-    announcesStarts: Bool, ignoresCancellation: Bool
+    storageTimeoutMilliseconds: Int, announcesStarts: Bool, ignoresCancellation: Bool
 ) async throws {
     var logger = Logger(label: "worker") { StreamLogHandler.standardError(label: $0) }
     logger.logLevel = .debug
     let configuration = JobQueue.Configuration(
         maxConcurrentJobs: maxJobs, leaseDuration: .milliseconds(leaseMilliseconds),
-        heartbeatInterval: .milliseconds(leaseMilliseconds / 3), pollInterval: .milliseconds(20))
+        heartbeatInterval: .milliseconds(leaseMilliseconds / 3), pollInterval: .milliseconds(20),
+        storageFailureTimeout: .milliseconds(storageTimeoutMilliseconds))
     let queue = try JobQueue(path: path, configuration: configuration, logger: logger)
     let recorder = AttemptRecorder(
         log: LineLog(path: logPath), longestMilliseconds: jobMilliseconds, announcesStarts: announcesStarts,
@@ -124,7 +127,11 @@ func work(
         group.addTask { try await queue.run() }
         say("ready")
         if untilDone {
-            while try await queue.unfinishedJobCount() > 0 { try await Task.sleep(for: .milliseconds(20)) }
+            group.addTask {
+                while try await queue.unfinishedJobCount() > 0 { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            // Whichever ends first: the work, or the engine (which then stopped for an error).
+            try await group.next()
             group.cancelAll()
         }
         try await group.waitForAll()
@@ -192,10 +199,10 @@ do {
         try await work(
             path: arguments[2], logPath: arguments[3], untilDone: rest.contains("--until-done"),
             leaseMilliseconds: Int64(number(after: "--lease-ms") ?? 1_000), jobMilliseconds: number(after: "--job-ms") ?? 8,
-            maxJobs: number(after: "--max-jobs") ?? 16,
+            maxJobs: number(after: "--max-jobs") ?? 16, storageTimeoutMilliseconds: number(after: "--storage-timeout-ms") ?? 30_000,
             announcesStarts: rest.contains("--announce-starts"), ignoresCancellation: rest.contains("--ignore-cancel"))
     default:
-        FileHandle.standardError.write(Data("usage: durableq-test-worker enqueue PATH COUNT | compose PATH | cache PATH LOG KEY | download PATH URL DIR SHA256 | work PATH LOG [--until-done] [--lease-ms N] [--job-ms N] [--max-jobs N] [--announce-starts] [--ignore-cancel]\n".utf8))
+        FileHandle.standardError.write(Data("usage: durableq-test-worker enqueue PATH COUNT | compose PATH | cache PATH LOG KEY | download PATH URL DIR SHA256 | work PATH LOG [--until-done] [--lease-ms N] [--job-ms N] [--max-jobs N] [--storage-timeout-ms N] [--announce-starts] [--ignore-cancel]\n".utf8))
         exit(2)
     }
 } catch {

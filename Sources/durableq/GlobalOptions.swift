@@ -12,12 +12,20 @@ struct DatabaseOptions: ParsableArguments {
         help: ArgumentHelp("How long to wait for another process's write lock (e.g. 5s, 500ms).", valueName: "duration"))
     var busyTimeout: DurationArgument = DurationArgument(.seconds(5))
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How long run and download keep trying when the file cannot be written (a full disk) before they stop with status 1.",
+            valueName: "duration"))
+    var storageTimeout: DurationArgument = DurationArgument(.seconds(30))
+
     /// Opens the file for a command that changes state (through the library, so every change has
     /// its event). `create` makes a missing file; otherwise a missing file is an error.
     func openQueue(create: Bool, configuration: JobQueue.Configuration = JobQueue.Configuration()) throws -> JobQueue {
         if !create { try requireFile() }
         var configuration = configuration
         configuration.storage = StorageOptions(busyTimeout: busyTimeout.duration, createIfMissing: create)
+        configuration.storageFailureTimeout = storageTimeout.duration
         return try JobQueue(path: db, configuration: configuration)
     }
 

@@ -113,6 +113,40 @@ private func percent(_ line: String) -> Int {
         }
     }
 
+    @Test func aFileThatCannotGrowStopsRunWithTheErrorAndStatusOneAndTheRestRunsLater() async throws {
+        let files = Dictionary(uniqueKeysWithValues: (0..<30).map { ("f\($0).bin", TestHTTPServer.Resource(size: 16 << 10)) })
+        try await withServer(files) { server, directory in
+            let path = directory.path("durableq.sqlite")
+            try await enqueueDownloads(of: files.keys.sorted(), from: server, into: directory.path("out"), file: path)
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+            // The log has room for a few commits, then every write fails (as on a full disk).
+            let errorLog = directory.path("run.err")
+            let run = try WorkerProcess(
+                ["run", "--storage-timeout", "1s"], executable: "durableq", directory: directory.url.path, errorLog: errorLog,
+                fileSizeLimit: size / 1024 + 64)
+            _ = await run.readOutput()
+            #expect(await run.waitForExit() == 1)
+            let message = try String(contentsOfFile: errorLog, encoding: .utf8)
+            #expect(message.hasPrefix("durableq: error: stopped after 1 s of failing writes: could not "), "\(message)")
+            #expect(message.contains("disk I/O error (file durableq.sqlite)"), "\(message)")
+            var integrity = ""
+            try Connection(path: path, options: StorageOptions()).query("PRAGMA integrity_check") { integrity = $0.string(0) }
+            #expect(integrity == "ok")
+
+            let rerun = try await durableq(["run"], in: directory.url.path)
+            #expect(rerun.status == 0, "\(rerun)")
+            let store = try SQLiteJobStore(path: path)
+            #expect(try await store.jobs(JobFilter(limit: 100)).allSatisfy { $0.state == .succeeded })
+            for name in files.keys { #expect(FileManager.default.fileExists(atPath: directory.path("out/\(name)"))) }
+        }
+    }
+
+    /// Enqueues downloads of `names` into `directory` in a new queue file, and closes it.
+    private func enqueueDownloads(of names: [String], from server: TestHTTPServer, into directory: String, file: String) async throws {
+        let http = HTTPJobs(queue: try JobQueue(path: file))
+        for name in names { _ = try await http.download(DownloadRequest(url: server.baseURL + "/files/" + name, directory: directory)) }
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "needs tmux"))
     func onATerminalTheProgressBarsRedrawInPlace() async throws {
         try await withServer(["a.bin": slow(6 << 20, bytesPerSecond: 2 << 20), "b.bin": slow(6 << 20, bytesPerSecond: 2 << 20)]) {

@@ -19,13 +19,22 @@ final class WorkerProcess {
     }
 
     /// Starts `executable` with `arguments` in `directory` (default: the current one); its standard
-    /// error goes to `errorLog` (appended), or nowhere.
+    /// error goes to `errorLog` (appended), or nowhere. With `fileSizeLimit` (in KiB) the worker
+    /// cannot grow any file past that size: a write beyond fails (EFBIG) as on a full disk, and the
+    /// SIGXFSZ that would kill it is ignored.
     init(
         _ arguments: [String], executable: String = "durableq-test-worker", directory: String? = nil,
-        errorLog: String? = nil
+        errorLog: String? = nil, fileSizeLimit: Int? = nil
     ) throws {
-        process.executableURL = Self.productsDirectory.appendingPathComponent(executable)
-        process.arguments = arguments
+        let path = Self.productsDirectory.appendingPathComponent(executable)
+        if let fileSizeLimit {
+            // An ignored signal stays ignored across exec; bash's `ulimit -f` counts KiB.
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", "trap '' XFSZ; ulimit -f \(fileSizeLimit); exec \"$0\" \"$@\"", path.path] + arguments
+        } else {
+            process.executableURL = path
+            process.arguments = arguments
+        }
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         process.standardOutput = output
         if let errorLog {
