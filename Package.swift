@@ -38,6 +38,7 @@ let package = Package(
                 .embedInCode("0002_throttle.sql"),
                 .embedInCode("0003_groups_and_cache.sql"),
                 .embedInCode("0004_faster_writes.sql"),
+                .embedInCode("0005_progressed_attempts.sql"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -31,6 +31,8 @@ public enum SchemaMigrations {
         SchemaMigration(
             version: 3, name: "0003_groups_and_cache", bytes: PackageResources._003_groups_and_cache_sql),
         SchemaMigration(version: 4, name: "0004_faster_writes", bytes: PackageResources._004_faster_writes_sql),
+        SchemaMigration(
+            version: 5, name: "0005_progressed_attempts", bytes: PackageResources._005_progressed_attempts_sql),
     ]
 
     /// The newest schema version this build knows.

@@ -107,14 +107,16 @@ extension JobQueue {
     }
 
     /// A failed attempt's outcome: another attempt after the backoff (or the error's
-    /// ``RetryAfterError/retryAfter``, if longer), if the job type retries this error and attempts
-    /// are left; else failure.
+    /// ``RetryAfterError/retryAfter``, if longer), if the job type retries this error; else failure.
+    /// The store fails the job instead when it has used its attempts (those that saved progress do
+    /// not count, so it alone knows whether this one did).
     private func retryOrFail(_ job: ClaimedJob, _ error: any Error, retryable: Bool) -> AttemptOutcome {
         let failure = JobFailure(error, retryable: retryable)
-        let attemptsLeft = job.maxAttempts.map { job.attempt < $0 } ?? true
-        guard retryable && attemptsLeft else { return .failed(failure) }
+        guard retryable else { return .failed(failure) }
         let backoff = job.retryPolicy.flatMap { try? JSONDecoder().decode(Backoff.self, from: Data($0.utf8)) } ?? .default
-        var delay = backoff.delayMilliseconds(afterAttempt: job.attempt, unit: Double.random(in: 0..<1))
+        // The backoff grows with the attempts that got nowhere; after progress it starts again.
+        let counted = max(1, job.attempt - job.progressedAttempts)
+        var delay = backoff.delayMilliseconds(afterAttempt: counted, unit: Double.random(in: 0..<1))
         if let asked = (error as? any RetryAfterError)?.retryAfter { delay = max(delay, asked.milliseconds) }
         return .retry(failure, runAt: now + delay)
     }

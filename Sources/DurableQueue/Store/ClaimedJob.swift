@@ -40,6 +40,8 @@ package struct ClaimedJob: Sendable, Hashable {
     package var leaseExpiresAt: Int64
     /// The throttle interval to keep after this job, in milliseconds (0: none).
     package var throttleIntervalMilliseconds: Int64 = 0
+    /// Earlier attempts that saved a new checkpoint: they do not count against ``maxAttempts``.
+    package var progressedAttempts = 0
 
     /// The attempt this claim started.
     package var attemptID: AttemptID { AttemptID(job: id, number: attempt) }

@@ -51,7 +51,8 @@ extension SQLiteJobStore {
                 priority: Priority(rawValue: Int(row.int64(3))), attempt: Int(row.int64(4)) + 1,
                 maxAttempts: row.optionalInt(5), retryPolicy: row.optionalString(6),
                 timeoutMilliseconds: row.optionalInt64(7), checkpoint: row.optionalBlob(8),
-                runAt: row.int64(9), leaseExpiresAt: now + leaseDuration, throttleIntervalMilliseconds: row.int64(10))
+                runAt: row.int64(9), leaseExpiresAt: now + leaseDuration, throttleIntervalMilliseconds: row.int64(10),
+                progressedAttempts: Int(row.int64(11)))
             claimed.append(job)
             // A job with a throttle interval is the last claimed: the next start waits for it.
             return claimed.count < slots && job.throttleIntervalMilliseconds == 0
@@ -78,7 +79,7 @@ extension SQLiteJobStore {
     /// LIMITed subquery with RETURNING built five per claim.
     static let nextPendingStatement = """
         SELECT id, kind, input, priority, attempts, max_attempts, retry_policy, timeout_ms, checkpoint, run_at,
-               throttle_interval_ms
+               throttle_interval_ms, progressed_attempts
         FROM jobs WHERE queue = ? AND state = 'pending' ORDER BY priority DESC, order_key
         """
 

@@ -34,16 +34,17 @@ extension SQLiteJobStore {
     }
 
     private func record(_ attempt: FinishedAttempt, cacheInUse: Bool, now: Int64) throws -> JobState? {
-        var row: (attempts: Int, maxAttempts: Int?, cancelRequested: Bool, queue: String, throttleInterval: Int64, group: GroupID?)?
+        var row: (attempts: Int, maxAttempts: Int?, cancelRequested: Bool, queue: String, throttleInterval: Int64, group: GroupID?,
+                  progressed: Int)?
         try connection.query(
             """
-            SELECT attempts, max_attempts, cancel_requested, queue, throttle_interval_ms, group_id FROM jobs
+            SELECT attempts, max_attempts, cancel_requested, queue, throttle_interval_ms, group_id, progressed_attempts FROM jobs
             WHERE id = ? AND state = 'running' AND lease_owner = ? AND attempts = ?
             """, [attempt.id.rawValue, attempt.owner, attempt.attempt.number]
         ) { found in
             row = (
                 Int(found.int64(0)), found.optionalInt(1), found.int64(2) != 0, found.string(3), found.int64(4),
-                found.optionalInt64(5).map { GroupID($0) }
+                found.optionalInt64(5).map { GroupID($0) }, Int(found.int64(6))
             )
         }
         guard let row else {
@@ -62,7 +63,8 @@ extension SQLiteJobStore {
         case .failed(let error):
             (state, failure, reason) = (.failed, error, error.description)
         case .retry(let error, let at):
-            let exhausted = row.maxAttempts.map { row.attempts >= $0 } ?? false
+            // Attempts that saved progress (a new checkpoint) do not count.
+            let exhausted = row.maxAttempts.map { row.attempts - row.progressed >= $0 } ?? false
             (state, failure) = (exhausted ? .failed : (at > now ? .scheduled : .pending), error)
             runAt = exhausted ? nil : at
             reason = exhausted ? "\(error) (no attempts left)" : "\(error) (will retry)"
@@ -111,6 +113,8 @@ extension SQLiteJobStore {
 
     /// Saves a running attempt's progress (0…1) and checkpoint; not a state change, so no event row.
     ///
+    /// The first save of a new checkpoint by an attempt marks the attempt as one that made progress:
+    /// it does not count against the job's attempt limit.
     /// - Returns: false if `owner` no longer holds `attempt` (its lease was lost): nothing was saved.
     package func saveProgress(_ attempt: AttemptID, owner: String, progress: Double?, checkpoint: [UInt8]?, now: Int64) throws
         -> Bool
@@ -121,7 +125,12 @@ extension SQLiteJobStore {
         return try write("save the progress of job \(attempt.job)") {
             try connection.execute(
                 """
-                UPDATE jobs SET progress = coalesce(?3, progress), checkpoint = coalesce(?4, checkpoint), updated_at = ?5
+                UPDATE jobs SET progress = coalesce(?3, progress),
+                                progressed_attempts = progressed_attempts
+                                    + (?4 IS NOT NULL AND checkpoint IS NOT ?4 AND checkpoint_attempt IS NOT attempts),
+                                checkpoint_attempt = CASE WHEN ?4 IS NOT NULL AND checkpoint IS NOT ?4 THEN attempts
+                                                          ELSE checkpoint_attempt END,
+                                checkpoint = coalesce(?4, checkpoint), updated_at = ?5
                 WHERE id = ?1 AND state = 'running' AND lease_owner = ?2 AND attempts = ?6
                 """, [attempt.job.rawValue, owner, progress, checkpoint, now, attempt.number])
             return connection.changes == 1

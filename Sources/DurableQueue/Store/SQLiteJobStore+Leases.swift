@@ -54,25 +54,30 @@ extension SQLiteJobStore {
     package func recoverExpiredLeases(now: Int64, deadOwners: [String] = []) throws -> [RecoveredJob] {
         try write("recover jobs with expired leases") {
             var expired: [(id: JobID, attempts: Int, maxAttempts: Int?, cancel: Bool, owner: String?, queue: String, throttleInterval: Int64)] = []
+            // Attempts that count against the limit: those that saved progress do not.
+            var counted: [Int] = []
             try connection.query(
                 """
-                SELECT id, attempts, max_attempts, cancel_requested, lease_owner, queue, throttle_interval_ms FROM jobs
+                SELECT id, attempts - progressed_attempts, max_attempts, cancel_requested, lease_owner, queue,
+                       throttle_interval_ms, attempts
+                FROM jobs
                 WHERE state = 'running'
                   AND (lease_expires_at < ?1 OR lease_owner IN (SELECT value FROM json_each(?2)))
                 """, [now, Self.jsonArray(deadOwners)]
             ) { row in
+                counted.append(Int(row.int64(1)))
                 expired.append(
-                    (JobID(row.int64(0)), Int(row.int64(1)), row.optionalInt(2), row.int64(3) != 0, row.optionalString(4),
+                    (JobID(row.int64(0)), Int(row.int64(7)), row.optionalInt(2), row.int64(3) != 0, row.optionalString(4),
                      row.string(5), row.int64(6)))
             }
-            return try expired.map { job in
+            return try zip(expired, counted).map { job, counted in
                 let worker = job.owner ?? "unknown"
                 let cause = deadOwners.contains(worker) ? "its process is gone" : "lease expired"
                 let interrupted = "worker '\(worker)' stopped during attempt \(job.attempts) (\(cause))"
                 let (state, reason): (JobState, String)
                 if job.cancel {
                     (state, reason) = (.cancelled, "cancel requested; \(interrupted)")
-                } else if let max = job.maxAttempts, job.attempts >= max {
+                } else if let max = job.maxAttempts, counted >= max {
                     (state, reason) = (.failed, "\(interrupted); no attempts left")
                 } else {
                     (state, reason) = (.pending, interrupted)
@@ -107,6 +112,9 @@ extension SQLiteJobStore {
                     """
                     UPDATE jobs SET state = CASE cancel_requested WHEN 1 THEN 'cancelled' ELSE 'pending' END,
                                     attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
+                                    progressed_attempts = progressed_attempts - (checkpoint_attempt IS attempts),
+                                    checkpoint_attempt = CASE WHEN checkpoint_attempt IS attempts THEN NULL
+                                                              ELSE checkpoint_attempt END,
                                     finished_at = CASE cancel_requested WHEN 1 THEN ?3 END, updated_at = ?3
                     WHERE id = ?1 AND state = 'running' AND lease_owner = ?2 AND attempts = ?4
                     RETURNING attempts, cancel_requested, queue, throttle_interval_ms

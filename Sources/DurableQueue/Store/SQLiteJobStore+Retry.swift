@@ -37,7 +37,8 @@ extension SQLiteJobStore {
             }
             try connection.execute(
                 """
-                UPDATE jobs SET state = 'pending', attempts = 0, cancel_requested = 0, run_at = ?2, lease_owner = NULL,
+                UPDATE jobs SET state = 'pending', attempts = 0, progressed_attempts = 0, checkpoint_attempt = NULL,
+                                cancel_requested = 0, run_at = ?2, lease_owner = NULL,
                                 lease_expires_at = NULL, finished_at = NULL, updated_at = ?2
                 WHERE id = ?1
                 """, [id.rawValue, now])

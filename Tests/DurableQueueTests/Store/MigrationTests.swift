@@ -138,4 +138,23 @@ import Testing
         let kept = try await store.enqueue(NewJob(kind: "a", input: "{}", uniqueKey: "k"), now: 2)
         #expect(kept == .existing(JobID(1)))
     }
+
+    @Test func aVersionFourFileKeepsItsJobsWithNoAttemptCountedAsProgressed() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        let connection = try Connection(path: path, options: StorageOptions())
+        try Migrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(4)))
+        try connection.executeScript(
+            """
+            INSERT INTO queues (name, created_at, updated_at) VALUES ('default', 1, 1);
+            INSERT INTO jobs (queue, kind, state, order_key, run_at, attempts, max_attempts, input, checkpoint, created_at, updated_at)
+            VALUES ('default', 'a', 'pending', 1, 1, 2, 3, '{}', x'0102', 1, 1);
+            """)
+        let store = try SQLiteJobStore(path: path)
+        #expect(try Migrator.userVersion(connection) == SchemaMigrations.latestVersion)
+        let claimed = try #require(try await store.take(now: 2).first)
+        #expect(claimed.attempt == 3 && claimed.progressedAttempts == 0 && claimed.checkpoint == [1, 2])
+        #expect(try connection.scalarInt64("SELECT count(*) FROM jobs WHERE checkpoint_attempt IS NULL") == 1)
+    }
 }
