@@ -20,6 +20,11 @@ public struct DownloadRequest: Codable, Sendable, Hashable {
     public var sha256: String?
     /// The expected size in bytes; a mismatch fails the job and keeps no file.
     public var size: Int64?
+    /// The name held for this download in ``directory`` when ``HTTPJobs/download(_:options:)``
+    /// enqueued it (``fileName``, the URL's name, or such a name numbered `name (1).ext` when another
+    /// download or a file had it): its part file is `<name>.part`, and no other unfinished download
+    /// of the file uses that name. nil for a request not enqueued yet.
+    public internal(set) var reservedName: String?
 
     /// Creates a request; see each property.
     public init(
@@ -46,6 +51,9 @@ public struct DownloadResult: Codable, Sendable, Hashable {
 }
 
 /// What a download has safely written so far, stored as the job's checkpoint (JSON).
+///
+/// It is saved before the part file is created: a part file is the job's only if its checkpoint
+/// exists, so an attempt never writes to (or cuts) a file some other program or download made.
 struct DownloadCheckpoint: Codable, Hashable {
     /// Bytes of the `.part` file that are known good.
     var bytes: Int64
@@ -67,9 +75,11 @@ struct DownloadCheckpoint: Codable, Hashable {
 /// The body streams to `<file>.part`. Every ``checkpointBytes`` the bytes written so far and the
 /// content's ETag / Last-Modified are committed as the job's checkpoint; the next attempt (after a
 /// crash, a retry or a dropped connection) cuts the part file to the checkpoint and asks for the rest
-/// with `Range` and `If-Range`. A `200` instead of `206`, or changed validators, start over from
-/// zero; a `416` on a file already complete finishes it. On success the optional size and SHA-256
-/// are checked and the part file is renamed atomically to its final name.
+/// with `Range` and `If-Range`; an attempt that fails while its process lives first checkpoints
+/// every byte it wrote. A `200` instead of `206`, or changed validators, start over from zero; a
+/// `416` on a file already complete finishes it. On success the optional size and SHA-256 are
+/// checked and the file takes its final name atomically, never replacing an existing file (then it
+/// is numbered, `name (1).ext`) nor the queue's own files.
 public struct DownloadJob: Job {
     public typealias Input = DownloadRequest
     public typealias Output = DownloadResult
@@ -84,24 +94,31 @@ public struct DownloadJob: Job {
     let idleTimeout: Duration
     /// Told about every chunk written, if set.
     let progressObserver: DownloadProgressObserver?
+    /// Paths no download may take: the queue file and its companions.
+    let protectedPaths: Set<String>
 
     public func shouldRetry(after error: any Error) -> Bool {
         retryable.allowRetry(after: error)
     }
 
     public func run(_ input: DownloadRequest, context: JobContext) async throws -> DownloadResult {
-        guard let url = URL(string: input.url), url.scheme == "http" || url.scheme == "https" else {
+        guard let url = URL(string: input.url), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw DownloadError("'\(input.url)' is not an http(s) URL")
         }
-        let directory = URL(fileURLWithPath: input.directory, isDirectory: true).standardizedFileURL
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let provisionalName = FileName.sanitized(input.fileName ?? FileName.fromURL(url) ?? "download")
-        let partPath = directory.appendingPathComponent(provisionalName + ".part").path
+        let directory = try Self.prepare(directory: input.directory)
+        let partName = input.reservedName ?? FileName.sanitized(input.fileName ?? FileName.fromURL(url) ?? "download")
+        let partPath = directory.appendingPathComponent(partName + ".part").path
 
         var checkpoint = context.checkpoint.flatMap { try? JSONDecoder().decode(DownloadCheckpoint.self, from: Data($0)) }
         if let checkpoint, let moved = Self.alreadyMoved(checkpoint, partPath: partPath) { return moved }
-        let part = try PartFile(path: partPath, keeping: checkpoint?.bytes ?? 0)
-        if part.length == 0 { checkpoint = nil }
+        let created = checkpoint != nil
+        if checkpoint == nil {
+            // The job's claim on the part file, committed before the file exists (see DownloadCheckpoint).
+            checkpoint = DownloadCheckpoint(bytes: 0)
+            try await save(DownloadCheckpoint(bytes: 0), context: context)
+        }
+        let part = try PartFile(path: partPath, created: created, keeping: checkpoint?.bytes ?? 0)
+        if part.length == 0 { checkpoint = DownloadCheckpoint(bytes: 0) }
         var serverName: String?
         // At most one restart from zero per attempt (a 200 or a 416 that does not mean "complete").
         do {
@@ -110,25 +127,48 @@ public struct DownloadJob: Job {
                     url, input: input, part: part, checkpoint: &checkpoint, serverName: &serverName, context: context)
                 if outcome == .complete { break }
                 try part.truncate(to: 0)
-                checkpoint = nil
+                checkpoint = DownloadCheckpoint(bytes: 0)
             }
         } catch {
-            // An empty part file keeps nothing worth resuming: leave no litter.
+            // An empty part file keeps nothing worth resuming: leave no litter (the file is the job's).
             if part.length == 0 { try? FileManager.default.removeItem(atPath: part.path) }
             throw error
         }
-        return try await finish(
-            input, part: part, checkpoint: checkpoint, directory: directory, name: input.fileName ?? serverName ?? provisionalName,
-            context: context)
+        // A name the caller chose (numbered when taken) wins over the server's.
+        let name = input.fileName != nil ? partName : serverName.map(FileName.sanitized) ?? partName
+        return try await finish(input, part: part, checkpoint: checkpoint, directory: directory, name: name, context: context)
+    }
+
+    /// The download directory as a standardized URL, created as needed.
+    ///
+    /// - Throws: ``DownloadError`` (which does not retry) when it cannot be one: a file has its name,
+    ///   or it cannot be created.
+    private static func prepare(directory path: String) throws -> URL {
+        let directory = URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw DownloadError("\(directory.path) exists and is not a directory") }
+            return directory
+        }
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            let reason = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription ?? "\(error)"
+            throw DownloadError("cannot create the directory \(directory.path): \(reason)")
+        }
+        return directory
     }
 
     /// The result of an earlier attempt that moved the file into place and died before its result was
     /// committed; nil if the checkpoint does not say so or the file is no longer what was moved.
     private static func alreadyMoved(_ checkpoint: DownloadCheckpoint, partPath: String) -> DownloadResult? {
-        guard let path = checkpoint.movedTo, let digest = checkpoint.sha256, !FileManager.default.fileExists(atPath: partPath),
+        guard let path = checkpoint.movedTo, let digest = checkpoint.sha256,
               (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) == checkpoint.bytes,
               (try? PartFile.sha256(ofFileAt: path)) == digest
         else { return nil }
+        // Died between giving the file its name and removing the part file's name: the part file
+        // (the job's) is the same file.
+        unlink(partPath)
         return DownloadResult(path: path, bytes: checkpoint.bytes, sha256: digest)
     }
 
@@ -149,7 +189,12 @@ public struct DownloadJob: Job {
                 request.headers.replaceOrAdd(name: "If-Range", value: validator)
             }
         }
-        let response = try await client.execute(request, timeout: .seconds(3600))
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: .seconds(3600))
+        } catch {
+            throw TransportError.from(error, url: url)
+        }
         serverName = response.headers.first(name: "Content-Disposition").flatMap(FileName.fromContentDisposition)
         let etag = response.headers.first(name: "ETag")
         let lastModified = response.headers.first(name: "Last-Modified")
@@ -178,18 +223,28 @@ public struct DownloadJob: Job {
             context: context, url: input.url, fileName: input.fileName ?? serverName ?? FileName.fromURL(url), total: total,
             resumedFrom: part.length)
         report?(part.length)
-        saved = try await IdleWatchdog.run(timeout: idleTimeout) { [saved, checkpointBytes] watchdog in
-            var saved = saved
-            for try await buffer in response.body {
-                watchdog.heard()
-                try buffer.withUnsafeReadableBytes { try part.append($0) }
-                report?(part.length)
-                if part.length - saved.bytes >= checkpointBytes {
-                    saved.bytes = part.length
-                    try await save(saved, context: context)
+        do {
+            saved = try await IdleWatchdog.run(timeout: idleTimeout) { [saved, checkpointBytes] watchdog in
+                var saved = saved
+                for try await buffer in response.body {
+                    watchdog.heard()
+                    try buffer.withUnsafeReadableBytes { try part.append($0) }
+                    report?(part.length)
+                    if part.length - saved.bytes >= checkpointBytes {
+                        saved.bytes = part.length
+                        try await save(saved, context: context)
+                    }
                 }
+                return saved
             }
-            return saved
+        } catch {
+            // The process lives: every byte written is in the file, so the next attempt resumes from
+            // all of them rather than from the last periodic checkpoint.
+            if part.length > saved.bytes {
+                saved.bytes = part.length
+                try? await save(saved, context: context)
+            }
+            throw TransportError.from(error, url: url)
         }
         saved.bytes = part.length
         try await save(saved, context: context)
@@ -201,7 +256,9 @@ public struct DownloadJob: Job {
         return .complete
     }
 
-    /// Checks the file, records where it goes in the checkpoint and moves it into place.
+    /// Checks the file, then gives it `name` in `directory`, or the first free numbered name
+    /// (`name (1).ext` …) when a file (not this download's) or the queue's own file has it; each
+    /// destination is recorded in the checkpoint before the move.
     private func finish(
         _ input: DownloadRequest, part: PartFile, checkpoint: DownloadCheckpoint?, directory: URL, name: String, context: JobContext
     ) async throws -> DownloadResult {
@@ -214,20 +271,23 @@ public struct DownloadJob: Job {
             try? FileManager.default.removeItem(atPath: part.path)
             throw DownloadError("SHA-256 mismatch: expected \(expected), received \(digest)")
         }
-        let destination = directory.appendingPathComponent(FileName.sanitized(name)).standardizedFileURL
-        guard destination.deletingLastPathComponent().path == directory.path else {
-            throw DownloadError("the file name '\(name)' would leave \(directory.path)")
-        }
+        part.sync()
         var moving = checkpoint ?? DownloadCheckpoint(bytes: part.length, total: part.length)
         moving.bytes = part.length
-        moving.movedTo = destination.path
         moving.sha256 = digest
-        try await save(moving, context: context)
-        part.sync()
-        guard rename(part.path, destination.path) == 0 else {
-            throw DownloadError("cannot move the download to \(destination.path): \(String(cString: strerror(errno)))")
+        for number in 0..<1_000 {
+            let destination = directory.appendingPathComponent(FileName.numbered(name, number)).standardizedFileURL
+            guard destination.deletingLastPathComponent().path == directory.path else {
+                throw DownloadError("the file name '\(name)' would leave \(directory.path)")
+            }
+            if protectedPaths.contains(destination.path) || FileManager.default.fileExists(atPath: destination.path) { continue }
+            moving.movedTo = destination.path
+            try await save(moving, context: context)
+            if try part.place(at: destination.path) {
+                return DownloadResult(path: destination.path, bytes: part.length, sha256: digest)
+            }
         }
-        return DownloadResult(path: destination.path, bytes: part.length, sha256: digest)
+        throw DownloadError("no free name for '\(name)' in \(directory.path)")
     }
 
     /// A function that tells the progress observer (if any) how many bytes the file holds.

@@ -24,6 +24,14 @@ enum FileName {
         return nil
     }
 
+    /// `name`, or for `number` 1, 2 … the name browsers give a second, third … file of that name:
+    /// `same.bin`, `same (1).bin`, `same (2).bin`; `archive.tar.gz`, `archive (1).tar.gz`.
+    static func numbered(_ name: String, _ number: Int) -> String {
+        guard number > 0 else { return name }
+        guard let dot = name.dropFirst().firstIndex(of: ".") else { return "\(name) (\(number))" }
+        return "\(name[..<dot]) (\(number))\(name[dot...])"
+    }
+
     /// The last path component of `url`, percent-decoded, if any.
     static func fromURL(_ url: URL) -> String? {
         let last = url.lastPathComponent

@@ -40,11 +40,17 @@ public struct HTTPJobs: Sendable {
     let idleTimeout: Duration
     let inlineBodyLimit: Int
     let downloadProgress: DownloadProgressObserver?
+    /// The queue file and its companions (`-wal`, `-shm`, `-journal`): no download may take their names.
+    let protectedPaths: Set<String>
 
     /// Creates the HTTP side of `queue`.
     ///
     /// - Parameters:
-    ///   - client: The HTTP client; default the shared one.
+    ///   - client: The HTTP client; nil (the default) uses one with the shared client's settings but
+    ///     a connect timeout of `connectTimeout`.
+    ///   - connectTimeout: How long a connection may take to open (a refused one is tried again until
+    ///     then) before the attempt fails with ``TransportError`` and retries; default 10 s. Ignored
+    ///     when `client` is given: its own configuration applies.
     ///   - credentials: Headers added when a request is sent (e.g. `Authorization`); never stored.
     ///   - retryable: Which failures retry (within each job's retry policy).
     ///   - responseDirectory: Where response bodies larger than `inlineBodyLimit` are written.
@@ -56,14 +62,14 @@ public struct HTTPJobs: Sendable {
     ///   - downloadProgress: Told as bytes of downloads run by this process arrive (for progress
     ///     bars); nil by default.
     public init(
-        queue: JobQueue, client: HTTPClient = .shared, credentials: CredentialsProvider? = nil,
+        queue: JobQueue, client: HTTPClient? = nil, connectTimeout: Duration = .seconds(10), credentials: CredentialsProvider? = nil,
         retryable: RetryableConditions = RetryableConditions(), responseDirectory: String = "responses",
         checkpointBytes: Int64 = 1 << 20, idleTimeout: Duration = .seconds(30), inlineBodyLimit: Int = 64 << 10,
         requestQueue: String = "http",
         downloadQueue: String = "downloads", downloadProgress: DownloadProgressObserver? = nil
     ) {
         self.queue = queue
-        self.client = client
+        self.client = client ?? DefaultHTTPClient.connecting(within: connectTimeout)
         self.credentials = credentials
         self.retryable = retryable
         self.responseDirectory = responseDirectory
@@ -73,6 +79,8 @@ public struct HTTPJobs: Sendable {
         self.requestQueue = requestQueue
         self.downloadQueue = downloadQueue
         self.downloadProgress = downloadProgress
+        let file = URL(fileURLWithPath: queue.path).standardizedFileURL.resolvingSymlinksInPath().path
+        self.protectedPaths = Set(["", "-wal", "-shm", "-journal"].map { file + $0 })
     }
 
     /// Registers ``HTTPRequestJob`` and ``DownloadJob`` so that this process runs them.
@@ -84,7 +92,7 @@ public struct HTTPJobs: Sendable {
         queue.register(
             DownloadJob(
                 client: client, credentials: credentials, retryable: retryable, checkpointBytes: checkpointBytes,
-                idleTimeout: idleTimeout, progressObserver: downloadProgress))
+                idleTimeout: idleTimeout, progressObserver: downloadProgress, protectedPaths: protectedPaths))
     }
 
     /// Sets the request queue's concurrency limit (default 2; 0 = unlimited) and order.
@@ -100,6 +108,8 @@ public struct HTTPJobs: Sendable {
         _ request: HTTPRequestSpec, duplicates: DuplicatePolicy = .replace,
         options: EnqueueOptions = EnqueueOptions(retry: RetryPolicy(maxAttempts: 5))
     ) async throws -> JobHandle<HTTPRequestJob> {
+        var request = request
+        request.url = try Self.checked(url: request.url)
         var options = options
         options.queue = requestQueue
         options.uniqueKey = "http-request:\(request.fingerprint)"
@@ -112,16 +122,87 @@ public struct HTTPJobs: Sendable {
         return try await queue.enqueue(HTTPRequestJob.self, request, options: options)
     }
 
-    /// Enqueues a download on the download queue; a download of the same URL to the same place
-    /// that waits or runs is joined rather than started twice.
+    /// Enqueues a download on the download queue, or returns the one already there.
+    ///
+    /// A download of the same URL to the same directory (and requested name) that waits or runs is
+    /// joined; one that failed or was cancelled is retried with fresh attempts and resumes from its
+    /// checkpoint rather than starting over. A new one holds its file name in the directory from
+    /// now on (recorded as the job's unique key, `download-to:<path>`): no other unfinished download
+    /// uses it, and a name held by another download or by a file already there (the file, or its
+    /// `.part`) is numbered as browsers do, `name (1).ext`.
+    ///
+    /// - Throws: `invalidArgument` for a URL that is not http(s) or that holds a user name or
+    ///   password (it would be stored in the file: give credentials through the
+    ///   ``CredentialsProvider``); a storage error.
     public func download(
         _ request: DownloadRequest, options: EnqueueOptions = EnqueueOptions(retry: .unlimited(backoff: .exponential(maximum: .seconds(60))))
     ) async throws -> JobHandle<DownloadJob> {
+        var request = request
+        request.url = try Self.checked(url: request.url)
+        request.directory = URL(fileURLWithPath: request.directory, isDirectory: true).standardizedFileURL.path
+        let identity = "download:\(request.url) -> \(request.directory)/\(request.fileName ?? "")"
+        if let earlier = try await resumable(identity) { return earlier }
+
         var options = options
         options.queue = downloadQueue
-        options.uniqueKey = "download:\(request.url) -> \(request.directory)/\(request.fileName ?? "")"
         options.uniquePolicy = .keep
-        return try await queue.enqueue(DownloadJob.self, request, options: options)
+        options.tags.append(identity)
+        let base = FileName.sanitized(request.fileName ?? URL(string: request.url).flatMap(FileName.fromURL) ?? "download")
+        let directory = URL(fileURLWithPath: request.directory, isDirectory: true).resolvingSymlinksInPath()
+        for number in 0..<1_000 {
+            let name = FileName.numbered(base, number)
+            let path = directory.appendingPathComponent(name).path
+            let taken = FileManager.default.fileExists(atPath: path) || FileManager.default.fileExists(atPath: path + ".part")
+            if taken || protectedPaths.contains(path) { continue }
+            request.reservedName = name
+            options.uniqueKey = "download-to:\(path)"
+            let (handle, isNew) = try await queue.enqueueOrFind(DownloadJob.self, request, options: options)
+            if isNew { return handle }
+            // Held by another unfinished download: the same one (enqueued meanwhile) is joined.
+            if try await queue.store.job(handle.id).tags.contains(identity) { return handle }
+        }
+        throw DownloadError("no free name for '\(base)' in \(request.directory)")
+    }
+
+    /// The latest download tagged `identity` when it should be followed rather than started anew:
+    /// one that waits or runs, or one that failed or was cancelled, retried here.
+    private func resumable(_ identity: String) async throws -> JobHandle<DownloadJob>? {
+        guard let earlier = try await queue.store.jobs(JobFilter(tag: identity, limit: 1)).first else { return nil }
+        let handle = queue.handle(DownloadJob.self, id: earlier.id)
+        switch earlier.state {
+        case .succeeded:
+            return nil
+        case .failed, .cancelled:
+            do {
+                try await queue.retry(earlier.id)
+            } catch let error as DurableQueueError where error.code == .invalidArgument {
+                // Retried by another caller meanwhile (follow it), or its name is held by another
+                // download (start a new one).
+                return try await handle.state().isTerminal ? nil : handle
+            }
+            return handle
+        default:
+            return handle
+        }
+    }
+
+    /// `url` with its scheme and host in lower case.
+    ///
+    /// - Throws: `invalidArgument` for a URL that is not http(s) with a host, or that holds a user
+    ///   name or password (never repeated in the message).
+    static func checked(url: String) throws -> String {
+        guard var components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
+        else { throw DurableQueueError(.invalidArgument, "'\(url)' is not an http(s) URL") }
+        if components.user != nil || components.password != nil {
+            throw DurableQueueError(
+                .invalidArgument,
+                "the URL for \(host) holds a user name or password, which would be stored in the queue file: "
+                    + "give credentials through the credentials provider instead (durableq: --netrc)")
+        }
+        components.scheme = scheme
+        components.host = host.lowercased()
+        return components.string ?? url
     }
 
     /// The requests waiting or running, oldest first.

@@ -95,7 +95,7 @@ public struct HTTPRequestJob: Job {
     }
 
     public func run(_ input: HTTPRequestSpec, context: JobContext) async throws -> HTTPResponseRecord {
-        guard let url = URL(string: input.url), url.scheme == "http" || url.scheme == "https" else {
+        guard let url = URL(string: input.url), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw DownloadError("'\(input.url)' is not an http(s) URL")
         }
         var request = HTTPClientRequest(url: input.url)
@@ -109,7 +109,12 @@ public struct HTTPRequestJob: Job {
             let size = (try FileManager.default.attributesOfItem(atPath: bodyFile)[.size] as? Int) ?? 0
             request.body = .stream(FileChunks(path: bodyFile, size: size, progress: progress), length: .known(Int64(size)))
         }
-        let response = try await client.execute(request, timeout: .seconds(300))
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: .seconds(300))
+        } catch {
+            throw TransportError.from(error, url: url)
+        }
         let status = Int(response.status.code)
         if status >= 400 {
             throw HTTPStatusError(
@@ -117,31 +122,46 @@ public struct HTTPRequestJob: Job {
                 retryAfter: response.headers.first(name: "Retry-After").flatMap(Int64.init).map { .seconds($0) })
         }
         let total = response.headers.first(name: "Content-Length").flatMap(Int.init)
-        let (inline, bodyFile) = try await IdleWatchdog.run(timeout: idleTimeout) { [inlineBodyLimit, responseDirectory] watchdog in
-            var inline: [UInt8] = []
-            var file: PartFile?
-            var received = 0
-            for try await buffer in response.body {
-                watchdog.heard()
-                received += buffer.readableBytes
-                if file == nil && inline.count + buffer.readableBytes <= inlineBodyLimit {
-                    inline += buffer.readableBytesView
-                } else {
-                    if file == nil {
-                        try FileManager.default.createDirectory(atPath: responseDirectory, withIntermediateDirectories: true)
-                        file = try PartFile(path: "\(responseDirectory)/response-\(context.id)-\(context.attempt)", keeping: 0)
-                        try inline.withUnsafeBytes { try file?.append($0) }
-                        inline = []
+        let (inline, bodyFile) = try await Self.mappingTransportErrors(url) {
+            try await IdleWatchdog.run(timeout: idleTimeout) { [inlineBodyLimit, responseDirectory] watchdog in
+                var inline: [UInt8] = []
+                var file: PartFile?
+                var received = 0
+                for try await buffer in response.body {
+                    watchdog.heard()
+                    received += buffer.readableBytes
+                    if file == nil && inline.count + buffer.readableBytes <= inlineBodyLimit {
+                        inline += buffer.readableBytesView
+                    } else {
+                        if file == nil {
+                            try FileManager.default.createDirectory(atPath: responseDirectory, withIntermediateDirectories: true)
+                            // Named after this attempt: a file there is an earlier try of the same attempt's.
+                            file = try PartFile(
+                                path: "\(responseDirectory)/response-\(context.id)-\(context.attempt)", created: true, keeping: 0)
+                            try inline.withUnsafeBytes { try file?.append($0) }
+                            inline = []
+                        }
+                        try buffer.withUnsafeReadableBytes { try file?.append($0) }
                     }
-                    try buffer.withUnsafeReadableBytes { try file?.append($0) }
+                    if let total, total > 0 { await progress.report(Double(received) / Double(total)) }
                 }
-                if let total, total > 0 { await progress.report(Double(received) / Double(total)) }
+                return (inline, file?.path)
             }
-            return (inline, file?.path)
         }
         return HTTPResponseRecord(
             status: status, headers: response.headers.map { HeaderField($0.name, $0.value) },
             body: bodyFile == nil ? Data(inline) : nil, bodyFile: bodyFile)
+    }
+}
+
+extension HTTPRequestJob {
+    /// Runs `body`, turning connection failures into ``TransportError``.
+    fileprivate static func mappingTransportErrors<T>(_ url: URL, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            throw TransportError.from(error, url: url)
+        }
     }
 }
 

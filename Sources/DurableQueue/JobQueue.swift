@@ -170,11 +170,20 @@ public final class JobQueue: Sendable {
     func enqueue<J: Job>(_ type: J.Type, _ input: J.Input, options: EnqueueOptions, inheriting inherited: Priority?) async throws
         -> JobHandle<J>
     {
+        try await enqueueOrFind(type, input, options: options, inheriting: inherited).handle
+    }
+
+    /// ``enqueue(_:_:options:)``, also saying whether the job is new: false when an unfinished job
+    /// held the unique key and `.keep` returned it.
+    package func enqueueOrFind<J: Job>(
+        _ type: J.Type, _ input: J.Input, options: EnqueueOptions, inheriting inherited: Priority? = nil
+    ) async throws -> (handle: JobHandle<J>, isNew: Bool) {
         let job = try options.newJob(kind: J.name, input: try SQLiteJobStore.json(input), now: now, inheriting: inherited)
         try job.validate()  // before it joins other callers' jobs in a transaction
         let outcome = try await enqueuer.enqueue(job)
         enqueued()
-        return JobHandle(id: outcome.id, queue: self)
+        if case .existing = outcome { return (JobHandle(id: outcome.id, queue: self), false) }
+        return (JobHandle(id: outcome.id, queue: self), true)
     }
 
     /// Enqueues one job per input, all in one transaction: every job is committed, or none.
