@@ -190,7 +190,7 @@ public struct HTTPJobs: Sendable {
     ///
     /// - Throws: `invalidArgument` for a URL that is not http(s) with a host, or that holds a user
     ///   name or password (never repeated in the message).
-    static func checked(url: String) throws -> String {
+    package static func checked(url: String) throws -> String {
         guard var components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
             scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
         else { throw DurableQueueError(.invalidArgument, "'\(url)' is not an http(s) URL") }

@@ -1,4 +1,6 @@
 import DurableQueue
+import Foundation
+import NIOHTTP1
 
 /// A response with status 400 or above: the status, the start of the body, and when the server
 /// asked to be tried again (`Retry-After`).
@@ -17,8 +19,30 @@ public struct HTTPStatusError: RetryAfterError, CustomStringConvertible, Sendabl
         self.retryAfter = retryAfter
     }
 
+    /// `HTTP 404 Not Found`, then a one-line excerpt of the body: an HTML page's title, or the
+    /// body's first line, at most 100 characters.
     public var description: String {
-        "HTTP \(status)" + (body.isEmpty ? "" : ": \(body.prefix(200))")
+        let reason = HTTPResponseStatus(statusCode: status).reasonPhrase
+        let head = "HTTP \(status)" + (reason.isEmpty || reason.hasPrefix("Unknown") ? "" : " \(reason)")
+        guard let excerpt = Self.excerpt(of: body), excerpt != head, !head.hasSuffix(excerpt) else { return head }
+        return "\(head): \(excerpt)"
+    }
+
+    /// The title of an HTML body, or the first non-empty line of another, whitespace folded and cut
+    /// to 100 characters; nil if there is nothing to show.
+    static func excerpt(of body: String) -> String? {
+        var text = body
+        if let open = body.range(of: "<title>", options: .caseInsensitive),
+            let close = body.range(of: "</title>", options: .caseInsensitive, range: open.upperBound..<body.endIndex)
+        {
+            text = String(body[open.upperBound..<close.lowerBound])
+        } else if body.range(of: "<html", options: .caseInsensitive) != nil {
+            return nil
+        }
+        let line = text.split(whereSeparator: \.isNewline).map { $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+            .first { !$0.isEmpty }
+        guard let line else { return nil }
+        return line.count > 100 ? String(line.prefix(99)) + "…" : line
     }
 }
 

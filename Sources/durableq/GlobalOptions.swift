@@ -30,8 +30,21 @@ struct DatabaseOptions: ParsableArguments {
     }
 
     /// Opens an existing file for reading; never creates one.
+    ///
+    /// A file that cannot be written (its directory is read-only, say) is opened read-only: reading
+    /// works wherever the file can be read.
     func openForReading() throws -> JobQueue {
-        try openQueue(create: false)
+        do {
+            return try openQueue(create: false)
+        } catch let writable as DurableQueueError where writable.code == .readOnly || writable.code == .cannotOpen {
+            var configuration = JobQueue.Configuration()
+            configuration.storage = StorageOptions(busyTimeout: busyTimeout.duration, readOnly: true)
+            do {
+                return try JobQueue(path: db, configuration: configuration)
+            } catch {
+                throw writable  // says why the file cannot be opened as it normally is
+            }
+        }
     }
 
     /// Throws a clear error when the file does not exist.

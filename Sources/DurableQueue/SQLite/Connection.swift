@@ -15,9 +15,19 @@ final class Connection {
     /// Opens `path` and applies the options: WAL mode, foreign keys, busy timeout, synchronous level.
     ///
     /// The file is read once here, so a file that is not a database fails now rather than later.
-    init(path: String, options: StorageOptions) throws {
+    ///
+    /// - Parameter immutable: Opens a read-only file as one nothing changes (SQLite's `immutable`):
+    ///   no locks, no `-shm`. Only for a file in a directory nobody can write, where SQLite could not
+    ///   create the `-shm` a reader of a WAL file needs (see ``canOnlyBeReadAsImmutable(_:after:)``).
+    init(path: String, options: StorageOptions, immutable: Bool = false) throws {
         var flags = SQLITE_OPEN_NOMUTEX
-        if options.readOnly {
+        var name = path
+        if immutable {
+            flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+            let escaped = path.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "?", with: "%3f")
+                .replacingOccurrences(of: "#", with: "%23")
+            name = "file:\(escaped)?immutable=1"
+        } else if options.readOnly {
             flags |= SQLITE_OPEN_READONLY
         } else {
             flags |= SQLITE_OPEN_READWRITE
@@ -27,7 +37,7 @@ final class Connection {
             Self.createIfMissing(path, permissions: mode_t(options.filePermissions))
         }
         var opened: OpaquePointer?
-        let code = sqlite3_open_v2(path, &opened, flags, nil)
+        let code = sqlite3_open_v2(name, &opened, flags, nil)
         guard code == SQLITE_OK, let opened else {
             let error = SQLiteError(handle: opened, code: code, sql: nil, path: path)
             sqlite3_close_v2(opened)
@@ -42,6 +52,18 @@ final class Connection {
             return Unmanaged<BusyWait>.fromOpaque(context).takeUnretainedValue().shouldRetry(after: tries) ? 1 : 0
         }, Unmanaged.passUnretained(busyWait).toOpaque())
         try configure(options)
+    }
+
+    /// Whether `error`, from opening `path` read-only, means the file can only be read as immutable:
+    /// its directory is not writable, so SQLite cannot create the `-shm` file a WAL reader needs, and
+    /// no `-wal` file exists (so no writer can be at work there either).
+    /// Related SQLite documentation: <https://www.sqlite.org/wal.html#readonly>
+    static func canOnlyBeReadAsImmutable(_ path: String, after error: any Error) -> Bool {
+        guard let error = error as? SQLiteError, [SQLITE_READONLY, SQLITE_CANTOPEN].contains(error.primaryCode) else {
+            return false
+        }
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        return access(directory, W_OK) != 0 && !FileManager.default.fileExists(atPath: path + "-wal")
     }
 
     /// Creates an empty file at `path` with exactly `permissions` unless something is there already.

@@ -2,8 +2,10 @@ import CDurableQueueSQLite
 
 /// A failed SQLite call, with everything needed to say what went wrong and where.
 ///
-/// Carries the SQL text but never the bound values: they may hold user data or secrets.
-struct SQLiteError: Error, CustomStringConvertible {
+/// Carries the SQL text but never the bound values: they may hold user data or secrets. The text
+/// shows only in the debug description: the public error that wraps this one already says what was
+/// being done and why, in words.
+struct SQLiteError: Error, CustomStringConvertible, CustomDebugStringConvertible {
     /// The extended result code, such as `SQLITE_CONSTRAINT_UNIQUE`.
     let extendedCode: Int32
     /// SQLite's own message (`sqlite3_errmsg`), or the code's generic text.
@@ -16,7 +18,11 @@ struct SQLiteError: Error, CustomStringConvertible {
     /// The primary result code (the low byte of the extended code), such as `SQLITE_BUSY`.
     var primaryCode: Int32 { extendedCode & 0xFF }
 
-    var description: String {
+    /// The extended result code, for the one-line messages users read.
+    var description: String { "SQLite error \(extendedCode)" }
+
+    /// Everything: code, SQLite's message, file and statement.
+    var debugDescription: String {
         var text = "SQLite error \(extendedCode): \(message) (file \(path))"
         if let sql { text += " while executing `\(sql)`" }
         return text

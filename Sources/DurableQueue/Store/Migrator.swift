@@ -10,9 +10,14 @@ enum Migrator {
     /// Each runs in its own `BEGIN IMMEDIATE` transaction that re-reads the version first, so two
     /// processes opening a new file at once apply each migration exactly once.
     ///
+    /// - Parameter createsSchema: Whether an empty file may become a DurableQueue file; when false
+    ///   (the caller asked not to create a file) an empty file is not one, and stays untouched.
     /// - Throws: `schemaTooNew` for a file written by a newer version; `notADatabase` for an SQLite
-    ///   file that holds other tables; `readOnly` when a read-only file needs migrating.
-    static func migrate(_ connection: Connection, readOnly: Bool, migrations: [SchemaMigration] = SchemaMigrations.all) throws {
+    ///   file that holds other tables, or an empty one unless `createsSchema`; `readOnly` when a
+    ///   read-only file needs migrating.
+    static func migrate(
+        _ connection: Connection, readOnly: Bool, createsSchema: Bool = true, migrations: [SchemaMigration] = SchemaMigrations.all
+    ) throws {
         let latest = migrations.last?.version ?? 0
         let found = try userVersion(connection)
         if found > latest {
@@ -25,6 +30,9 @@ enum Migrator {
             throw DurableQueueError(
                 .notADatabase, "not a DurableQueue file: it holds other tables and no DurableQueue schema",
                 path: connection.path)
+        }
+        if found == 0 && (readOnly || !createsSchema) {
+            throw DurableQueueError(.notADatabase, "not a DurableQueue file: the file is empty", path: connection.path)
         }
         if found > 0, try connection.scalarInt64("PRAGMA application_id") != applicationID {
             throw DurableQueueError(.notADatabase, "not a DurableQueue file: its application_id differs", path: connection.path)

@@ -1,4 +1,5 @@
 import CDurableQueueSQLite
+import Foundation
 
 /// The only type that speaks SQL: every job, queue and event lives in one SQLite file.
 ///
@@ -42,8 +43,13 @@ package actor SQLiteJobStore {
         self.executor = LockingSerialExecutor(label: "DurableQueue.store")
         self.checkpointer = options.readOnly ? nil : Checkpointer(path: path, options: options)
         do {
-            let connection = try Connection(path: path, options: options)
-            try Migrator.migrate(connection, readOnly: options.readOnly)
+            let connection: Connection
+            do {
+                connection = try Connection(path: path, options: options)
+            } catch where options.readOnly && Connection.canOnlyBeReadAsImmutable(path, after: error) {
+                connection = try Connection(path: path, options: options, immutable: true)
+            }
+            try Migrator.migrate(connection, readOnly: options.readOnly, createsSchema: options.createIfMissing)
             self.connection = connection
         } catch {
             throw Self.mapped(error, operation: "open the job database", path: path, busyTimeout: options.busyTimeout)
@@ -123,6 +129,12 @@ package actor SQLiteJobStore {
         }
     }
 
+    /// The directory holding the file at `path`, as the user named it.
+    private static func directory(of path: String) -> String {
+        let directory = (path as NSString).deletingLastPathComponent
+        return directory.isEmpty ? "." : directory
+    }
+
     /// The public error for `error`; a ``DurableQueueError`` passes through with the file added.
     static func mapped(_ error: any Error, operation: String, path: String, busyTimeout: Duration) -> DurableQueueError {
         if var error = error as? DurableQueueError {
@@ -134,9 +146,11 @@ package actor SQLiteJobStore {
         }
         let (code, cause): (DurableQueueError.Code, String) =
             switch error.primaryCode {
-            case SQLITE_NOTADB: (.notADatabase, "the file is not an SQLite database")
+            case SQLITE_NOTADB: (.notADatabase, "the file is not a database (SQLite cannot read it)")
             case SQLITE_CORRUPT: (.corrupt, "the database file is damaged")
             case SQLITE_CANTOPEN: (.cannotOpen, "the file or its directory cannot be opened")
+            case SQLITE_READONLY where error.extendedCode == SQLITE_READONLY | (6 << 8):  // SQLITE_READONLY_DIRECTORY
+                (.readOnly, "the directory \(Self.directory(of: path)) is read-only; SQLite must create the file's -wal and -shm there")
             case SQLITE_READONLY: (.readOnly, "the database is read-only")
             case SQLITE_BUSY, SQLITE_LOCKED:
                 (.databaseLocked, "the database stayed locked by another connection for more than \(busyTimeout)")

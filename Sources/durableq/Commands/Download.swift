@@ -15,16 +15,19 @@ struct Download: AsyncParsableCommand {
             """)
 
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var credentials: CredentialOptions
 
     @Argument(help: "The http(s) URLs to download.")
     var urls: [String]
     @Option(help: ArgumentHelp("The directory the files go to (created as needed).", valueName: "dir"))
     var to: String = "."
-    @Option(help: "How many downloads run at once (stored as the downloads queue's limit).")
+    @Option(parsing: .unconditional, help: "How many downloads run at once (stored as the downloads queue's limit).")
     var concurrency: Int = 3
     @Option(help: ArgumentHelp("The expected SHA-256 (hex) of the file; only with one URL.", valueName: "hex"))
     var sha256: String?
-    @Option(help: "Attempts per download before it fails (an interrupted attempt counts).")
+    @Option(
+        parsing: .unconditional,
+        help: "Attempts per download that got no further before it fails (one that saved more of the file does not count).")
     var maxAttempts: Int = 10
     @Flag(help: "Log the engine's work to standard error.")
     var verbose = false
@@ -32,8 +35,15 @@ struct Download: AsyncParsableCommand {
     func validate() throws {
         guard !urls.isEmpty else { throw ValidationError("name at least one URL") }
         for url in urls {
-            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host != nil
-            else { throw ValidationError("'\(url)' is not an http(s) URL") }
+            do {
+                _ = try HTTPJobs.checked(url: url)
+            } catch let error as DurableQueueError {
+                throw ValidationError(error.message)
+            }
+        }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: to, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw ValidationError("--to names '\(to)', which is a file, not a directory")
         }
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1, not \(concurrency)") }
         guard maxAttempts >= 1 else { throw ValidationError("--max-attempts must be at least 1, not \(maxAttempts)") }
@@ -46,7 +56,9 @@ struct Download: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let worker = try HTTPWorker(database: database, queues: ["downloads"], maxConcurrentJobs: concurrency, verbose: verbose)
+        let worker = try HTTPWorker(
+            database: database, queues: ["downloads"], maxConcurrentJobs: concurrency, credentials: try credentials.provider(),
+            verbose: verbose)
         let store = worker.queue.store
         var settings = try await store.queue(named: worker.http.downloadQueue) ?? QueueConfiguration(worker.http.downloadQueue)
         settings.concurrencyLimit = concurrency
@@ -56,7 +68,7 @@ struct Download: AsyncParsableCommand {
         var ours: [JobID] = []
         let finished = try await store.jobs(JobFilter(state: .succeeded, queue: worker.http.downloadQueue, limit: 10_000))
         for url in urls {
-            let request = DownloadRequest(url: url, directory: directory, sha256: sha256)
+            let request = DownloadRequest(url: try HTTPJobs.checked(url: url), directory: directory, sha256: sha256)
             if let done = Self.existingDownload(of: request, among: finished) {
                 Terminal.print("already downloaded \(url) -> \(done.path) (job \(done.id))")
                 continue

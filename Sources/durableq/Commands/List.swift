@@ -14,7 +14,7 @@ struct List: AsyncParsableCommand {
     var queue: String?
     @Option(help: "Only jobs with this tag.")
     var tag: String?
-    @Option(help: "At most this many jobs.")
+    @Option(parsing: .unconditional, help: "At most this many jobs.")
     var limit: Int = 50
 
     func validate() throws {

@@ -11,12 +11,13 @@ struct Run: AsyncParsableCommand {
             """)
 
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var credentials: CredentialOptions
 
     @Option(help: "Only this queue (repeat for several).")
     var queue: [String] = []
     @Flag(help: "Keep running and take new work as it arrives, until Ctrl-C.")
     var forever = false
-    @Option(help: "The most jobs run at once.")
+    @Option(parsing: .unconditional, help: "The most jobs run at once.")
     var concurrency: Int = 16
     @Flag(help: "Log the engine's work to standard error.")
     var verbose = false
@@ -27,7 +28,9 @@ struct Run: AsyncParsableCommand {
 
     func run() async throws {
         let queues = queue.isEmpty ? nil : queue
-        let worker = try HTTPWorker(database: database, queues: queues.map(Set.init), maxConcurrentJobs: concurrency, verbose: verbose)
+        let worker = try HTTPWorker(
+            database: database, queues: queues.map(Set.init), maxConcurrentJobs: concurrency, credentials: try credentials.provider(),
+            verbose: verbose)
         let initial = try await worker.queue.store.unfinishedJobIDs(kinds: HTTPWorker.kinds, queues: queues, limit: 1000)
         if initial.isEmpty && !forever {
             Terminal.print("nothing to run")

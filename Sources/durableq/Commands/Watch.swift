@@ -10,7 +10,7 @@ struct Watch: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Time between refreshes.", valueName: "duration"))
     var interval: DurationArgument = DurationArgument(.seconds(1))
-    @Option(help: "Stop after this many refreshes (default: never).")
+    @Option(parsing: .unconditional, help: "Stop after this many refreshes (default: never).")
     var count: Int?
 
     func validate() throws {

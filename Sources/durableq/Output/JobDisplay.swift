@@ -111,11 +111,15 @@ actor JobDisplay {
             }
             return "done \(name)"
         case .failed:
-            return "failed \(name) (job \(job.id)): \(Formatting.oneLine(job.error?.message ?? "no error recorded"))"
+            let line = "failed \(name) (job \(job.id)): \(Formatting.oneLine(job.error?.message ?? "no error recorded"))"
+            return job.kind == DownloadJob.name ? line + "; \(resumeHint)" : line
         default:
-            return "cancelled \(name) (job \(job.id))"
+            return "cancelled \(name) (job \(job.id))" + (job.kind == DownloadJob.name ? "; \(resumeHint)" : "")
         }
     }
+
+    /// How to go on with a download that failed or was cancelled, keeping what it fetched.
+    static let resumeHint = "run the same command again (or `durableq retry` with the job's id) to resume it where it stopped"
 
     private static func column(_ name: String) -> String {
         let width = 24

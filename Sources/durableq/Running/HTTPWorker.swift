@@ -20,7 +20,9 @@ struct HTTPWorker {
     ///
     /// Jobs left running by a process of this host that is gone (kill -9) are taken back at once;
     /// on Ctrl-C running jobs are given back immediately, recorded, to resume on the next run.
-    init(database: DatabaseOptions, queues: Set<String>?, maxConcurrentJobs: Int = 16, verbose: Bool) throws {
+    init(
+        database: DatabaseOptions, queues: Set<String>?, maxConcurrentJobs: Int = 16, credentials: CredentialsProvider?, verbose: Bool
+    ) throws {
         var logger = Logger(label: "durableq") { label -> any LogHandler in
             verbose ? StreamLogHandler.standardError(label: label) : SwiftLogNoOpLogHandler()
         }
@@ -31,7 +33,7 @@ struct HTTPWorker {
         queue = try database.openQueue(create: true, configuration: configuration)
         let board = TransferBoard()
         self.board = board
-        http = HTTPJobs(queue: queue, downloadProgress: { board.update($0) })
+        http = HTTPJobs(queue: queue, credentials: credentials, downloadProgress: { board.update($0) })
         http.register()
     }
 

@@ -41,7 +41,7 @@ import Testing
         try await withHTTP { server, http, _ in
             let handle = try await http.enqueue(HTTPRequestSpec(url: server.baseURL + "/status/404"), options: quickRetries)
             let error = await #expect(throws: DurableQueueError.self) { try await handle.result() }
-            #expect(error?.message.contains("HTTP 404: status 404") == true)
+            #expect(error?.message.contains("HTTP 404 Not Found: status 404") == true)
             #expect(try await http.queue.store.job(handle.id).attempts == 1)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import DurableQueueMigrations
 import Testing
 
 @testable import DurableQueue
@@ -85,8 +86,8 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("old.sqlite")
-        // An empty database: schema version 0.
-        try Connection(path: path, options: StorageOptions()).executeScript("PRAGMA user_version = 0")
+        // A file of an older DurableQueue.
+        try Migrator.migrate(Connection(path: path, options: StorageOptions()), readOnly: false, migrations: [SchemaMigrations.all[0]])
         let error = try #require(throws: DurableQueueError.self) {
             try SQLiteJobStore(path: path, options: StorageOptions(readOnly: true))
         }
