@@ -280,7 +280,8 @@ public struct DownloadJob: Job {
             guard destination.deletingLastPathComponent().path == directory.path else {
                 throw DownloadError("the file name '\(name)' would leave \(directory.path)")
             }
-            if protectedPaths.contains(destination.path) || FileManager.default.fileExists(atPath: destination.path) { continue }
+            let resolved = destination.resolvingSymlinksInPath().path
+            if protectedPaths.contains(resolved) || FileName.isTaken(destination.path) { continue }
             moving.movedTo = destination.path
             try await save(moving, context: context)
             if try part.place(at: destination.path) {

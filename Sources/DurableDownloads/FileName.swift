@@ -32,6 +32,12 @@ enum FileName {
         return "\(name[..<dot]) (\(number))\(name[dot...])"
     }
 
+    /// Whether anything has the name `path`: a file, a directory, or a link (even one to nothing).
+    static func isTaken(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
     /// The last path component of `url`, percent-decoded, if any.
     static func fromURL(_ url: URL) -> String? {
         let last = url.lastPathComponent

@@ -152,7 +152,7 @@ public struct HTTPJobs: Sendable {
         for number in 0..<1_000 {
             let name = FileName.numbered(base, number)
             let path = directory.appendingPathComponent(name).path
-            let taken = FileManager.default.fileExists(atPath: path) || FileManager.default.fileExists(atPath: path + ".part")
+            let taken = FileName.isTaken(path) || FileName.isTaken(path + ".part")
             if taken || protectedPaths.contains(path) { continue }
             request.reservedName = name
             options.uniqueKey = "download-to:\(path)"

@@ -5,7 +5,9 @@ import NIOHTTP1
 import NIOPosix
 
 /// A small HTTP/1.1 server on 127.0.0.1 for download and request tests: generated files with Range
-/// and If-Range support, and injected faults. Not a product.
+/// and If-Range support (`/files/<name>`, where a name may hold slashes), injected faults, plain
+/// statuses (`/status/<code>`), nginx-like error pages (`/html-status/<code>`) and an echo. Not a
+/// product.
 public final class TestHTTPServer: Sendable {
     /// A generated file served at `/files/<name>`.
     public struct Resource: Sendable {
@@ -167,6 +169,7 @@ public final class TestHTTPServer: Sendable {
                 state.requests.append(request)
                 if head.uri.hasPrefix("/echo") { return .echo }
                 if head.uri.hasPrefix("/status/") { return .status(Int(head.uri.dropFirst("/status/".count)) ?? 500, nil) }
+                if head.uri.hasPrefix("/html-status/") { return .page(Int(head.uri.dropFirst("/html-status/".count)) ?? 500) }
                 guard var resource = state.resources[name] else { return .status(404, nil) }
                 if !resource.failures.isEmpty {
                     let status = resource.failures.removeFirst()
@@ -185,6 +188,12 @@ public final class TestHTTPServer: Sendable {
                 var headers = HTTPHeaders([("Content-Length", "\(("status \(code)").utf8.count)")])
                 if let retryAfter { headers.add(name: "Retry-After", value: "\(retryAfter)") }
                 send(status: HTTPResponseStatus(statusCode: code), headers: headers, body: Array("status \(code)".utf8), context: context)
+            case .page(let code):
+                // What nginx sends with an error status.
+                let status = HTTPResponseStatus(statusCode: code)
+                let title = "\(code) \(status.reasonPhrase)"
+                let page = Array("<html>\r\n<head><title>\(title)</title></head>\r\n<body>\r\n<center><h1>\(title)</h1></center>\r\n<hr><center>nginx/1.22.1</center>\r\n</body>\r\n</html>\r\n".utf8)
+                send(status: status, headers: HTTPHeaders([("Content-Length", "\(page.count)"), ("Content-Type", "text/html")]), body: page, context: context)
             case .file(let resource, let drop):
                 serve(resource, request: request, drop: drop, context: context)
             }
@@ -193,6 +202,8 @@ public final class TestHTTPServer: Sendable {
         private enum Plan {
             case echo
             case status(Int, Int?)
+            /// An HTML error page with this status, as nginx sends.
+            case page(Int)
             case file(Resource, drop: Int?)
         }
 

@@ -14,7 +14,7 @@ func sha256Hex(_ bytes: [UInt8]) -> String {
 /// Runs `body` with a test server and a running queue whose HTTP job types are registered.
 func withHTTP(
     credentials: CredentialsProvider? = nil, checkpointBytes: Int64 = 64 << 10, idleTimeout: Duration = .seconds(30),
-    _ body: (TestHTTPServer, HTTPJobs, TemporaryDirectory) async throws -> Void
+    connectTimeout: Duration = .seconds(10), _ body: (TestHTTPServer, HTTPJobs, TemporaryDirectory) async throws -> Void
 ) async throws {
     let server = try await TestHTTPServer()
     let files = try TemporaryDirectory()
@@ -22,8 +22,8 @@ func withHTTP(
     do {
         try await withRunningQueue { queue in
             let http = HTTPJobs(
-                queue: queue, credentials: credentials, responseDirectory: files.path("responses"), checkpointBytes: checkpointBytes,
-                idleTimeout: idleTimeout)
+                queue: queue, connectTimeout: connectTimeout, credentials: credentials, responseDirectory: files.path("responses"),
+                checkpointBytes: checkpointBytes, idleTimeout: idleTimeout)
             http.register()
             try await body(server, http, files)
         }
