@@ -128,7 +128,7 @@ private func sha256(ofFileAt path: String) throws -> String {
             // Each resume started where the bytes on disk ended, though no periodic checkpoint (1 MiB)
             // was reached: always further (bytes still in flight when a connection broke are lost).
             let starts = server.requests.map { $0.header("Range").flatMap { Int($0.dropFirst("bytes=".count).dropLast()) } ?? 0 }
-            #expect(starts.count == 6 && zip(starts, starts.dropFirst()).allSatisfy { $0 < $1 } && starts[1] == 150_000, "\(starts)")
+            #expect(starts.count == 6 && zip(starts, starts.dropFirst()).allSatisfy { $0 < $1 }, "\(starts)")
             #expect(server.bodyBytesSent < 1_000_000 + 5 * 131_072, "\(server.bodyBytesSent) bytes sent")
         }
     }
