@@ -43,6 +43,10 @@ package actor SQLiteJobStore {
         self.executor = LockingSerialExecutor(label: "DurableQueue.store")
         self.checkpointer = options.readOnly ? nil : Checkpointer(path: path, options: options)
         do {
+            // Opening writes the WAL mode into an empty file: a caller that creates nothing gets nothing written.
+            if options.readOnly || !options.createIfMissing, (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) == 0 {
+                throw DurableQueueError(.notADatabase, "not a DurableQueue file: the file is empty", path: path)
+            }
             let connection: Connection
             do {
                 connection = try Connection(path: path, options: options)

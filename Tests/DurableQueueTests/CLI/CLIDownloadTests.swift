@@ -6,7 +6,7 @@ import Testing
 @testable import DurableQueue
 
 /// Starts a test server serving `files` (name → resource), runs `body`, and shuts the server down.
-private func withServer(
+func withServer(
     _ files: [String: TestHTTPServer.Resource], _ body: (TestHTTPServer, TemporaryDirectory) async throws -> Void
 ) async throws {
     let server = try await TestHTTPServer()

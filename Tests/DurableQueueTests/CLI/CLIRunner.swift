@@ -25,8 +25,13 @@ struct CLIResult {
 
 /// Runs the built `durableq` with `arguments` in `directory` and waits for it to exit.
 func durableq(_ arguments: [String], in directory: String) async throws -> CLIResult {
+    try await run(WorkerProcess.productsDirectory.appendingPathComponent("durableq").path, arguments, in: directory)
+}
+
+/// Runs `executable` with `arguments` in `directory` and waits for it to exit.
+func run(_ executable: String, _ arguments: [String], in directory: String) async throws -> CLIResult {
     let process = Process()
-    process.executableURL = WorkerProcess.productsDirectory.appendingPathComponent("durableq")
+    process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     process.currentDirectoryURL = URL(fileURLWithPath: directory)
     let output = Pipe()
