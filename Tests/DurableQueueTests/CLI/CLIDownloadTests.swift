@@ -129,6 +129,7 @@ private func percent(_ line: String) -> Int {
             let message = try String(contentsOfFile: errorLog, encoding: .utf8)
             #expect(message.hasPrefix("durableq: error: stopped after 1 s of failing writes: could not "), "\(message)")
             #expect(message.contains("disk I/O error (file durableq.sqlite)"), "\(message)")
+            #expect(!message.contains("while executing") && !message.contains("COMMIT"), "no SQL in the message: \(message)")
             var integrity = ""
             try Connection(path: path, options: StorageOptions()).query("PRAGMA integrity_check") { integrity = $0.string(0) }
             #expect(integrity == "ok")
