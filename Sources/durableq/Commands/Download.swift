@@ -15,7 +15,7 @@ struct Download: AsyncParsableCommand {
             """)
 
     @OptionGroup var database: DatabaseOptions
-    @OptionGroup var credentials: CredentialOptions
+    @OptionGroup var network: NetworkOptions
 
     @Argument(help: "The http(s) URLs to download.")
     var urls: [String]
@@ -57,7 +57,7 @@ struct Download: AsyncParsableCommand {
 
     func run() async throws {
         let worker = try HTTPWorker(
-            database: database, queues: ["downloads"], maxConcurrentJobs: concurrency, credentials: try credentials.provider(),
+            database: database, queues: ["downloads"], maxConcurrentJobs: concurrency, network: network,
             verbose: verbose)
         let store = worker.queue.store
         var settings = try await store.queue(named: worker.http.downloadQueue) ?? QueueConfiguration(worker.http.downloadQueue)

@@ -11,7 +11,7 @@ struct Run: AsyncParsableCommand {
             """)
 
     @OptionGroup var database: DatabaseOptions
-    @OptionGroup var credentials: CredentialOptions
+    @OptionGroup var network: NetworkOptions
 
     @Option(help: "Only this queue (repeat for several).")
     var queue: [String] = []
@@ -29,7 +29,7 @@ struct Run: AsyncParsableCommand {
     func run() async throws {
         let queues = queue.isEmpty ? nil : queue
         let worker = try HTTPWorker(
-            database: database, queues: queues.map(Set.init), maxConcurrentJobs: concurrency, credentials: try credentials.provider(),
+            database: database, queues: queues.map(Set.init), maxConcurrentJobs: concurrency, network: network,
             verbose: verbose)
         let initial = try await worker.queue.store.unfinishedJobIDs(kinds: HTTPWorker.kinds, queues: queues, limit: 1000)
         if initial.isEmpty && !forever {

@@ -21,7 +21,7 @@ struct HTTPWorker {
     /// Jobs left running by a process of this host that is gone (kill -9) are taken back at once;
     /// on Ctrl-C running jobs are given back immediately, recorded, to resume on the next run.
     init(
-        database: DatabaseOptions, queues: Set<String>?, maxConcurrentJobs: Int = 16, credentials: CredentialsProvider?, verbose: Bool
+        database: DatabaseOptions, queues: Set<String>?, maxConcurrentJobs: Int = 16, network: NetworkOptions, verbose: Bool
     ) throws {
         var logger = Logger(label: "durableq") { label -> any LogHandler in
             verbose ? StreamLogHandler.standardError(label: label) : SwiftLogNoOpLogHandler()
@@ -33,7 +33,9 @@ struct HTTPWorker {
         queue = try database.openQueue(create: true, configuration: configuration)
         let board = TransferBoard()
         self.board = board
-        http = HTTPJobs(queue: queue, credentials: credentials, downloadProgress: { board.update($0) })
+        http = HTTPJobs(
+            queue: queue, connectTimeout: network.connectTimeout.duration, credentials: try network.provider(),
+            downloadProgress: { board.update($0) })
         http.register()
     }
 

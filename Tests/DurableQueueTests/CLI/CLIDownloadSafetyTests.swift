@@ -77,6 +77,22 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.path("durableq.sqlite")))
     }
 
+    @Test func aRefusedConnectionFailsWithinTheConnectTimeoutSayingSo() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let closed = try await TestHTTPServer()
+        let port = closed.port
+        try await closed.shutdown()
+        let started = ContinuousClock.now
+        let run = try await durableq(
+            ["download", "http://127.0.0.1:\(port)/x.bin", "--to", "out", "--max-attempts", "1", "--connect-timeout", "500ms"],
+            in: directory.url.path)
+        #expect(run.status == 1)
+        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(run.stdout.contains("could not reach 127.0.0.1:\(port): connection refused"), "\(run.stdout)")
+        #expect(!run.stdout.contains("errno"))
+    }
+
     @Test func anHTTPSchemeInCapitalsDownloadsAndAnErrorPageReadsAsOneLine() async throws {
         try await withServer(["f.bin": TestHTTPServer.Resource(size: 1_000)]) { server, directory in
             let upper = try await durableq(["download", "HTTP://127.0.0.1:\(server.port)/files/f.bin", "--to", "out"], in: directory.url.path)

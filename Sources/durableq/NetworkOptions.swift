@@ -2,8 +2,9 @@ import ArgumentParser
 import DurableDownloads
 import Foundation
 
-/// How `download` and `run` authenticate: logins from a netrc file, read when each request is sent.
-struct CredentialOptions: ParsableArguments {
+/// How `download` and `run` reach servers: logins from a netrc file, read when each request is
+/// sent, and how long a connection may take to open.
+struct NetworkOptions: ParsableArguments {
     @Flag(
         help: """
             Send the login that ~/.netrc (or the file $NETRC names) gives each URL's host. It is read when a \
@@ -13,6 +14,16 @@ struct CredentialOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("Like --netrc, with this netrc file.", valueName: "path"))
     var netrcFile: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "How long a connection may take to open (a refused one is tried again until then) before the attempt fails.",
+            valueName: "duration"))
+    var connectTimeout: DurationArgument = DurationArgument(.seconds(10))
+
+    func validate() throws {
+        guard connectTimeout.duration > .zero else { throw ValidationError("--connect-timeout must be positive") }
+    }
 
     /// The credentials provider the options ask for; nil without them.
     ///
