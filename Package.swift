@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "DurableQueue", targets: ["DurableQueue"]),
         .library(name: "DurableDownloads", targets: ["DurableDownloads"]),
+        .library(name: "DurableQueueTesting", targets: ["DurableQueueTesting"]),
         .executable(name: "durableq", targets: ["durableq"]),
     ],
     dependencies: [
@@ -67,14 +68,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "DurableQueueTestServer",
-            dependencies: [
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ],
-            path: "Tests/DurableQueueTestServer",
+            name: "DurableQueueTesting",
+            dependencies: ["DurableQueue"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -95,9 +90,15 @@ let package = Package(
             path: "Benchmarks/durableq-bench",
             swiftSettings: swiftSettings
         ),
+        // Helper processes for the tests (targets, not products): crash, freeze and full-disk tests.
         .executableTarget(
             name: "durableq-test-worker",
-            dependencies: ["DurableQueue", "DurableDownloads", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["DurableQueue", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "durableq-download-worker",
+            dependencies: ["DurableQueue", "DurableDownloads"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -105,20 +106,64 @@ let package = Package(
             dependencies: ["DurableQueue"],
             swiftSettings: swiftSettings
         ),
+        // What the test targets share: temporary directories, child processes, waiting.
+        .target(
+            name: "DurableQueueTestSupport",
+            dependencies: [
+                "DurableQueue", .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/DurableQueueTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "DurableQueueTestServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Tests/DurableQueueTestServer",
+            swiftSettings: swiftSettings
+        ),
+        // The core: the store conformance suite (every backend), the SQLite store, the engine,
+        // and real processes on one file. Builds without any networking package.
         .testTarget(
             name: "DurableQueueTests",
             dependencies: [
                 "DurableQueue",
                 "DurableQueueMigrations",
-                "durableq",
+                "DurableQueueTesting",
+                "DurableQueueTestSupport",
                 "durableq-test-worker",
                 "durableq-quickstart",
-                "DurableDownloads",
-                "DurableQueueTestServer",
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DurableDownloadsTests",
+            dependencies: [
+                "DurableQueue",
+                "DurableDownloads",
+                "DurableQueueTestSupport",
+                "DurableQueueTestServer",
+                "durableq-download-worker",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "durableqTests",
+            dependencies: [
+                "DurableQueue",
+                "DurableDownloads",
+                "DurableQueueTestSupport",
+                "DurableQueueTestServer",
+                "durableq",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),

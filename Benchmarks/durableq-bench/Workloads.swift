@@ -26,8 +26,8 @@ struct Workloads {
 
     /// The SQLite settings of a file opened like the workloads' files.
     func settings() async throws -> SQLiteSettings {
-        let queue = try open(freshPath("settings"))
-        let found = try await queue.store.sqliteSettings()
+        let store = try SQLiteJobStore(path: freshPath("settings"), options: StorageOptions(durability: durability))
+        let found = try await store.sqliteSettings()
         return SQLiteSettings(version: found.version, journalMode: found.journalMode, synchronous: found.synchronous)
     }
 

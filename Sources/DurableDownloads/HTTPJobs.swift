@@ -207,8 +207,10 @@ public struct HTTPJobs: Sendable {
 
     /// The requests waiting or running, oldest first.
     public func queuedRequests() async throws -> [(id: JobID, state: JobState, request: HTTPRequestSpec)] {
-        let jobs = try await queue.store.jobs(JobFilter(queue: requestQueue, limit: 100_000))
-        return jobs.reversed().filter { !$0.state.isTerminal && $0.kind == HTTPRequestJob.name }.compactMap { job in
+        let jobs = try await queue.store.jobs(
+            JobFilter(
+                states: JobFilter.unfinished, queues: [requestQueue], kinds: [HTTPRequestJob.name], limit: .max, order: .oldestFirst))
+        return jobs.compactMap { job in
             guard let spec = try? JSONDecoder().decode(HTTPRequestSpec.self, from: Data(job.input.utf8)) else { return nil }
             return (job.id, job.state, spec)
         }

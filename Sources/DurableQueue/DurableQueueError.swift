@@ -98,6 +98,16 @@ public struct DurableQueueError: Error, CustomStringConvertible {
         return text
     }
 
+    /// `error`, thrown by a store while doing `operation` (in words) on `location`: itself if it is a
+    /// ``DurableQueueError`` (stores throw nothing else), else a `storage` error wrapping it.
+    init(storeError error: any Error, operation: String, location: String) {
+        if let error = error as? DurableQueueError {
+            self = error
+        } else {
+            self.init(.storage, "could not \(operation)", path: location, underlying: error)
+        }
+    }
+
     /// An `invalidArgument` error naming the parameter; thrown before any change is made.
     static func invalidArgument(_ parameter: String, _ problem: String) -> Self {
         DurableQueueError(.invalidArgument, "invalid \(parameter): \(problem)")

@@ -6,7 +6,7 @@ extension JobQueue {
     ///   a sequence or group, or another unfinished job holds its unique key (nothing changes).
     public func retry(_ id: JobID) async throws {
         try await store.retry(id, now: now)
-        dispatcherWake.signal()
+        workArrived()
         jobChanges.signal()
     }
 

@@ -12,7 +12,7 @@ extension JobQueue {
     func enqueue(_ composition: Composition, inheriting inherited: Priority?) async throws -> GroupHandle {
         let now = now
         let id = try await store.enqueue(composition: try composition.node(now, inherited), now: now)
-        dispatcherWake.signal()
+        workArrived()
         jobChanges.signal()
         return GroupHandle(id: id, queue: self)
     }
@@ -29,9 +29,9 @@ extension JobQueue {
     /// - Throws: `groupNotFound`.
     public func cancel(group id: GroupID) async throws {
         guard try await store.cancel(group: id, now: now) else { return }
-        await stopJobsCancelledElsewhere()
+        await engine.stopJobsCancelledElsewhere()
         jobChanges.signal()
-        dispatcherWake.signal()
+        workArrived()
     }
 
     /// Waits until group `id` has ended (or `deadline`, in ms since 1970, passes) and returns its result.

@@ -38,27 +38,19 @@ import Synchronization
 /// ### Running
 /// - ``run()``
 public final class JobQueue: Sendable {
-    /// The database file.
-    public var path: String { store.path }
+    /// Where the jobs live: the SQLite file's path, or the store's address.
+    public var path: String { store.location }
     /// The settings this queue was opened with.
     public let configuration: Configuration
-    package let store: SQLiteJobStore
+    /// Where the jobs live.
+    package let store: any JobStore
     let registry = JobRegistry()
-    let engine = EngineState()
-    /// Wakes the dispatcher: work was enqueued, an attempt ended, shutdown began.
-    let dispatcherWake = ChangeSignal()
-    /// Wakes maintenance (heartbeats, recovery, pruning) when the engine stops.
-    let maintenanceWake = ChangeSignal()
     /// Wakes handles waiting on a job: something changed in this process.
     let jobChanges = ChangeSignal()
-    /// Commits the ends of attempts, many per transaction when many end at once.
-    let recorder: AttemptRecorder
     /// Commits single enqueues, many per transaction when many callers enqueue at once.
     let enqueuer: EnqueueCommitter
     let logger: Logger
-    let metrics = JobMetrics()
-    /// Which queue the next claim looks at first, rotating so that a busy queue cannot starve the others.
-    let nextFirstQueue = Atomic<Int>(0)
+    private let engineBox = Mutex<JobEngine?>(nil)
 
     /// Opens (or creates) the queue file at `path`, migrating its schema to the newest version.
     ///
@@ -68,16 +60,37 @@ public final class JobQueue: Sendable {
     ///   - logger: Where the queue logs (at `debug` and `trace`, and `info` for rare events); silent by default.
     /// - Throws: ``DurableQueueError`` — `invalidArgument` for a bad configuration; `notADatabase`,
     ///   `corrupt`, `cannotOpen`, `schemaTooNew`, `readOnly` or `databaseLocked` for the file.
-    public init(
+    public convenience init(
         path: String, configuration: Configuration = Configuration(),
         logger: Logger = Logger(label: "DurableQueue", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws {
         try configuration.validate()
+        try self.init(store: SQLiteJobStore(path: path, options: configuration.storage), configuration: configuration, logger: logger)
+    }
+
+    /// A queue on `store`, which any database may provide (see ``JobStore``).
+    ///
+    /// - Throws: `invalidArgument` for a bad configuration (``Configuration/storage`` is the SQLite
+    ///   file's and does not apply).
+    package init(
+        store: any JobStore, configuration: Configuration = Configuration(),
+        logger: Logger = Logger(label: "DurableQueue", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws {
+        try configuration.validate()
         self.configuration = configuration
-        self.store = try SQLiteJobStore(path: path, options: configuration.storage)
-        self.recorder = AttemptRecorder(store: store, time: configuration.timeSource)
+        self.store = store
         self.enqueuer = EnqueueCommitter(store: store, time: configuration.timeSource)
         self.logger = logger
+    }
+
+    /// The engine that runs this queue's jobs (see ``run()``), made on first use.
+    var engine: JobEngine {
+        engineBox.withLock { engine in
+            if let engine { return engine }
+            let made = JobEngine(queue: self, store: store, registry: registry, jobChanges: jobChanges)
+            engine = made
+            return made
+        }
     }
 
     /// Makes jobs of type `J` runnable in this process, using `job` to run them.
@@ -86,7 +99,7 @@ public final class JobQueue: Sendable {
     /// `pending`; they are never dropped. Registering one name twice is a programming error.
     public func register<J: Job>(_ job: J) {
         registry.register(job)
-        dispatcherWake.signal()
+        workArrived()
     }
 
     /// Creates or updates a named queue's settings, shared by every process on the file.
@@ -99,7 +112,7 @@ public final class JobQueue: Sendable {
     /// - Throws: `invalidArgument` (nothing changed) or a storage error.
     public func configure(_ queue: QueueConfiguration) async throws {
         try await store.configure(queue, now: now)
-        dispatcherWake.signal()
+        workArrived()
     }
 
     /// Changes some settings of a queue and keeps the others, in one transaction, so that two
@@ -120,8 +133,8 @@ public final class JobQueue: Sendable {
         of queue: String, _ change: @escaping @Sendable (inout QueueConfiguration) -> Void
     ) async throws -> QueueConfiguration {
         let now = now
-        let settings = try await store.perform { try $0.updateQueue(named: queue, now: now, change) }
-        dispatcherWake.signal()
+        let settings = try await store.updateQueue(named: queue, now: now, change)
+        workArrived()
         return settings
     }
 
@@ -145,7 +158,7 @@ public final class JobQueue: Sendable {
     /// - Throws: `invalidArgument` when no queue has that name.
     public func resume(queue: String) async throws {
         try await store.setSuspended(false, queue: queue, now: now)
-        dispatcherWake.signal()
+        workArrived()
     }
 
     /// Enqueues one job of type `type`. Returns after the job is committed to the file.
@@ -178,7 +191,7 @@ public final class JobQueue: Sendable {
     package func enqueueOrFind<J: Job>(
         _ type: J.Type, _ input: J.Input, options: EnqueueOptions, inheriting inherited: Priority? = nil
     ) async throws -> (handle: JobHandle<J>, isNew: Bool) {
-        let job = try options.newJob(kind: J.name, input: try SQLiteJobStore.json(input), now: now, inheriting: inherited)
+        let job = try options.newJob(kind: J.name, input: try JobCodec.encode(input), now: now, inheriting: inherited)
         try job.validate()  // before it joins other callers' jobs in a transaction
         let outcome = try await enqueuer.enqueue(job)
         enqueued()
@@ -193,8 +206,8 @@ public final class JobQueue: Sendable {
         async throws -> [JobHandle<J>]
     {
         let now = now
-        let jobs = try options.newJobs(kind: J.name, inputs: try inputs.map(SQLiteJobStore.json), now: now)
-        let outcomes = try await store.perform { try $0.enqueue(batch: jobs, now: now) }
+        let jobs = try options.newJobs(kind: J.name, inputs: try inputs.map(JobCodec.encode), now: now)
+        let outcomes = try await store.enqueue(jobs, now: now)
         enqueued()
         return outcomes.map { JobHandle(id: $0.id, queue: self) }
     }
@@ -211,7 +224,7 @@ public final class JobQueue: Sendable {
     /// - Throws: `jobNotFound` when no job has that id.
     public func cancel(_ id: JobID) async throws {
         let outcome = try await store.cancel(id, now: now)
-        if outcome == .requested { engine.stop(job: id, .cancelRequested) }
+        if outcome == .requested { engine.stopCancelledJob(id) }
         jobChanges.signal()
     }
 
@@ -241,21 +254,26 @@ public final class JobQueue: Sendable {
 
     private func cancel(_ selector: CancelSelector) async throws -> Int {
         let outcomes = try await store.cancel(selector, now: now)
-        for (id, outcome) in outcomes where outcome == .requested { engine.stop(job: id, .cancelRequested) }
+        for (id, outcome) in outcomes where outcome == .requested { engine.stopCancelledJob(id) }
         jobChanges.signal()
         return outcomes.count
     }
 
     /// How many jobs are not finished yet (scheduled, pending, blocked or running), over every queue.
     public func unfinishedJobCount() async throws -> Int {
-        try await store.perform { try $0.unfinishedJobCount() }
+        try await store.count(JobFilter(states: JobFilter.unfinished))
     }
 
     /// The current time by the configured time source, in milliseconds since 1970.
     var now: Int64 { configuration.timeSource.nowMilliseconds }
 
     private func enqueued() {
-        dispatcherWake.signal()
+        workArrived()
         jobChanges.signal()
+    }
+
+    /// Wakes the engine (if it runs): there may be work to claim.
+    func workArrived() {
+        engineBox.withLock { $0 }?.wake.signal()
     }
 }

@@ -9,9 +9,6 @@
 //   durableq-test-worker cache PATH LOG KEY
 //       Runs an engine and asks the "step" cache for KEY (computed by a "step" job of up to 300 ms, input
 //       41); prints "value N".
-//   durableq-test-worker download PATH URL DIR SHA256
-//       Runs an engine with the HTTP job types (600 ms leases) until the download of URL into DIR
-//       (checked against SHA256 unless it is "") is done; prints "downloaded PATH" and "peak-rss-kb N".
 //   durableq-test-worker work PATH LOG [--until-done] [--lease-ms N] [--job-ms N] [--max-jobs N] [--storage-timeout-ms N]
 //                                  [--announce-starts] [--ignore-cancel]
 //       Runs a JobQueue engine (at most N jobs at once, default 16; giving up on failing writes after
@@ -21,7 +18,6 @@
 //       With --ignore-cancel the wait is in 10 ms steps and ignores cancellation, as a careless handler would. Prints "ready"
 //       once running, and with --announce-starts "started ID" as each attempt starts. With --until-done
 //       it stops gracefully when no job is left unfinished; otherwise it runs until killed.
-import DurableDownloads
 import DurableQueue
 import Foundation
 import Logging
@@ -172,25 +168,6 @@ do {
             group.cancelAll()
             try await group.waitForAll()
         }
-    case "download" where arguments.count == 6:
-        let configuration = JobQueue.Configuration(
-            leaseDuration: .milliseconds(600), heartbeatInterval: .milliseconds(200), pollInterval: .milliseconds(20))
-        let queue = try JobQueue(path: arguments[2], configuration: configuration)
-        let http = HTTPJobs(queue: queue)
-        http.register()
-        let handle = try await http.download(
-            DownloadRequest(url: arguments[3], directory: arguments[4], sha256: arguments[5].isEmpty ? nil : arguments[5]))
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await queue.run() }
-            say("ready")
-            let result = try await handle.result()
-            say("downloaded \(result.path)")
-            group.cancelAll()
-            try await group.waitForAll()
-        }
-        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }?.split(separator: " ").dropFirst().first ?? "0"
-        say("peak-rss-kb \(peak)")
     case "work" where arguments.count >= 4:
         let rest = Array(arguments.dropFirst(4))
         func number(after flag: String) -> Int? {
@@ -202,7 +179,7 @@ do {
             maxJobs: number(after: "--max-jobs") ?? 16, storageTimeoutMilliseconds: number(after: "--storage-timeout-ms") ?? 30_000,
             announcesStarts: rest.contains("--announce-starts"), ignoresCancellation: rest.contains("--ignore-cancel"))
     default:
-        FileHandle.standardError.write(Data("usage: durableq-test-worker enqueue PATH COUNT | compose PATH | cache PATH LOG KEY | download PATH URL DIR SHA256 | work PATH LOG [--until-done] [--lease-ms N] [--job-ms N] [--max-jobs N] [--storage-timeout-ms N] [--announce-starts] [--ignore-cancel]\n".utf8))
+        FileHandle.standardError.write(Data("usage: durableq-test-worker enqueue PATH COUNT | compose PATH | cache PATH LOG KEY | work PATH LOG [--until-done] [--lease-ms N] [--job-ms N] [--max-jobs N] [--storage-timeout-ms N] [--announce-starts] [--ignore-cancel]\n".utf8))
         exit(2)
     }
 } catch {

@@ -29,15 +29,15 @@ public struct ResultCache<J: Job>: Sendable {
     ///   has used up ``maxFailures``: then until ``reset(_:)``), `cancelled`, or a storage error.
     public func value(forKey key: String, computedBy input: J.Input) async throws -> J.Output {
         let now = queue.now
-        let job = try options.newJob(kind: J.name, input: try SQLiteJobStore.json(input), now: now)
+        let job = try options.newJob(kind: J.name, input: try JobCodec.encode(input), now: now)
         let lookup = try await queue.store.cachedValue(
             namespace: namespace, key: key, job: job, maxFailures: maxFailures, now: now)
         switch lookup {
         case .complete(let output):
-            return try JSONDecoder().decode(J.Output.self, from: Data(output.utf8))
+            return try JobCodec.decode(J.Output.self, from: output)
         case .computing(let id, let enqueued):
             if enqueued {
-                queue.dispatcherWake.signal()
+                queue.workArrived()
                 queue.jobChanges.signal()
             }
             return try await queue.handle(J.self, id: id).result()
@@ -102,7 +102,7 @@ public struct ResultCache<J: Job>: Sendable {
         case .inProgress:
             return .inProgress
         case .complete:
-            return .complete(try JSONDecoder().decode(J.Output.self, from: Data((entry.output ?? "null").utf8)))
+            return .complete(try JobCodec.decode(J.Output.self, from: entry.output ?? "null"))
         case .failed:
             return .failed(entry.error, failures: entry.failures)
         }

@@ -1,12 +1,14 @@
 import Synchronization
 
-/// Claims the jobs that take ended attempts' places, in the transaction that records the endings.
+/// Says what to claim along with recorded endings, and takes the jobs claimed (acknowledge-and-fetch).
 protocol AttemptRefiller: Sendable {
-    /// Claims due jobs inside the caller's write transaction, for this process's free room plus the
-    /// `freed` attempts whose endings the transaction records.
-    func claimDue(in store: isolated SQLiteJobStore, freeing freed: Int, now: Int64) throws -> [ClaimedJob]
-    /// Hands `jobs`, claimed by a committed transaction, to the engine to run.
-    func admit(_ jobs: [ClaimedJob])
+    /// What to claim in the transaction that records `freed` endings at `now`, its room reserved in
+    /// the engine; nil when nothing may be claimed.
+    func refillRequest(freeing freed: Int, now: Int64) -> ClaimRequest?
+    /// Hands `jobs`, claimed as `request` asked by a committed transaction, to the engine to run.
+    func admit(_ jobs: [ClaimedJob], claimedFor request: ClaimRequest)
+    /// The transaction failed: gives back the room `request` reserved.
+    func abandon(_ request: ClaimRequest)
 }
 
 /// Records the ends of attempts in groups: one transaction commits every ending reported while the
@@ -27,11 +29,11 @@ final class AttemptRecorder: Sendable {
 
     private let state = Mutex(State())
     private let currentRefiller = Mutex<(any AttemptRefiller)?>(nil)
-    private let store: SQLiteJobStore
+    private let store: any JobStore
     private let time: any TimeSource
 
     /// Records into `store`, stamping each transaction with the time by `time`.
-    init(store: SQLiteJobStore, time: any TimeSource) {
+    init(store: any JobStore, time: any TimeSource) {
         self.store = store
         self.time = time
     }
@@ -71,17 +73,13 @@ final class AttemptRecorder: Sendable {
             let attempts = group.map(\.attempt)
             let now = time.nowMilliseconds
             let refiller = refiller
+            let request = refiller?.refillRequest(freeing: attempts.count, now: now)
             do {
-                let states = try await store.perform { store in
-                    let (states, claimed) = try store.finish(attempts, now: now) { store in
-                        try refiller?.claimDue(in: store, freeing: attempts.count, now: now) ?? []
-                    }
-                    // Still under the store's lock: no other claim counts the room before these are in it.
-                    if let refiller, !claimed.isEmpty { refiller.admit(claimed) }
-                    return states
-                }
-                for waiter in group { waiter.continuation.resume(returning: states[waiter.attempt.id]) }
+                let result = try await store.finish(attempts, now: now, thenClaim: request)
+                if let refiller, let request { refiller.admit(result.claimed, claimedFor: request) }
+                for waiter in group { waiter.continuation.resume(returning: result.states[waiter.attempt.id]) }
             } catch {
+                if let refiller, let request { refiller.abandon(request) }
                 for waiter in group { waiter.continuation.resume(throwing: error) }
             }
         }

@@ -1,72 +1,101 @@
 import Synchronization
 
-/// The engine's in-memory bookkeeping: which attempts run here, and whether it is shutting down.
+/// The engine's in-memory bookkeeping: its lifecycle, which attempts run here, and the room claims
+/// under way have reserved.
 ///
 /// Synchronous (a `Mutex`) because graceful shutdown and cancel reach it from non-async contexts.
-/// Everything here is also in SQLite; losing it loses nothing.
+/// Everything here is also in the store; losing it loses nothing.
+///
+/// Room: at most ``JobQueue/Configuration/maxConcurrentJobs`` attempts run here. A claim reserves
+/// its room here *before* it asks the store, and the jobs it claimed take the reservation's place
+/// when it is admitted, so two claims at once (the dispatcher's, and one made along with recorded
+/// endings) never count the same free room.
 final class EngineState: Sendable {
+    /// Where the engine is in its life.
+    enum Phase: Sendable, Equatable {
+        /// Not running: `run()` may start it.
+        case stopped
+        /// Claiming and running jobs.
+        case running
+        /// No more claims; running attempts end (or are stopped and given back).
+        case shuttingDown
+        /// Every attempt has ended; maintenance stops.
+        case finished
+    }
+
     /// One attempt running here (or admitted and about to start).
-    private struct Running {
+    fileprivate struct Running {
         let stop: StopSignal
         /// When its lease ends unless renewed, in milliseconds since 1970.
         var leaseExpiresAt: Int64
     }
 
-    private struct State {
-        var isRunning = false
-        var isShuttingDown = false
-        var isFinished = false
+    fileprivate struct State {
+        var phase = Phase.stopped
         /// Why the engine stops on its own: a storage error that retrying did not fix.
         var failure: DurableQueueError?
-        /// Since when (ms since 1970) every store call of the engine has failed; nil while they succeed.
+        /// Since when (ms since 1970) every store write of the engine has failed; nil while they succeed.
         var failingSince: Int64?
         var running: [AttemptID: Running] = [:]
         /// Claimed attempts counted in `running` whose tasks the dispatcher has yet to start.
         var admitted: [(job: ClaimedJob, stop: StopSignal)] = []
+        /// Room reserved by claims under way.
+        var reserved = 0
+        /// Waiting for every claim under way to be admitted (see ``claimsSettled()``).
+        var settledWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = Mutex(State())
 
-    /// Marks the engine as running; false if it already is.
+    /// The current phase.
+    var phase: Phase { state.withLock { $0.phase } }
+
+    /// Starts the engine's life anew; false if it is not stopped.
     func start() -> Bool {
         state.withLock { state in
-            guard !state.isRunning else { return false }
+            guard state.phase == .stopped else { return false }
             state = State()
-            state.isRunning = true
+            state.phase = .running
             return true
         }
     }
 
-    /// Whether `run()` is active.
-    var isRunningForTests: Bool { state.withLock { $0.isRunning } }
-
     /// Marks the engine as stopped, so `run()` may be called again.
     func reset() {
-        state.withLock { $0 = State() }
+        let waiters = state.withLock { state in
+            defer { state = State() }
+            return state.settledWaiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Stop claiming; running attempts may finish.
-    func beginShutdown() { state.withLock { $0.isShuttingDown = true } }
-    /// Whether shutdown has begun.
-    var isShuttingDown: Bool { state.withLock { $0.isShuttingDown } }
+    func beginShutdown() {
+        state.withLock { if $0.phase == .running { $0.phase = .shuttingDown } }
+    }
+
+    /// Whether claiming has stopped (shutdown began, or the engine finished).
+    var isShuttingDown: Bool { state.withLock { $0.phase == .shuttingDown || $0.phase == .finished } }
+
     /// Every attempt has ended: maintenance may stop.
-    func finish() { state.withLock { $0.isFinished = true } }
+    func finish() { state.withLock { $0.phase = .finished } }
+
     /// Whether the engine has finished.
-    var isFinished: Bool { state.withLock { $0.isFinished } }
+    var isFinished: Bool { state.withLock { $0.phase == .finished } }
 
     /// Stops the engine because of `error` (the first one given wins): shutdown begins, and `run()`
     /// throws it once every attempt has ended.
     func fail(_ error: DurableQueueError) {
         state.withLock { state in
             if state.failure == nil { state.failure = error }
-            state.isShuttingDown = true
+            if state.phase == .running { state.phase = .shuttingDown }
         }
     }
 
     /// The error the engine stopped for, if it did.
     var failure: DurableQueueError? { state.withLock { $0.failure } }
 
-    /// Notes that a store call failed at `now`, and returns since when store calls have been failing
+    /// Notes that a store write failed at `now`, and returns since when writes have been failing
     /// (`now` for the first failure after a success).
     func storageFailed(at now: Int64) -> Int64 {
         state.withLock { state in
@@ -75,18 +104,54 @@ final class EngineState: Sendable {
         }
     }
 
-    /// Notes that a store call succeeded, ending any run of failures.
+    /// Notes that a store write succeeded, ending any run of failures.
     func storageSucceeded() { state.withLock { $0.failingSince = nil } }
 
-    /// Records that claimed `jobs` run here from now on (they count at once), and keeps them for
-    /// ``takeAdmitted()``.
-    func admit(_ jobs: [ClaimedJob]) {
-        let admitted = jobs.map { (job: $0, stop: StopSignal()) }
+    // MARK: Room
+
+    /// Reserves the room a claim may fill: `maximum` attempts here, plus `freed` ones counted as
+    /// running whose endings the same transaction records, less those running and reserved. Nothing
+    /// once shutdown has begun.
+    ///
+    /// - Returns: The room reserved; give it back with ``admit(_:reserved:)`` or ``release(reserved:)``.
+    func reserveRoom(maximum: Int, freeing freed: Int = 0) -> Int {
         state.withLock { state in
+            guard state.phase == .running else { return 0 }
+            let room = max(0, maximum + freed - state.running.count - state.reserved)
+            state.reserved += room
+            return room
+        }
+    }
+
+    /// Records that claimed `jobs` run here from now on, in place of the `reserved` room their claim
+    /// held, and keeps them for ``takeAdmitted()``.
+    func admit(_ jobs: [ClaimedJob], reserved: Int) {
+        let admitted = jobs.map { (job: $0, stop: StopSignal()) }
+        let waiters = state.withLock { state in
             for (job, stop) in admitted {
                 state.running[job.attemptID] = Running(stop: stop, leaseExpiresAt: job.leaseExpiresAt)
             }
             state.admitted += admitted
+            state.reserved -= reserved
+            return state.takeSettledWaiters()
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Gives back room a claim reserved and did not use (it failed).
+    func release(reserved: Int) {
+        admit([], reserved: reserved)
+    }
+
+    /// Returns once no claim is under way: every job claimed so far has been admitted.
+    func claimsSettled() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let settled = state.withLock { state in
+                if state.reserved == 0 { return true }
+                state.settledWaiters.append(continuation)
+                return false
+            }
+            if settled { continuation.resume() }
         }
     }
 
@@ -97,6 +162,8 @@ final class EngineState: Sendable {
             return state.admitted
         }
     }
+
+    // MARK: Running attempts
 
     /// Forgets `attempt`.
     func remove(_ attempt: AttemptID) { _ = state.withLock { $0.running.removeValue(forKey: attempt) } }
@@ -134,5 +201,14 @@ final class EngineState: Sendable {
     /// Tells every attempt running here to stop for `reason`.
     func stopAll(_ reason: StopReason) {
         for signal in state.withLock({ $0.running.values.map(\.stop) }) { signal.stop(reason) }
+    }
+}
+
+extension EngineState.State {
+    /// The waiters of ``EngineState/claimsSettled()`` to resume, if no claim is under way any more.
+    fileprivate mutating func takeSettledWaiters() -> [CheckedContinuation<Void, Never>] {
+        guard reserved == 0 else { return [] }
+        defer { settledWaiters.removeAll() }
+        return settledWaiters
     }
 }

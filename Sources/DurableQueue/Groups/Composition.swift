@@ -28,7 +28,7 @@ public struct Composition: Sendable {
     ) -> Composition {
         Composition { now, inherited in
             .job(
-                try options.newJob(kind: J.name, input: try SQLiteJobStore.json(input), now: now, inheriting: inherited),
+                try options.newJob(kind: J.name, input: try JobCodec.encode(input), now: now, inheriting: inherited),
                 name: name, takesPreviousOutput: false)
         }
     }

@@ -66,9 +66,9 @@ public struct GroupResult: Sendable, Hashable {
         }
         switch (child.state, child.content) {
         case (.succeeded, .job(_, let output?, _)):
-            return try JSONDecoder().decode(T.self, from: Data(output.utf8))
+            return try JobCodec.decode(T.self, from: output)
         case (.succeeded, .group(let group)):
-            return try JSONDecoder().decode(T.self, from: Data((group.output ?? "null").utf8))
+            return try JobCodec.decode(T.self, from: group.output ?? "null")
         case (.cancelled, _):
             throw DurableQueueError(.cancelled, "child '\(name)' of group \(id) was cancelled")
         default:

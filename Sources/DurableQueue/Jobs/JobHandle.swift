@@ -100,7 +100,7 @@ public struct JobHandle<J: Job>: Sendable {
     private static func outcome(of record: JobRecord) throws -> JobOutcome<J.Output> {
         switch record.state {
         case .succeeded:
-            return .succeeded(try JSONDecoder().decode(J.Output.self, from: Data((record.output ?? "null").utf8)))
+            return .succeeded(try JobCodec.decode(J.Output.self, from: record.output ?? "null"))
         case .cancelled:
             return .cancelled
         default:
@@ -141,7 +141,7 @@ extension JobQueue {
     /// `read` says the thing watched has finished; re-read on every change in this process and
     /// every poll interval.
     func changes<Value: Equatable & Sendable>(
-        _ read: @escaping @Sendable (SQLiteJobStore) async throws -> (value: Value, finished: Bool)
+        _ read: @escaping @Sendable (any JobStore) async throws -> (value: Value, finished: Bool)
     ) -> AsyncThrowingStream<Value, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Value.self)
         let task = Task { [self] in

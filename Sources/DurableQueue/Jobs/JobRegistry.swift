@@ -16,12 +16,12 @@ struct TypedJobRunner<J: Job>: JobRunner {
     func run(input: String, context: JobContext) async throws -> String {
         let decoded: J.Input
         do {
-            decoded = try JSONDecoder().decode(J.Input.self, from: Data(input.utf8))
+            decoded = try JobCodec.decode(J.Input.self, from: input)
         } catch {
             throw InputDecodingError(kind: J.name, underlying: String(describing: error))
         }
         let output = try await job.run(decoded, context: context)
-        return try SQLiteJobStore.json(output)
+        return try JobCodec.encode(output)
     }
 
     func shouldRetry(after error: any Error) -> Bool {

@@ -69,7 +69,7 @@ public struct Backoff: Sendable, Hashable, Codable {
     /// The backoff as stored in `jobs.retry_policy`: JSON, or NULL for the default backoff, which
     /// the engine applies to a NULL policy (and which keeps every row 150 bytes shorter).
     func storedJSON() throws -> String? {
-        self == .default ? nil : try SQLiteJobStore.json(self)
+        self == .default ? nil : try JobCodec.encode(self)
     }
 
     /// The backoff of a job whose `retry_policy` is NULL: ``exponential(initial:multiplier:maximum:jitter:)``

@@ -24,6 +24,8 @@ package struct JobRecord: Sendable, Hashable {
     package var startedAt: Int64?
     package var finishedAt: Int64?
     package var tags: [String]
+    /// The throttle interval kept after this job, in milliseconds (0: none).
+    package var throttleIntervalMilliseconds: Int64
 }
 
 /// One row of a job's history: a state change, when, and why.
@@ -47,4 +49,13 @@ package struct QueueCounts: Sendable, Hashable {
 
     /// The number of jobs in `state` (0 when none).
     package subscript(state: JobState) -> Int { counts[state] ?? 0 }
+}
+
+/// One queue's settings, job counts and throttle state, for status displays.
+package struct QueueStatus: Sendable, Hashable {
+    package var configuration: QueueConfiguration
+    package var counts: QueueCounts
+    /// When the throttle or rate limit next lets a job start (milliseconds since 1970); nil when
+    /// nothing holds the queue back.
+    package var nextStartAt: Int64?
 }

@@ -46,11 +46,3 @@ package indirect enum CompositionNode: Sendable, Hashable {
         }
     }
 }
-
-/// Where an inserted job sits in a group.
-struct GroupPlacement {
-    var group: GroupID
-    var position: Int
-    var name: String?
-    var takesPreviousOutput: Bool
-}

@@ -76,7 +76,7 @@ struct Download: AsyncParsableCommand {
             let options = EnqueueOptions(retry: RetryPolicy(maxAttempts: maxAttempts, backoff: .exponential(maximum: .seconds(30))))
             ours.append(try await worker.http.download(request, options: options).id)
         }
-        let earlier = try await store.unfinishedJobIDs(kinds: [DownloadJob.name], queues: ["downloads"], limit: 1000)
+        let earlier = try await store.jobs(HTTPWorker.unfinished(kinds: [DownloadJob.name], queues: ["downloads"])).map(\.id)
         let shown = earlier.filter { !ours.contains($0) } + ours
         guard !shown.isEmpty else { return }
 

@@ -39,6 +39,12 @@ struct HTTPWorker {
         http.register()
     }
 
+    /// The first 1,000 unfinished jobs of `kinds` (default: those the tool runs) in `queues` (every
+    /// queue when nil), oldest first.
+    static func unfinished(kinds: Set<String> = Set(Self.kinds), queues: [String]?) -> JobFilter {
+        JobFilter(states: JobFilter.unfinished, queues: queues.map(Set.init), kinds: kinds, limit: 1000, order: .oldestFirst)
+    }
+
     /// Works until no job the tool can run is left unfinished in `queues` (or forever), showing
     /// `initial` and every job that shows up.
     ///
@@ -52,7 +58,7 @@ struct HTTPWorker {
             queue, logger: logger, interval: Terminal.isInteractive ? .milliseconds(200) : .milliseconds(250),
             tick: {
                 do {
-                    let unfinished = try await store.unfinishedJobIDs(kinds: Self.kinds, queues: queues, limit: 1000)
+                    let unfinished = try await store.jobs(Self.unfinished(queues: queues)).map(\.id)
                     let ids = tracked.withLock { ids in
                         let known = Set(ids)
                         ids += unfinished.filter { !known.contains($0) }
@@ -68,7 +74,7 @@ struct HTTPWorker {
             },
             isDone: {
                 if forever { return false }
-                return try await store.unfinishedJobCount(kinds: Self.kinds, queues: queues) == 0
+                return try await store.count(Self.unfinished(queues: queues)) == 0
             })
         await display.finish()
         return (ending, latest.withLock { $0 })

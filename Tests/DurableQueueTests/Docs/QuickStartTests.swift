@@ -1,16 +1,14 @@
+import DurableQueueTestSupport
 import Foundation
 import Testing
 
 /// The README's quick start is the `durableq-quickstart` executable, word for word, and it works.
 @Suite struct QuickStartTests {
     /// The package's root directory, found from this source file's path.
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     @Test func theReadmeShowsTheQuickStartProgramVerbatim() throws {
-        let readme = try String(contentsOf: Self.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         let program = try String(
-            contentsOf: Self.packageRoot.appendingPathComponent("Sources/durableq-quickstart/main.swift"), encoding: .utf8)
+            contentsOf: packageRoot.appendingPathComponent("Sources/durableq-quickstart/main.swift"), encoding: .utf8)
         #expect(readme.contains("```swift\n" + program + "```\n"))
     }
 

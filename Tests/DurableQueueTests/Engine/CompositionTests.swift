@@ -1,3 +1,4 @@
+import DurableQueueTestSupport
 import Foundation
 import Testing
 
@@ -16,9 +17,9 @@ struct Append: Job {
 }
 
 @Suite(.timeLimit(.minutes(1))) struct CompositionTests {
-    @Test func aSequenceFeedsEachStepThePreviousOutputAndNamesResults() async throws {
+    @Test(arguments: StoreBackend.all) func aSequenceFeedsEachStepThePreviousOutputAndNamesResults(_ backend: StoreBackend) async throws {
         let tracker = RunTracker()
-        try await withRunningQueue(register: { $0.register(Append(tracker: tracker)) }) { queue async throws in
+        try await withRunningQueue(on: backend, register: { $0.register(Append(tracker: tracker)) }) { queue async throws in
             let handle = try await queue.enqueue(.sequence([
                 .job(Append.self, "a", name: "first"),
                 .jobUsingPreviousOutput(Append.self, name: "second"),
@@ -36,9 +37,9 @@ struct Append: Job {
         }
     }
 
-    @Test func aFailingStepFailsTheSequenceAndTheRestNeverRuns() async throws {
+    @Test(arguments: StoreBackend.all) func aFailingStepFailsTheSequenceAndTheRestNeverRuns(_ backend: StoreBackend) async throws {
         let tracker = RunTracker()
-        try await withRunningQueue(register: { $0.register(Append(tracker: tracker)); $0.register(Flaky(retries: true)) }) { queue async throws in
+        try await withRunningQueue(on: backend, register: { $0.register(Append(tracker: tracker)); $0.register(Flaky(retries: true)) }) { queue async throws in
             let handle = try await queue.enqueue(.sequence([
                 .job(Append.self, "a"),
                 .job(Flaky.self, 5, name: "flaky", options: EnqueueOptions(retry: RetryPolicy(maxAttempts: 2, backoff: .constant(.zero)))),
@@ -53,9 +54,9 @@ struct Append: Job {
         }
     }
 
-    @Test func aGroupRunsNoMoreChildrenAtOnceThanItsLimit() async throws {
+    @Test(arguments: StoreBackend.all) func aGroupRunsNoMoreChildrenAtOnceThanItsLimit(_ backend: StoreBackend) async throws {
         let tracker = RunTracker()
-        try await withRunningQueue(register: { $0.register(Append(tracker: tracker)) }) { queue async throws in
+        try await withRunningQueue(on: backend, register: { $0.register(Append(tracker: tracker)) }) { queue async throws in
             let handle = try await queue.enqueue(.group((0..<12).map { .job(Append.self, "\($0)", name: "c\($0)") }, maxConcurrent: 3))
             let result = try await handle.result(timeout: .seconds(30))
             #expect(tracker.peak == 3)
@@ -63,9 +64,9 @@ struct Append: Job {
         }
     }
 
-    @Test func cancellingAGroupStopsItsRunningJobsAndCancelsTheRest() async throws {
+    @Test(arguments: StoreBackend.all) func cancellingAGroupStopsItsRunningJobsAndCancelsTheRest(_ backend: StoreBackend) async throws {
         let tracker = RunTracker()
-        try await withRunningQueue(register: { $0.register(Blocking(tracker: tracker)) }) { queue async throws in
+        try await withRunningQueue(on: backend, register: { $0.register(Blocking(tracker: tracker)) }) { queue async throws in
             let handle = try await queue.enqueue(.sequence([
                 .group([.job(Blocking.self, "a"), .job(Blocking.self, "b")], name: "both"),
                 .job(Blocking.self, "after"),

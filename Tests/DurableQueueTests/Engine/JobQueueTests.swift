@@ -1,11 +1,13 @@
+import DurableQueueTestSupport
+import DurableQueueTesting
 import Foundation
 import Testing
 
 @testable import DurableQueue
 
 @Suite(.timeLimit(.minutes(1))) struct JobQueueTests {
-    @Test func aJobRunsAndItsResultIsRecordedBeforeItIsReported() async throws {
-        try await withRunningQueue(register: { $0.register(Echo()) }) { queue in
+    @Test(arguments: StoreBackend.all) func aJobRunsAndItsResultIsRecordedBeforeItIsReported(_ backend: StoreBackend) async throws {
+        try await withRunningQueue(on: backend, register: { $0.register(Echo()) }) { queue in
             let handle = try await queue.enqueue(Echo.self, "hello", options: EnqueueOptions(tags: ["greeting"]))
             #expect(try await handle.result() == "hello")
             let record = try await queue.store.job(handle.id)
@@ -14,19 +16,19 @@ import Testing
         }
     }
 
-    @Test func aJobOfAnUnregisteredTypeWaitsForAProcessThatKnowsIt() async throws {
+    @Test(arguments: StoreBackend.all) func aJobOfAnUnregisteredTypeWaitsForAProcessThatKnowsIt(_ backend: StoreBackend) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("jobs.sqlite")
         let configuration = JobQueue.Configuration(pollInterval: .milliseconds(20))
-        let knowsNothing = try JobQueue(path: path, configuration: configuration)
+        let knowsNothing = try await backend.queue(in: directory, configuration: configuration)
         knowsNothing.register(Flaky(retries: true))
         let handle = try await knowsNothing.enqueue(Echo.self, "waiting")
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await knowsNothing.run() }
             try await Task.sleep(for: .milliseconds(200))
             #expect(try await handle.state() == .pending)
-            let knowsEcho = try JobQueue(path: path, configuration: configuration)
+            let knowsEcho = try await backend.queue(in: directory, configuration: configuration)
             knowsEcho.register(Echo())
             group.addTask { try await knowsEcho.run() }
             #expect(try await handle.result() == "waiting")
@@ -34,8 +36,8 @@ import Testing
         }
     }
 
-    @Test func anErrorTheJobDoesNotRetryFailsAtOnce() async throws {
-        try await withRunningQueue(register: { $0.register(Flaky(retries: false)) }) { queue in
+    @Test(arguments: StoreBackend.all) func anErrorTheJobDoesNotRetryFailsAtOnce(_ backend: StoreBackend) async throws {
+        try await withRunningQueue(on: backend, register: { $0.register(Flaky(retries: false)) }) { queue in
             let handle = try await queue.enqueue(Flaky.self, 5, options: EnqueueOptions(retry: RetryPolicy(maxAttempts: 5)))
             let error = await #expect(throws: DurableQueueError.self) { try await handle.result() }
             #expect(error?.code == .jobFailed)
@@ -45,10 +47,10 @@ import Testing
         }
     }
 
-    @Test func retriesWaitTheirBackoffRecordedInTheRow() async throws {
-        let time = ManualTimeSource()
+    @Test(arguments: StoreBackend.all) func retriesWaitTheirBackoffRecordedInTheRow(_ backend: StoreBackend) async throws {
+        let time = ManualClock()
         let configuration = JobQueue.Configuration(pollInterval: .milliseconds(20), timeSource: time)
-        try await withRunningQueue(configuration: configuration, register: { $0.register(Flaky(retries: true)) }) { queue in
+        try await withRunningQueue(on: backend, configuration: configuration, register: { $0.register(Flaky(retries: true)) }) { queue in
             let start = time.now().millisecondsSince1970
             let options = EnqueueOptions(retry: RetryPolicy(maxAttempts: 3, backoff: .linear(initial: .seconds(5), increment: .seconds(10))))
             let handle = try await queue.enqueue(Flaky.self, 2, options: options)
@@ -66,10 +68,10 @@ import Testing
         }
     }
 
-    @Test func theDefaultBackoffIsStoredAsNullAndStillWaitsOneSecondOrSo() async throws {
-        let time = ManualTimeSource()
+    @Test(arguments: StoreBackend.all) func theDefaultBackoffIsStoredAsNullAndStillWaitsOneSecondOrSo(_ backend: StoreBackend) async throws {
+        let time = ManualClock()
         let configuration = JobQueue.Configuration(pollInterval: .milliseconds(20), timeSource: time)
-        try await withRunningQueue(configuration: configuration, register: { $0.register(Flaky(retries: true)) }) { queue in
+        try await withRunningQueue(on: backend, configuration: configuration, register: { $0.register(Flaky(retries: true)) }) { queue in
             let start = time.now().millisecondsSince1970
             let handle = try await queue.enqueue(Flaky.self, 1)
             #expect(try await queue.store.job(handle.id).retryPolicy == nil)
@@ -82,8 +84,8 @@ import Testing
         }
     }
 
-    @Test func retriesStopAtTheAttemptLimit() async throws {
-        try await withRunningQueue(register: { $0.register(Flaky(retries: true)) }) { queue in
+    @Test(arguments: StoreBackend.all) func retriesStopAtTheAttemptLimit(_ backend: StoreBackend) async throws {
+        try await withRunningQueue(on: backend, register: { $0.register(Flaky(retries: true)) }) { queue in
             let options = EnqueueOptions(retry: RetryPolicy(maxAttempts: 2, backoff: .constant(.zero)))
             let handle = try await queue.enqueue(Flaky.self, 10, options: options)
             await #expect(throws: DurableQueueError.self) { try await handle.result() }
@@ -91,11 +93,11 @@ import Testing
         }
     }
 
-    @Test func aTimeoutCancelsTheAttemptAndCountsAsAFailure() async throws {
-        let time = ManualTimeSource()
+    @Test(arguments: StoreBackend.all) func aTimeoutCancelsTheAttemptAndCountsAsAFailure(_ backend: StoreBackend) async throws {
+        let time = ManualClock()
         let tracker = RunTracker()
         let configuration = JobQueue.Configuration(pollInterval: .milliseconds(20), timeSource: time)
-        try await withRunningQueue(configuration: configuration, register: { $0.register(Blocking(tracker: tracker)) }) { queue in
+        try await withRunningQueue(on: backend, configuration: configuration, register: { $0.register(Blocking(tracker: tracker)) }) { queue in
             let options = EnqueueOptions(retry: RetryPolicy(maxAttempts: 1), timeout: .seconds(2))
             let handle = try await queue.enqueue(Blocking.self, "slow", options: options)
             try await eventually("the attempt started") { tracker.running == 1 }
@@ -107,9 +109,9 @@ import Testing
         }
     }
 
-    @Test func cancellingPendingRunningAndSuspendedJobs() async throws {
+    @Test(arguments: StoreBackend.all) func cancellingPendingRunningAndSuspendedJobs(_ backend: StoreBackend) async throws {
         let tracker = RunTracker()
-        try await withRunningQueue(register: { $0.register(Blocking(tracker: tracker)) }) { queue in
+        try await withRunningQueue(on: backend, register: { $0.register(Blocking(tracker: tracker)) }) { queue in
             try await queue.configure(QueueConfiguration("paused", isSuspended: true))
             let waiting = try await queue.enqueue(Blocking.self, "in-paused", options: EnqueueOptions(queue: "paused", tags: ["t"]))
             let later = try await queue.enqueue(Blocking.self, "later", options: EnqueueOptions(delay: .seconds(3600)))
@@ -129,9 +131,9 @@ import Testing
         }
     }
 
-    @Test func theConcurrencyLimitAndPriorityOrderHold() async throws {
+    @Test(arguments: StoreBackend.all) func theConcurrencyLimitAndPriorityOrderHold(_ backend: StoreBackend) async throws {
         let tracker = RunTracker()
-        try await withRunningQueue(register: { $0.register(Blocking(tracker: tracker)) }) { queue in
+        try await withRunningQueue(on: backend, register: { $0.register(Blocking(tracker: tracker)) }) { queue in
             try await queue.configure(QueueConfiguration("two", concurrencyLimit: 2, isSuspended: true))
             var handles: [JobHandle<Blocking>] = []
             for (name, priority) in [("a", Priority.low), ("b", .normal), ("c", .high), ("d", .normal), ("e", .high)] {
@@ -151,8 +153,8 @@ import Testing
         }
     }
 
-    @Test func stateChangesStreamFromCurrentToTerminal() async throws {
-        try await withRunningQueue(register: { $0.register(Echo()) }) { queue in
+    @Test(arguments: StoreBackend.all) func stateChangesStreamFromCurrentToTerminal(_ backend: StoreBackend) async throws {
+        try await withRunningQueue(on: backend, register: { $0.register(Echo()) }) { queue in
             try await queue.configure(QueueConfiguration("held", isSuspended: true))
             let handle = try await queue.enqueue(Echo.self, "x", options: EnqueueOptions(queue: "held"))
             var states: [JobState] = []
@@ -165,8 +167,8 @@ import Testing
         }
     }
 
-    @Test func waitingForAResultCanTimeOutWithoutCancellingTheJob() async throws {
-        try await withRunningQueue { queue async throws in
+    @Test(arguments: StoreBackend.all) func waitingForAResultCanTimeOutWithoutCancellingTheJob(_ backend: StoreBackend) async throws {
+        try await withRunningQueue(on: backend) { queue async throws in
             let handle = try await queue.enqueue(Echo.self, "nobody runs me")
             let error = await #expect(throws: DurableQueueError.self) { try await handle.result(timeout: .milliseconds(50)) }
             #expect(error?.code == .timedOut)
@@ -174,7 +176,7 @@ import Testing
         }
     }
 
-    @Test func progressAndCheckpointsReachTheRowAndTheNextAttempt() async throws {
+    @Test(arguments: StoreBackend.all) func progressAndCheckpointsReachTheRowAndTheNextAttempt(_ backend: StoreBackend) async throws {
         struct Resumable: Job {
             static let name = "resumable"
             func run(_ input: Int, context: JobContext) async throws -> [UInt8] {
@@ -185,7 +187,7 @@ import Testing
                 return context.checkpoint ?? []
             }
         }
-        try await withRunningQueue(register: { $0.register(Resumable()) }) { queue in
+        try await withRunningQueue(on: backend, register: { $0.register(Resumable()) }) { queue in
             let options = EnqueueOptions(retry: RetryPolicy(maxAttempts: 2, backoff: .constant(.zero)))
             let handle = try await queue.enqueue(Resumable.self, 1, options: options)
             #expect(try await handle.result() == [7, 7])
@@ -193,8 +195,8 @@ import Testing
         }
     }
 
-    @Test func badOptionsAreRefusedBeforeAnythingIsWritten() async throws {
-        try await withRunningQueue { queue async throws in
+    @Test(arguments: StoreBackend.all) func badOptionsAreRefusedBeforeAnythingIsWritten(_ backend: StoreBackend) async throws {
+        try await withRunningQueue(on: backend) { queue async throws in
             for options in [EnqueueOptions(delay: .seconds(-1)), EnqueueOptions(timeout: .zero), EnqueueOptions(queue: "")] {
                 let error = await #expect(throws: DurableQueueError.self) { try await queue.enqueue(Echo.self, "x", options: options) }
                 #expect(error?.code == .invalidArgument)
@@ -206,12 +208,12 @@ import Testing
         }
     }
 
-    @Test func finishedJobsArePrunedAfterTheirRetention() async throws {
-        let time = ManualTimeSource()
+    @Test(arguments: StoreBackend.all) func finishedJobsArePrunedAfterTheirRetention(_ backend: StoreBackend) async throws {
+        let time = ManualClock()
         let configuration = JobQueue.Configuration(
             pollInterval: .milliseconds(20), retention: JobQueue.Retention(succeeded: .seconds(3600), interval: .seconds(60)),
             timeSource: time)
-        try await withRunningQueue(configuration: configuration, register: { $0.register(Echo()) }) { queue in
+        try await withRunningQueue(on: backend, configuration: configuration, register: { $0.register(Echo()) }) { queue in
             let handle = try await queue.enqueue(Echo.self, "old")
             _ = try await handle.result()
             time.advance(by: .seconds(1800))

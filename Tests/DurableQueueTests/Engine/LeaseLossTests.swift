@@ -1,3 +1,5 @@
+import DurableQueueTestSupport
+import DurableQueueTesting
 import Foundation
 import Synchronization
 import Testing
@@ -6,32 +8,33 @@ import Testing
 
 /// What the engine does when an attempt's lease is lost, or a cancel comes, while its handler runs.
 @Suite(.timeLimit(.minutes(1))) struct LeaseLossTests {
-    @Test func aHandlerNeverStartsOnALeaseThatExpiredSinceTheClaim() async throws {
+    @Test(arguments: StoreBackend.all) func aHandlerNeverStartsOnALeaseThatExpiredSinceTheClaim(_ backend: StoreBackend) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let time = ManualTimeSource()
+        let time = ManualClock()
         let configuration = JobQueue.Configuration(leaseDuration: .seconds(30), timeSource: time)
-        let queue = try JobQueue(path: directory.path("jobs.sqlite"), configuration: configuration)
+        let queue = try await backend.queue(in: directory, configuration: configuration)
         let tracker = RunTracker()
         let gate = Gate()
         gate.isOpen.withLock { $0 = true }  // a handler that started by mistake would return at once
         queue.register(Stubborn(gate: gate, tracker: tracker))
         let handle = try await queue.enqueue(Stubborn.self, "x")
         let claimed = try await queue.store.claim(
-            queue: "default", limit: 1, owner: configuration.workerID, leaseDuration: 30_000, now: time.nowMilliseconds)[0]
+            queue: "default", limit: 1, owner: configuration.workerID, leaseDuration: 30_000, now: time.nowMilliseconds,
+            kinds: [Stubborn.name])[0]
         // The process is frozen between the claim and the start of the handler, past the lease.
         time.advance(by: .seconds(31))
-        await queue.process(claimed, stop: StopSignal())
+        await queue.engine.process(claimed, stop: StopSignal())
         #expect(tracker.startedInputs.isEmpty)
         let record = try await queue.store.job(handle.id)
         #expect(record.state == .pending && record.attempts == 0 && record.leaseOwner == nil)
         #expect(try await queue.store.history(of: handle.id).last?.reason == "the lease expired before the attempt started")
     }
 
-    @Test func aHandlerThatIgnoresCancellationEndsCancelledItsResultDiscarded() async throws {
+    @Test(arguments: StoreBackend.all) func aHandlerThatIgnoresCancellationEndsCancelledItsResultDiscarded(_ backend: StoreBackend) async throws {
         let gate = Gate()
         let tracker = RunTracker()
-        try await withRunningQueue(register: { $0.register(Stubborn(gate: gate, tracker: tracker)) }) { queue in
+        try await withRunningQueue(on: backend, register: { $0.register(Stubborn(gate: gate, tracker: tracker)) }) { queue in
             let handle = try await queue.enqueue(Stubborn.self, "x")
             try await eventually("the attempt started") { tracker.running == 1 }
             try await handle.cancel()
@@ -46,12 +49,12 @@ import Testing
         }
     }
 
-    @Test func aLostLeaseStopsThatAttemptAndTheJobRunsAgainHereOnlyAfterItEnds() async throws {
+    @Test(arguments: StoreBackend.all) func aLostLeaseStopsThatAttemptAndTheJobRunsAgainHereOnlyAfterItEnds(_ backend: StoreBackend) async throws {
         let gate = Gate()
         let tracker = RunTracker()
         let configuration = JobQueue.Configuration(
             leaseDuration: .milliseconds(300), heartbeatInterval: .milliseconds(50), pollInterval: .milliseconds(20))
-        try await withRunningQueue(configuration: configuration, register: { $0.register(Stubborn(gate: gate, tracker: tracker)) }) {
+        try await withRunningQueue(on: backend, configuration: configuration, register: { $0.register(Stubborn(gate: gate, tracker: tracker)) }) {
             queue in
             let handle = try await queue.enqueue(Stubborn.self, "x", options: EnqueueOptions(retry: .unlimited(backoff: .constant(.zero))))
             try await eventually("the first attempt started") { tracker.running == 1 }

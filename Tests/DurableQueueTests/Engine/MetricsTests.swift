@@ -1,3 +1,4 @@
+import DurableQueueTestSupport
 import Foundation
 import Metrics
 import MetricsTestKit
@@ -14,13 +15,13 @@ private let testMetrics: TestMetrics = {
 }()
 
 @Suite(.timeLimit(.minutes(1))) struct MetricsTests {
-    @Test func everyOutcomeIsCountedAndTimedPerQueueAndKind() async throws {
+    @Test(arguments: StoreBackend.all) func everyOutcomeIsCountedAndTimedPerQueueAndKind(_ backend: StoreBackend) async throws {
         let metrics = testMetrics
         let name = "metrics-\(UUID().uuidString)"
         let tracker = RunTracker()
         let configuration = JobQueue.Configuration(
             pollInterval: .milliseconds(20), retention: .init(interval: .milliseconds(20)))
-        try await withRunningQueue(configuration: configuration, register: {
+        try await withRunningQueue(on: backend, configuration: configuration, register: {
             $0.register(Flaky(retries: true))
             $0.register(Blocking(tracker: tracker))
         }) { queue in

@@ -1,3 +1,4 @@
+import DurableQueueTestSupport
 import Foundation
 import Testing
 
@@ -30,8 +31,8 @@ struct Spawner: Job {
         return found
     }
 
-    @Test func jobsEnqueuedByAHandlerInheritItsPriorityUnlessTheySetTheirOwn() async throws {
-        try await withRunningQueue(register: { $0.register(Spawner()); $0.register(Echo()) }) { queue in
+    @Test(arguments: StoreBackend.all) func jobsEnqueuedByAHandlerInheritItsPriorityUnlessTheySetTheirOwn(_ backend: StoreBackend) async throws {
+        try await withRunningQueue(on: backend, register: { $0.register(Spawner()); $0.register(Echo()) }) { queue in
             let parent = try await queue.enqueue(Spawner.self, "parent", options: EnqueueOptions(priority: .high))
             #expect(try await parent.result() == "\(Priority.high)")
             let found = try await priorities(queue)
@@ -40,10 +41,10 @@ struct Spawner: Job {
         }
     }
 
-    @Test func aSequenceOrGroupGivesItsPriorityToStepsWithoutTheirOwn() async throws {
+    @Test(arguments: StoreBackend.all) func aSequenceOrGroupGivesItsPriorityToStepsWithoutTheirOwn(_ backend: StoreBackend) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let queue = try JobQueue(path: directory.path("jobs.sqlite"))
+        let queue = try await backend.queue(in: directory)
         _ = try await queue.enqueue(.sequence([.job(Echo.self, "a"), .job(Echo.self, "b", options: EnqueueOptions(priority: .low))], priority: .high))
         _ = try await queue.enqueue(.group([.job(Echo.self, "c")]))
         _ = try await queue.enqueue(Echo.self, "d")

@@ -1,3 +1,4 @@
+import DurableQueueTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -37,9 +38,9 @@ final class StepGate: Sendable {
 }
 
 @Suite(.timeLimit(.minutes(1))) struct ProgressTests {
-    @Test func aHandleReadsAndFollowsTheProgressItsHandlerSaves() async throws {
+    @Test(arguments: StoreBackend.all) func aHandleReadsAndFollowsTheProgressItsHandlerSaves(_ backend: StoreBackend) async throws {
         let steps = StepGate()
-        try await withRunningQueue(register: { $0.register(Stepped(steps: steps)) }) { queue in
+        try await withRunningQueue(on: backend, register: { $0.register(Stepped(steps: steps)) }) { queue in
             let handle = try await queue.enqueue(Stepped.self, [0.25, 0.5, 1])
             #expect(try await handle.progress() == nil)
             // Nothing is saved yet, so the stream yields nothing until the first step goes.
@@ -55,15 +56,15 @@ final class StepGate: Sendable {
         }
     }
 
-    @Test func aHandleInAnotherProcessSeesTheProgress() async throws {
+    @Test(arguments: StoreBackend.all) func aHandleInAnotherProcessSeesTheProgress(_ backend: StoreBackend) async throws {
         let steps = StepGate()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("jobs.sqlite")
-        let runner = try JobQueue(path: path, configuration: JobQueue.Configuration(pollInterval: .milliseconds(20)))
+        let runner = try await backend.queue(in: directory, configuration: JobQueue.Configuration(pollInterval: .milliseconds(20)))
         runner.register(Stepped(steps: steps))
         // Another JobQueue on the file hears of saves only by polling, as another process would.
-        let watcher = try JobQueue(path: path, configuration: JobQueue.Configuration(pollInterval: .milliseconds(20)))
+        let watcher = try await backend.queue(in: directory, configuration: JobQueue.Configuration(pollInterval: .milliseconds(20)))
         let handle = try await watcher.enqueue(Stepped.self, [0.5])
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await runner.run() }

@@ -1,3 +1,4 @@
+import DurableQueueTestSupport
 import Foundation
 import Testing
 
@@ -5,14 +6,14 @@ import Testing
 
 /// Reading a queue's settings, replacing them, and changing only some of them.
 @Suite struct QueueSettingsTests {
-    private func withQueue(_ body: (JobQueue) async throws -> Void) async throws {
+    private func withQueue(_ backend: StoreBackend, _ body: (JobQueue) async throws -> Void) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        try await body(try JobQueue(path: directory.path("jobs.sqlite")))
+        try await body(try await backend.queue(in: directory))
     }
 
-    @Test func configureReplacesTheSettingsButNeverTheSuspension() async throws {
-        try await withQueue { queue in
+    @Test(arguments: StoreBackend.all) func configureReplacesTheSettingsButNeverTheSuspension(_ backend: StoreBackend) async throws {
+        try await withQueue(backend) { queue in
             #expect(try await queue.configuration(of: "api") == nil)
             try await queue.configure(QueueConfiguration("api", concurrencyLimit: 1, isSuspended: true))
             #expect(try await queue.configuration(of: "api") == QueueConfiguration("api", concurrencyLimit: 1, isSuspended: true))
@@ -27,8 +28,8 @@ import Testing
         }
     }
 
-    @Test func anUpdateChangesOnlyWhatItSets() async throws {
-        try await withQueue { queue in
+    @Test(arguments: StoreBackend.all) func anUpdateChangesOnlyWhatItSets(_ backend: StoreBackend) async throws {
+        try await withQueue(backend) { queue in
             try await queue.configure(QueueConfiguration("api", mode: .lifo, concurrencyLimit: 1, isSuspended: true))
             let updated = try await queue.updateConfiguration(of: "api") { $0.throttle = Throttle(.milliseconds(500)) }
             let expected = QueueConfiguration("api", mode: .lifo, concurrencyLimit: 1, isSuspended: true, throttle: Throttle(.milliseconds(500)))
@@ -41,8 +42,8 @@ import Testing
         }
     }
 
-    @Test func aBadUpdateChangesNothing() async throws {
-        try await withQueue { queue in
+    @Test(arguments: StoreBackend.all) func aBadUpdateChangesNothing(_ backend: StoreBackend) async throws {
+        try await withQueue(backend) { queue in
             try await queue.configure(QueueConfiguration("api", concurrencyLimit: 1))
             let changes: [@Sendable (inout QueueConfiguration) -> Void] = [{ $0.name = "other" }, { $0.concurrencyLimit = -1 }]
             for change in changes {

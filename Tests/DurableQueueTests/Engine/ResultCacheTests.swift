@@ -1,12 +1,13 @@
+import DurableQueueTestSupport
 import Foundation
 import Testing
 
 @testable import DurableQueue
 
 @Suite(.timeLimit(.minutes(1))) struct ResultCacheTests {
-    @Test func aKeyIsComputedOnceThenServedFromTheFile() async throws {
+    @Test(arguments: StoreBackend.all) func aKeyIsComputedOnceThenServedFromTheFile(_ backend: StoreBackend) async throws {
         let tracker = RunTracker()
-        try await withRunningQueue(register: { $0.register(Append(tracker: tracker)) }) { queue async throws in
+        try await withRunningQueue(on: backend, register: { $0.register(Append(tracker: tracker)) }) { queue async throws in
             let cache = queue.cache(for: Append.self)
             #expect(try await cache.state(forKey: "k") == .absent)
             #expect(try await cache.value(forKey: "k", computedBy: "v") == "v+")
@@ -16,9 +17,9 @@ import Testing
         }
     }
 
-    @Test func callersAskingWhileItIsComputedJoinTheSameJob() async throws {
+    @Test(arguments: StoreBackend.all) func callersAskingWhileItIsComputedJoinTheSameJob(_ backend: StoreBackend) async throws {
         let tracker = RunTracker()
-        try await withRunningQueue(register: { $0.register(Append(tracker: tracker)) }) { queue async throws in
+        try await withRunningQueue(on: backend, register: { $0.register(Append(tracker: tracker)) }) { queue async throws in
             let cache = queue.cache(for: Append.self)
             let values = try await withThrowingTaskGroup(of: String.self) { group in
                 for _ in 0..<8 { group.addTask { try await cache.value(forKey: "shared", computedBy: "s") } }
@@ -30,8 +31,8 @@ import Testing
         }
     }
 
-    @Test func aFailingKeyIsRetriedUpToItsLimitThenStaysFailedUntilReset() async throws {
-        try await withRunningQueue(register: { $0.register(Flaky(retries: false)) }) { queue async throws in
+    @Test(arguments: StoreBackend.all) func aFailingKeyIsRetriedUpToItsLimitThenStaysFailedUntilReset(_ backend: StoreBackend) async throws {
+        try await withRunningQueue(on: backend, register: { $0.register(Flaky(retries: false)) }) { queue async throws in
             let cache = queue.cache(for: Flaky.self, maxFailures: 2)
             for failures in 1...2 {
                 await #expect(throws: DurableQueueError.self) { try await cache.value(forKey: "bad", computedBy: 100) }
@@ -54,9 +55,9 @@ import Testing
         }
     }
 
-    @Test func observersSeeEveryStateAndALateOneStartsWithTheCurrent() async throws {
+    @Test(arguments: StoreBackend.all) func observersSeeEveryStateAndALateOneStartsWithTheCurrent(_ backend: StoreBackend) async throws {
         let tracker = RunTracker()
-        try await withRunningQueue(register: { $0.register(Append(tracker: tracker)) }) { queue async throws in
+        try await withRunningQueue(on: backend, register: { $0.register(Append(tracker: tracker)) }) { queue async throws in
             let cache = queue.cache(for: Append.self, namespace: "observed")
             let early = Task { @MainActor in
                 var seen: [CachedState<String>] = []

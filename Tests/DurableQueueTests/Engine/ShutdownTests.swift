@@ -1,3 +1,5 @@
+import DurableQueueTestSupport
+import DurableQueueTesting
 import Foundation
 import ServiceLifecycle
 import ServiceLifecycleTestKit
@@ -12,15 +14,15 @@ final class Gate: Sendable {
 }
 
 @Suite(.timeLimit(.minutes(1))) struct ShutdownTests {
-    @Test func shutdownLetsJobsFinishWithinTheGracePeriodThenGivesTheRestBack() async throws {
+    @Test(arguments: StoreBackend.all) func shutdownLetsJobsFinishWithinTheGracePeriodThenGivesTheRestBack(_ backend: StoreBackend) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let time = ManualTimeSource()
+        let time = ManualClock()
         let tracker = RunTracker()
         let gate = Gate()
         let configuration = JobQueue.Configuration(
             pollInterval: .milliseconds(20), gracefulShutdownTimeout: .seconds(10), timeSource: time)
-        let queue = try JobQueue(path: directory.path("jobs.sqlite"), configuration: configuration)
+        let queue = try await backend.queue(in: directory, configuration: configuration)
         queue.register(Blocking(tracker: tracker))
         queue.register(GatedJob(gate: gate))
 
@@ -51,11 +53,11 @@ final class Gate: Sendable {
         }
     }
 
-    @Test func cancellingTheRunningTaskGivesRunningJobsBack() async throws {
+    @Test(arguments: StoreBackend.all) func cancellingTheRunningTaskGivesRunningJobsBack(_ backend: StoreBackend) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let tracker = RunTracker()
-        let queue = try JobQueue(path: directory.path("jobs.sqlite"), configuration: JobQueue.Configuration(pollInterval: .milliseconds(20)))
+        let queue = try await backend.queue(in: directory, configuration: JobQueue.Configuration(pollInterval: .milliseconds(20)))
         queue.register(Blocking(tracker: tracker))
         let handle = try await queue.enqueue(Blocking.self, "interrupted")
         let engine = Task { try await queue.run() }
@@ -69,8 +71,8 @@ final class Gate: Sendable {
     }
 
     /// Stopping while endings claim the next jobs: no job is left `running`, none lost or run twice.
-    @Test(arguments: [false, true])
-    func stoppingABusyEngineLeavesEveryJobSucceededOrPending(graceful: Bool) async throws {
+    @Test(arguments: StoreBackend.all, [false, true])
+    func stoppingABusyEngineLeavesEveryJobSucceededOrPending(_ backend: StoreBackend, graceful: Bool) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let counter = StartCount()
@@ -92,22 +94,24 @@ final class Gate: Sendable {
         #expect(counts[.succeeded] + counts[.pending] == 5_000)
         #expect(counts[.succeeded] > 0 && counts[.pending] > 0)
         // Every claim ended: in success (once per job), or given back without using up an attempt.
-        let (claims, successes, givenBack, pendingAttempts) = try await queue.store.perform { store in
-            let count = { (sql: String) in try store.connection.scalarInt64(sql) ?? -1 }
-            return (
-                try count("SELECT count(*) FROM job_events WHERE to_state = 'running'"),
-                try count("SELECT count(*) FROM job_events WHERE to_state = 'succeeded'"),
-                try count("SELECT count(*) FROM job_events WHERE reason = 'given back at shutdown'"),
-                try count("SELECT coalesce(sum(attempts), 0) FROM jobs WHERE state = 'pending'"))
+        var (claims, successes, givenBack) = (0, 0, 0)
+        let records = try await queue.store.jobs(JobFilter(limit: .max))
+        for record in records {
+            for event in try await queue.store.history(of: record.id) {
+                if event.to == .running && event.from == .pending { claims += 1 }
+                if event.to == .succeeded { successes += 1 }
+                if event.reason == "given back at shutdown" { givenBack += 1 }
+            }
         }
-        #expect(successes == Int64(counts[.succeeded]))
+        let pendingAttempts = records.filter { $0.state == .pending }.map(\.attempts).reduce(0, +)
+        #expect(successes == counts[.succeeded])
         #expect(claims == successes + givenBack)
         #expect(pendingAttempts == 0)
     }
 
-    @Test func runningTwiceAtOnceIsRefused() async throws {
-        try await withRunningQueue { queue async throws in
-            try await eventually("the engine runs") { queue.engine.isRunningForTests }
+    @Test(arguments: StoreBackend.all) func runningTwiceAtOnceIsRefused(_ backend: StoreBackend) async throws {
+        try await withRunningQueue(on: backend) { queue async throws in
+            try await eventually("the engine runs") { queue.engine.state.phase == .running }
             let error = await #expect(throws: DurableQueueError.self) { try await queue.run() }
             #expect(error?.code == .invalidArgument)
         }

@@ -1,3 +1,5 @@
+import DurableQueueTestSupport
+import DurableQueueTesting
 import Foundation
 import Testing
 
@@ -14,10 +16,10 @@ struct Paginate: Job {
 }
 
 @Suite(.timeLimit(.minutes(1))) struct ThrottledQueueTests {
-    @Test func theEngineStartsJobsOfAThrottledQueueExactlyAnIntervalApart() async throws {
-        let time = ManualTimeSource()
+    @Test(arguments: StoreBackend.all) func theEngineStartsJobsOfAThrottledQueueExactlyAnIntervalApart(_ backend: StoreBackend) async throws {
+        let time = ManualClock()
         let configuration = JobQueue.Configuration(pollInterval: .milliseconds(20), timeSource: time)
-        try await withRunningQueue(configuration: configuration, register: { $0.register(Echo()) }) { queue in
+        try await withRunningQueue(on: backend, configuration: configuration, register: { $0.register(Echo()) }) { queue in
             try await queue.configure(QueueConfiguration("api", throttle: Throttle(.milliseconds(500))))
             let start = time.now().millisecondsSince1970
             let handles = try await queue.enqueue(Echo.self, batch: ["a", "b", "c"], options: EnqueueOptions(queue: "api"))
@@ -31,10 +33,10 @@ struct Paginate: Job {
         }
     }
 
-    @Test func measuredFromTheEndTheEngineKeepsTheJobsOwnGapAfterEachEnd() async throws {
-        let time = ManualTimeSource()
+    @Test(arguments: StoreBackend.all) func measuredFromTheEndTheEngineKeepsTheJobsOwnGapAfterEachEnd(_ backend: StoreBackend) async throws {
+        let time = ManualClock()
         let configuration = JobQueue.Configuration(pollInterval: .milliseconds(20), timeSource: time)
-        try await withRunningQueue(configuration: configuration, register: { $0.register(Echo()) }) { queue in
+        try await withRunningQueue(on: backend, configuration: configuration, register: { $0.register(Echo()) }) { queue in
             let throttle = Throttle(.milliseconds(300), measuredFrom: .end)
             try await queue.configure(QueueConfiguration("api", throttle: throttle))
             let start = time.now().millisecondsSince1970
@@ -49,10 +51,10 @@ struct Paginate: Job {
         }
     }
 
-    @Test func theEngineWaitsForTheRateLimitsWindow() async throws {
-        let time = ManualTimeSource()
+    @Test(arguments: StoreBackend.all) func theEngineWaitsForTheRateLimitsWindow(_ backend: StoreBackend) async throws {
+        let time = ManualClock()
         let configuration = JobQueue.Configuration(pollInterval: .milliseconds(20), timeSource: time)
-        try await withRunningQueue(configuration: configuration, register: { $0.register(Echo()) }) { queue in
+        try await withRunningQueue(on: backend, configuration: configuration, register: { $0.register(Echo()) }) { queue in
             try await queue.configure(QueueConfiguration("api", rateLimit: RateLimit(2, per: .seconds(60))))
             let start = time.now().millisecondsSince1970
             let handles = try await queue.enqueue(Echo.self, batch: ["a", "b", "c", "d"], options: EnqueueOptions(queue: "api"))
@@ -64,8 +66,8 @@ struct Paginate: Job {
         }
     }
 
-    @Test func aJobEnqueuesFollowUpsOnItsOwnQueueOrANamedOne() async throws {
-        try await withRunningQueue(register: { $0.register(Paginate()); $0.register(Echo()) }) { queue in
+    @Test(arguments: StoreBackend.all) func aJobEnqueuesFollowUpsOnItsOwnQueueOrANamedOne(_ backend: StoreBackend) async throws {
+        try await withRunningQueue(on: backend, register: { $0.register(Paginate()); $0.register(Echo()) }) { queue in
             let first = try await queue.enqueue(Paginate.self, 3, options: EnqueueOptions(queue: "pages"))
             #expect(try await first.result() == 3)
             try await eventually("every follow-up ran") { try await queue.unfinishedJobCount() == 0 }
@@ -83,9 +85,9 @@ struct Paginate: Job {
     /// How close the gaps come to the interval is a speed property: the benchmark's `throttle`
     /// workload measures it on a quiet machine; here both cores are shared with the rest of the
     /// suite (under a parallel build the median gap has reached 200 ms).
-    @Test func onTheWallClockJobsNeverStartEarlyAndDoNotWaitForThePoll() async throws {
+    @Test(arguments: StoreBackend.all) func onTheWallClockJobsNeverStartEarlyAndDoNotWaitForThePoll(_ backend: StoreBackend) async throws {
         let configuration = JobQueue.Configuration(pollInterval: .seconds(1))
-        try await withRunningQueue(configuration: configuration, register: { $0.register(Echo()) }) { queue in
+        try await withRunningQueue(on: backend, configuration: configuration, register: { $0.register(Echo()) }) { queue in
             try await queue.configure(QueueConfiguration("paced", throttle: Throttle(.milliseconds(50))))
             let handles = try await queue.enqueue(
                 Echo.self, batch: (0..<21).map { "\($0)" }, options: EnqueueOptions(queue: "paced"))

@@ -1,12 +1,13 @@
+import DurableQueueTestSupport
 import Foundation
 import Testing
 
 @testable import DurableQueue
 
 @Suite struct CancelTests {
-    @Test(arguments: [Int64(1_000), 9_000])
-    func aWaitingJobIsCancelledAtOnce(runAt: Int64) async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all, [Int64(1_000), 9_000])
+    func aWaitingJobIsCancelledAtOnce(_ backend: StoreBackend, runAt: Int64) async throws {
+        try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job(runAt: runAt), now: 1_000)
             #expect(try await store.cancel(id, now: 2_000) == .cancelled)
             let record = try await store.job(id)
@@ -16,8 +17,8 @@ import Testing
         }
     }
 
-    @Test func aRunningJobGetsTheFlagAndEndsCancelled() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func aRunningJobGetsTheFlagAndEndsCancelled(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job())
             _ = try await store.take()
             #expect(try await store.cancel(id, now: 2_000) == .requested)
@@ -31,8 +32,8 @@ import Testing
         }
     }
 
-    @Test func aFlaggedJobWhoseAttemptFailsIsCancelledNotRetried() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func aFlaggedJobWhoseAttemptFailsIsCancelledNotRetried(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job(maxAttempts: 5))
             _ = try await store.take()
             _ = try await store.cancel(id, now: 2_000)
@@ -43,8 +44,8 @@ import Testing
         }
     }
 
-    @Test func aCancelRequestedBeforeTheEndingCommitsWinsOverASuccess() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func aCancelRequestedBeforeTheEndingCommitsWinsOverASuccess(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job())
             _ = try await store.take()
             _ = try await store.cancel(id, now: 2_000)
@@ -56,8 +57,8 @@ import Testing
         }
     }
 
-    @Test func cancellingAFinishedJobChangesNothing() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func cancellingAFinishedJobChangesNothing(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job())
             _ = try await store.take()
             try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .succeeded(output: "1"))], now: 2)
@@ -67,8 +68,8 @@ import Testing
         }
     }
 
-    @Test func anUnknownJobIsNotFound() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func anUnknownJobIsNotFound(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             for call in [
                 { try await _ = store.cancel(JobID(42), now: 1) }, { try await _ = store.job(JobID(42)) },
                 { try await _ = store.history(of: JobID(42)) },
@@ -80,8 +81,8 @@ import Testing
         }
     }
 
-    @Test func cancelByTagQueueAndAll() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func cancelByTagQueueAndAll(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let tagged = try await store.add(job("a", tags: ["photos"]))
             let other = try await store.add(job("a"))
             let inB = try await store.add(job("b"))

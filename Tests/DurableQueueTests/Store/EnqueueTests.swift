@@ -1,11 +1,12 @@
+import DurableQueueTestSupport
 import Foundation
 import Testing
 
 @testable import DurableQueue
 
 @Suite struct EnqueueTests {
-    @Test func aDueJobIsPendingWithItsCreationEvent() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func aDueJobIsPendingWithItsCreationEvent(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job(input: #"{"url":"https://example.com"}"#, tags: ["a", "b", "a"]), now: 5_000)
             let record = try await store.job(id)
             #expect(record.state == .pending)
@@ -20,8 +21,8 @@ import Testing
         }
     }
 
-    @Test func aJobDueLaterIsScheduledAndPromotedWhenDue() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func aJobDueLaterIsScheduledAndPromotedWhenDue(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job(runAt: 9_000), now: 1_000)
             #expect(try await store.job(id).state == .scheduled)
             #expect(try await store.nextWakeTime(after: 0) == 9_000)
@@ -34,8 +35,8 @@ import Testing
         }
     }
 
-    @Test func aBatchIsAllOrNothing() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func aBatchIsAllOrNothing(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let ids = try await store.enqueue(batch: (0..<50).map { job(input: "{\"n\":\($0)}") }, now: 1).map(\.id)
             #expect(Set(ids).count == 50)
             #expect(try await store.jobs(JobFilter(limit: 1_000)).count == 50)
@@ -47,8 +48,8 @@ import Testing
         }
     }
 
-    @Test func aBatchNumbersItsNewJobsInOrderAndSkipsTheKeptOnes() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func aBatchNumbersItsNewJobsInOrderAndSkipsTheKeptOnes(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let outcomes = try await store.enqueue(
                 batch: [job(uniqueKey: "k"), job(uniqueKey: "k"), job(), job(uniqueKey: "k", policy: .replace), job()], now: 1)
             #expect(outcomes == [.inserted(JobID(1)), .existing(JobID(1)), .inserted(JobID(2)), .replaced(JobID(3), replacing: JobID(1)), .inserted(JobID(4))])
@@ -57,34 +58,26 @@ import Testing
         }
     }
 
-    @Test(arguments: [
+    @Test(arguments: StoreBackend.all, [
         (job(kind: ""), "kind"), (job(""), "queue"), (job(maxAttempts: 0), "maxAttempts"),
         (job(uniqueKey: ""), "uniqueKey"), (job(tags: ["ok", ""]), "tags"),
     ])
-    func badInputIsRefusedNamingTheParameterAndChangesNothing(bad: NewJob, parameter: String) async throws {
+    func badInputIsRefusedNamingTheParameterAndChangesNothing(_ backend: StoreBackend, _ bad: (job: NewJob, parameter: String)) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let store = try SQLiteJobStore(path: directory.path("jobs.sqlite"))
-        let error = await #expect(throws: DurableQueueError.self) { try await store.add(bad) }
+        let store = try await backend.make(directory)
+        let error = await #expect(throws: DurableQueueError.self) { try await store.add(bad.job) }
         #expect(error?.code == .invalidArgument)
-        #expect(error?.message.contains(parameter) == true)
+        #expect(error?.message.contains(bad.parameter) == true)
         #expect(try await store.jobs(JobFilter()).isEmpty)
-        #expect(try await store.queues().isEmpty)
+        #expect(try await store.queueStatuses().isEmpty)
     }
 
-    @Test func aQueueNobodyConfiguredIsCreatedWithDefaults() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func aQueueNobodyConfiguredIsCreatedWithDefaults(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             _ = try await store.add(job("thumbnails"))
             #expect(try await store.queue(named: "thumbnails") == QueueConfiguration("thumbnails"))
         }
     }
 
-    @Test func idsAreNeverReusedAfterJobsAreDeleted() async throws {
-        try await withStore { store, directory async throws in
-            let first = try await store.add(job())
-            try Connection(path: directory.path("jobs.sqlite"), options: StorageOptions()).executeScript("DELETE FROM jobs")
-            let second = try await store.add(job())
-            #expect(second > first)
-        }
-    }
 }

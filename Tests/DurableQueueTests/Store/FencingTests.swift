@@ -1,3 +1,4 @@
+import DurableQueueTestSupport
 import Foundation
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 @Suite struct FencingTests {
     /// Claims the job as attempt 1 for "w1" with a 1 s lease, lets the lease expire and be recovered,
     /// and claims it again for "w1" as attempt 2: the situation of a worker frozen past its lease.
-    private func reclaimedBySameWorker(_ store: SQLiteJobStore) async throws -> (stale: ClaimedJob, current: ClaimedJob) {
+    private func reclaimedBySameWorker(_ store: any JobStore) async throws -> (stale: ClaimedJob, current: ClaimedJob) {
         _ = try await store.add(job(maxAttempts: nil))
         let stale = try await store.claim(queue: "default", limit: 1, owner: "w1", leaseDuration: 1_000, now: 1_000)[0]
         #expect(try await store.recoverExpiredLeases(now: 2_500).count == 1)
@@ -17,8 +18,8 @@ import Testing
         return (stale, current)
     }
 
-    @Test func aLateEndingOfAnOlderAttemptIsDiscardedAndNotedEvenUnderTheSameOwner() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func aLateEndingOfAnOlderAttemptIsDiscardedAndNotedEvenUnderTheSameOwner(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let (stale, current) = try await reclaimedBySameWorker(store)
             let states = try await store.finish([FinishedAttempt(stale.attemptID, owner: "w1", outcome: .succeeded(output: "\"stale\""))], now: 3_100)
             #expect(states.isEmpty)
@@ -36,8 +37,8 @@ import Testing
         }
     }
 
-    @Test func anEndingAfterTheJobFinishedElsewhereIsNotedWithoutChangingIt() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func anEndingAfterTheJobFinishedElsewhereIsNotedWithoutChangingIt(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let (stale, current) = try await reclaimedBySameWorker(store)
             try await store.finish([FinishedAttempt(current.attemptID, owner: "w1", outcome: .succeeded(output: "2"))], now: 3_100)
             let failure = JobFailure(type: "E", message: "late", retryable: true)
@@ -51,8 +52,8 @@ import Testing
         }
     }
 
-    @Test func progressHeartbeatsAndReleasesOfAnOlderAttemptChangeNothing() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func progressHeartbeatsAndReleasesOfAnOlderAttemptChangeNothing(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let (stale, current) = try await reclaimedBySameWorker(store)
             #expect(try await !store.saveProgress(stale.attemptID, owner: "w1", progress: 0.9, checkpoint: [9], now: 3_100))
             #expect(try await store.saveProgress(current.attemptID, owner: "w1", progress: 0.1, checkpoint: [1], now: 3_100))
@@ -67,8 +68,8 @@ import Testing
         }
     }
 
-    @Test func aClaimSkipsJobsStillRunningInTheClaimingProcess() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func aClaimSkipsJobsStillRunningInTheClaimingProcess(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let first = try await store.add(job())
             let second = try await store.add(job())
             let claimed = try await store.claim(

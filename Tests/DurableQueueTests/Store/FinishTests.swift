@@ -1,3 +1,4 @@
+import DurableQueueTestSupport
 import Foundation
 import Testing
 
@@ -6,8 +7,8 @@ import Testing
 @Suite struct FinishTests {
     private let boom = JobFailure(type: "Boom", message: "it broke", retryable: true)
 
-    @Test func successStoresTheOutputAndEndsTheLease() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func successStoresTheOutputAndEndsTheLease(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job())
             _ = try await store.take()
             let states = try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .succeeded(output: #"{"ok":true}"#))], now: 3_000)
@@ -19,22 +20,8 @@ import Testing
         }
     }
 
-    @Test func aFailureIsStoredAsJSON() async throws {
-        try await withStore { store, directory async throws in
-            let id = try await store.add(job())
-            _ = try await store.take()
-            try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .failed(boom))], now: 3_000)
-            #expect(try await store.job(id).error == boom)
-            #expect(try await store.job(id).state == .failed)
-            let connection = try Connection(path: directory.path("jobs.sqlite"), options: StorageOptions())
-            var message = ""
-            try connection.query("SELECT error_message FROM job_list WHERE id = ?", [id.rawValue]) { message = $0.string(0) }
-            #expect(message == "it broke")
-        }
-    }
-
-    @Test func aRetryWaitsForItsTimeAndKeepsItsAttempts() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func aRetryWaitsForItsTimeAndKeepsItsAttempts(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job(maxAttempts: 3))
             _ = try await store.take(now: 1_000)
             try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .retry(boom, runAt: 4_000))], now: 2_000)
@@ -47,8 +34,8 @@ import Testing
         }
     }
 
-    @Test func aRetryDueNowGoesStraightBackToPending() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func aRetryDueNowGoesStraightBackToPending(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job())
             _ = try await store.take(now: 1_000)
             try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .retry(boom, runAt: 2_000))], now: 2_000)
@@ -56,8 +43,8 @@ import Testing
         }
     }
 
-    @Test func aRetryAfterTheLastAttemptFails() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func aRetryAfterTheLastAttemptFails(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job(maxAttempts: 2))
             for now in [Int64(1_000), 2_000] {
                 let claimed = try await store.take(now: now)[0]
@@ -69,8 +56,8 @@ import Testing
         }
     }
 
-    @Test func unlimitedAttemptsKeepRetrying() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func unlimitedAttemptsKeepRetrying(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job(maxAttempts: nil))
             for now in Int64(1)...10 {
                 let claimed = try await store.take(now: now)[0]
@@ -81,8 +68,8 @@ import Testing
         }
     }
 
-    @Test func aReportFromAWorkerThatLostTheLeaseIsIgnored() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func aReportFromAWorkerThatLostTheLeaseIsIgnored(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job())
             _ = try await store.take(owner: "old")
             let states = try await store.finish([FinishedAttempt(.first(id), owner: "someone-else", outcome: .succeeded(output: "1"))], now: 2)
@@ -91,8 +78,8 @@ import Testing
         }
     }
 
-    @Test func severalOutcomesCommitTogether() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func severalOutcomesCommitTogether(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let ids = try await store.enqueue(batch: (0..<3).map { _ in job() }, now: 1).map(\.id)
             _ = try await store.take(limit: 3)
             let states = try await store.finish(
@@ -106,8 +93,8 @@ import Testing
         }
     }
 
-    @Test func progressAndCheckpointAreSavedOnlyByTheLeaseHolder() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func progressAndCheckpointAreSavedOnlyByTheLeaseHolder(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job())
             _ = try await store.take()
             #expect(try await store.saveProgress(.first(id), owner: "w1", progress: 0.5, checkpoint: [1, 2, 3], now: 2))

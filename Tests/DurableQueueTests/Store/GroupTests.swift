@@ -1,3 +1,4 @@
+import DurableQueueTestSupport
 import Foundation
 import Testing
 
@@ -9,12 +10,12 @@ import Testing
         .job(job("q", input: input), name: name, takesPreviousOutput: takesPrevious)
     }
 
-    private func succeed(_ store: SQLiteJobStore, _ job: ClaimedJob, output: String, now: Int64 = 2_000) async throws {
+    private func succeed(_ store: any JobStore, _ job: ClaimedJob, output: String, now: Int64 = 2_000) async throws {
         try await store.finish([FinishedAttempt(job.attemptID, owner: "w1", outcome: .succeeded(output: output))], now: now)
     }
 
-    @Test func aSequenceRunsItsStepsInOrderPassingOutputsOn() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func aSequenceRunsItsStepsInOrderPassingOutputsOn(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ in
             let id = try await store.enqueue(
                 composition: .group(.sequence, [step("1", name: "a"), step(name: "b", takesPrevious: true), step("3", name: "c")],
                                     maxConcurrent: 0, name: nil), now: 1_000)
@@ -39,8 +40,8 @@ import Testing
         }
     }
 
-    @Test func aFailedStepFailsTheSequenceAndCancelsTheStepsAfterIt() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func aFailedStepFailsTheSequenceAndCancelsTheStepsAfterIt(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ in
             let id = try await store.enqueue(
                 composition: .group(.sequence, [step(name: "a"), step(name: "b"), step(name: "c")], maxConcurrent: 0, name: nil),
                 now: 1_000)
@@ -58,8 +59,8 @@ import Testing
         }
     }
 
-    @Test func aConcurrentGroupKeepsItsLimitAndEndsWhenEveryChildHas() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func aConcurrentGroupKeepsItsLimitAndEndsWhenEveryChildHas(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ in
             let id = try await store.enqueue(
                 composition: .group(.concurrent, (0..<5).map { step("\($0)", name: "c\($0)") }, maxConcurrent: 2, name: nil),
                 now: 1_000)
@@ -82,8 +83,8 @@ import Testing
         }
     }
 
-    @Test func groupsNestAndNamedResultsReachIntoThem() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func groupsNestAndNamedResultsReachIntoThem(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ in
             let inner = CompositionNode.group(.concurrent, [step("1", name: "x"), step("2", name: "y")], maxConcurrent: 0, name: "pair")
             let id = try await store.enqueue(
                 composition: .group(.sequence, [inner, step(name: "sum", takesPrevious: true)], maxConcurrent: 0, name: nil),
@@ -100,8 +101,8 @@ import Testing
         }
     }
 
-    @Test func cancellingAGroupCancelsEveryUnfinishedPartRunningOnesIncluded() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func cancellingAGroupCancelsEveryUnfinishedPartRunningOnesIncluded(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ in
             let inner = CompositionNode.sequence([step(name: "i1"), step(name: "i2")])
             let id = try await store.enqueue(
                 composition: .group(.concurrent, [step(name: "a"), inner, step(name: "c")], maxConcurrent: 2, name: nil), now: 1_000)
@@ -126,8 +127,8 @@ import Testing
         }
     }
 
-    @Test func badCompositionsAreRefusedAndChangeNothing() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func badCompositionsAreRefusedAndChangeNothing(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let bad: [CompositionNode] = [
                 step(),
                 .group(.sequence, [step(name: "a"), step(name: "a")], maxConcurrent: 0, name: nil),

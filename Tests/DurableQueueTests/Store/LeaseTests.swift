@@ -1,11 +1,12 @@
+import DurableQueueTestSupport
 import Foundation
 import Testing
 
 @testable import DurableQueue
 
 @Suite struct LeaseTests {
-    @Test func aHeartbeatExtendsOnlyTheOwnersLeases() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func aHeartbeatExtendsOnlyTheOwnersLeases(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let mine = try await store.add(job())
             let theirs = try await store.add(job())
             _ = try await store.take(owner: "me")
@@ -17,8 +18,8 @@ import Testing
         }
     }
 
-    @Test func anExpiredLeaseReturnsTheJobToPendingCountingTheAttempt() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func anExpiredLeaseReturnsTheJobToPendingCountingTheAttempt(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job(maxAttempts: 3))
             _ = try await store.claim(queue: "default", limit: 1, owner: "dead", leaseDuration: 1_000, now: 1_000)
             #expect(try await store.recoverExpiredLeases(now: 1_999).isEmpty)
@@ -36,8 +37,8 @@ import Testing
         }
     }
 
-    @Test func anExpiredLeaseWithACancelFlagEndsCancelled() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func anExpiredLeaseWithACancelFlagEndsCancelled(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job())
             _ = try await store.claim(queue: "default", limit: 1, owner: "dead", leaseDuration: 1_000, now: 1_000)
             _ = try await store.cancel(id, now: 1_500)
@@ -47,8 +48,8 @@ import Testing
         }
     }
 
-    @Test func anExpiredLeaseOnTheLastAttemptFails() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func anExpiredLeaseOnTheLastAttemptFails(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job(maxAttempts: 1))
             _ = try await store.claim(queue: "default", limit: 1, owner: "dead", leaseDuration: 1_000, now: 1_000)
             #expect(try await store.recoverExpiredLeases(now: 5_000).map(\.state) == [.failed])
@@ -56,8 +57,8 @@ import Testing
         }
     }
 
-    @Test func aFinishedJobIsNeverRecovered() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func aFinishedJobIsNeverRecovered(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job())
             _ = try await store.claim(queue: "default", limit: 1, owner: "w", leaseDuration: 1_000, now: 1_000)
             try await store.finish([FinishedAttempt(.first(id), owner: "w", outcome: .succeeded(output: "1"))], now: 1_500)
@@ -66,8 +67,8 @@ import Testing
         }
     }
 
-    @Test func releasingGivesTheJobBackWithoutCountingTheAttempt() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func releasingGivesTheJobBackWithoutCountingTheAttempt(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let kept = try await store.add(job())
             let flagged = try await store.add(job())
             _ = try await store.take(limit: 2, owner: "w")

@@ -1,3 +1,4 @@
+import DurableQueueTestSupport
 import Foundation
 import Testing
 
@@ -7,12 +8,12 @@ import Testing
 @Suite struct ProgressedAttemptsTests {
     private let boom = JobFailure(type: "Boom", message: "dropped", retryable: true)
 
-    private func claim(_ store: SQLiteJobStore, at now: Int64) async throws -> ClaimedJob {
+    private func claim(_ store: any JobStore, at now: Int64) async throws -> ClaimedJob {
         try #require(try await store.claim(queue: "default", limit: 1, owner: "w1", leaseDuration: 1_000, now: now).first)
     }
 
-    @Test func anAttemptThatSavedANewCheckpointDoesNotCount() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func anAttemptThatSavedANewCheckpointDoesNotCount(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job(maxAttempts: 2))
             // Attempt 1 gets further (a new checkpoint), then fails: it does not count.
             var attempt = try await claim(store, at: 1_000)
@@ -34,8 +35,8 @@ import Testing
         }
     }
 
-    @Test func anInterruptedAttemptThatSavedProgressIsNotCountedWhenItsLeaseIsRecovered() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func anInterruptedAttemptThatSavedProgressIsNotCountedWhenItsLeaseIsRecovered(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job(maxAttempts: 1))
             let attempt = try await claim(store, at: 1_000)
             #expect(try await store.saveProgress(attempt.attemptID, owner: "w1", progress: nil, checkpoint: [7], now: 1_100))
@@ -47,8 +48,8 @@ import Testing
         }
     }
 
-    @Test func aReleasedAttemptTakesItsProgressMarkWithItAndARetryStartsAfresh() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func aReleasedAttemptTakesItsProgressMarkWithItAndARetryStartsAfresh(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job(maxAttempts: 1))
             var attempt = try await claim(store, at: 1_000)
             #expect(try await store.saveProgress(attempt.attemptID, owner: "w1", progress: nil, checkpoint: [1], now: 1_001))

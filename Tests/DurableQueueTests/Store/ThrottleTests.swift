@@ -1,3 +1,4 @@
+import DurableQueueTestSupport
 import Foundation
 import Testing
 
@@ -5,8 +6,8 @@ import Testing
 
 /// Throttle intervals and rate limits in the store, with explicit times (milliseconds).
 @Suite struct ThrottleTests {
-    @Test func theFirstJobStartsAtOnceAndTheNextOneIntervalAfterTheStart() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func theFirstJobStartsAtOnceAndTheNextOneIntervalAfterTheStart(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ in
             try await store.configure(QueueConfiguration("api", throttle: Throttle(.milliseconds(500))), now: 0)
             for index in 0..<3 { _ = try await store.add(job("api", input: "\(index)"), now: 0) }
             // An idle queue: no delay before the first job, even asked for several at once.
@@ -22,8 +23,8 @@ import Testing
         }
     }
 
-    @Test func measuredFromTheEndTheGapFollowsEachJobsEnd() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func measuredFromTheEndTheGapFollowsEachJobsEnd(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ in
             let throttle = Throttle(.milliseconds(500), measuredFrom: .end)
             try await store.configure(QueueConfiguration("api", throttle: throttle), now: 0)
             for index in 0..<3 { _ = try await store.add(job("api", input: "\(index)"), now: 0) }
@@ -42,8 +43,8 @@ import Testing
         }
     }
 
-    @Test func aJobsOwnIntervalAppliesAfterItInsteadOfTheQueues() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func aJobsOwnIntervalAppliesAfterItInsteadOfTheQueues(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ in
             try await store.configure(QueueConfiguration("api", throttle: Throttle(.milliseconds(500))), now: 0)
             _ = try await store.add(job("api", input: "slow", throttleInterval: 2_000), now: 0)
             _ = try await store.add(job("api", input: "default"), now: 0)
@@ -56,8 +57,8 @@ import Testing
         }
     }
 
-    @Test func aJobWithItsOwnIntervalOnAnUnthrottledQueueIsTheLastOfItsClaim() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func aJobWithItsOwnIntervalOnAnUnthrottledQueueIsTheLastOfItsClaim(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ in
             for (index, interval) in [0, 0, 300, 0].enumerated() {
                 _ = try await store.add(job("q", input: "\(index)", throttleInterval: Int64(interval)), now: 0)
             }
@@ -67,9 +68,9 @@ import Testing
         }
     }
 
-    @Test(arguments: Throttle.Mutability.allCases)
-    func aChangedIntervalReachesTheWaitingJobsTheMutabilitySays(mutability: Throttle.Mutability) async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all, Throttle.Mutability.allCases)
+    func aChangedIntervalReachesTheWaitingJobsTheMutabilitySays(_ backend: StoreBackend, mutability: Throttle.Mutability) async throws {
+        try await withStore(backend) { store, _ in
             try await store.configure(
                 QueueConfiguration("api", throttle: Throttle(.milliseconds(500), mutability: mutability)), now: 0)
             let own = try await store.add(job("api", throttleInterval: 2_000), now: 0)
@@ -88,8 +89,8 @@ import Testing
         }
     }
 
-    @Test func atMostNStartsInAnyWindow() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func atMostNStartsInAnyWindow(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ in
             try await store.configure(QueueConfiguration("api", rateLimit: RateLimit(3, per: .seconds(1))), now: 0)
             for index in 0..<7 { _ = try await store.add(job("api", input: "\(index)"), now: 0) }
             #expect(try await store.take("api", limit: 2, now: 0).map(\.input) == ["0", "1"])
@@ -103,8 +104,8 @@ import Testing
         }
     }
 
-    @Test func theRateLimitCombinesWithTheConcurrencyLimit() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func theRateLimitCombinesWithTheConcurrencyLimit(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ in
             try await store.configure(
                 QueueConfiguration("api", concurrencyLimit: 1, rateLimit: RateLimit(2, per: .seconds(10))), now: 0)
             for index in 0..<3 { _ = try await store.add(job("api", input: "\(index)"), now: 0) }
@@ -119,23 +120,23 @@ import Testing
         }
     }
 
-    @Test func theNextAllowedStartSurvivesReopeningTheFile() async throws {
+    @Test(arguments: StoreBackend.all) func theNextAllowedStartSurvivesReopeningTheFile(_ backend: StoreBackend) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("jobs.sqlite")
         do {
-            let store = try SQLiteJobStore(path: path)
+            let store = try await backend.make(directory)
             try await store.configure(QueueConfiguration("api", throttle: Throttle(.milliseconds(500))), now: 0)
             for _ in 0..<2 { _ = try await store.add(job("api"), now: 0) }
             #expect(try await store.take("api", now: 100).count == 1)
         }
-        let reopened = try SQLiteJobStore(path: path)
+        let reopened = try await backend.make(directory)
         #expect(try await reopened.take("api", now: 599).isEmpty)
         #expect(try await reopened.take("api", now: 600).count == 1)
     }
 
-    @Test func settingsRoundTripAndBadOnesAreRefused() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func settingsRoundTripAndBadOnesAreRefused(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let settings = QueueConfiguration(
                 "api", concurrencyLimit: 2,
                 throttle: Throttle(.milliseconds(250), measuredFrom: .end, mutability: .defaultOnly),
@@ -155,8 +156,8 @@ import Testing
         }
     }
 
-    @Test func removingThrottleAndRateLimitLetsTheNextJobStartAtOnce() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func removingThrottleAndRateLimitLetsTheNextJobStartAtOnce(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ in
             try await store.configure(QueueConfiguration("api", throttle: Throttle(.seconds(60))), now: 0)
             for _ in 0..<2 { _ = try await store.add(job("api"), now: 0) }
             #expect(try await store.take("api", now: 0).count == 1)
@@ -167,12 +168,10 @@ import Testing
     }
 }
 
-extension SQLiteJobStore {
+extension JobStore {
     /// The throttle interval stored in the job's row.
-    func throttleInterval(of id: JobID) throws -> Int64? {
-        try read("read a throttle interval") {
-            try connection.scalarInt64("SELECT throttle_interval_ms FROM jobs WHERE id = ?", [id.rawValue])
-        }
+    func throttleInterval(of id: JobID) async throws -> Int64 {
+        try await job(id).throttleIntervalMilliseconds
     }
 }
 

@@ -1,11 +1,12 @@
+import DurableQueueTestSupport
 import Foundation
 import Testing
 
 @testable import DurableQueue
 
 @Suite struct UniqueKeyTests {
-    @Test func keepReturnsTheActiveJob() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func keepReturnsTheActiveJob(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let first = try await store.enqueue(job(uniqueKey: "k"), now: 1)
             let second = try await store.enqueue(job(uniqueKey: "k", policy: .keep), now: 2)
             #expect(second == .existing(first.id))
@@ -13,8 +14,8 @@ import Testing
         }
     }
 
-    @Test func aFinishedJobNoLongerHoldsItsKey() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func aFinishedJobNoLongerHoldsItsKey(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let first = try await store.add(job(uniqueKey: "k"))
             _ = try await store.take()
             try await store.finish([FinishedAttempt(.first(first), owner: "w1", outcome: .succeeded(output: "1"))], now: 2)
@@ -23,8 +24,8 @@ import Testing
         }
     }
 
-    @Test func replaceCancelsAWaitingDuplicate() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func replaceCancelsAWaitingDuplicate(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let old = try await store.add(job(uniqueKey: "k"))
             let outcome = try await store.enqueue(job(uniqueKey: "k", policy: .replace), now: 2)
             #expect(outcome == .replaced(JobID(old.rawValue + 1), replacing: old))
@@ -34,8 +35,8 @@ import Testing
         }
     }
 
-    @Test func replaceFlagsARunningDuplicateAndStillEnqueues() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func replaceFlagsARunningDuplicateAndStillEnqueues(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             let old = try await store.add(job(uniqueKey: "k"))
             _ = try await store.take()
             let outcome = try await store.enqueue(job(uniqueKey: "k", policy: .replace), now: 2)
@@ -45,8 +46,8 @@ import Testing
         }
     }
 
-    @Test func allowEnqueuesADuplicate() async throws {
-        try await withStore { store, _ async throws in
+    @Test(arguments: StoreBackend.all) func allowEnqueuesADuplicate(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
             _ = try await store.add(job(uniqueKey: "k"))
             let second = try await store.enqueue(job(uniqueKey: "k", policy: .allow), now: 2)
             guard case .inserted = second else { Issue.record("expected a new job, got \(second)"); return }
@@ -55,26 +56,12 @@ import Testing
         }
     }
 
-    @Test func theDatabaseItselfRefusesTwoActiveJobsWithOneKey() async throws {
-        try await withStore { store, directory async throws in
-            _ = try await store.add(job(uniqueKey: "k"))
-            let connection = try Connection(path: directory.path("jobs.sqlite"), options: StorageOptions())
-            #expect(throws: SQLiteError.self) {
-                try connection.execute(
-                    """
-                    INSERT INTO jobs (queue, kind, state, order_key, run_at, unique_key, input, created_at, updated_at)
-                    VALUES ('default', 'test', 'pending', 99, 0, 'k', '{}', 0, 0)
-                    """)
-            }
-        }
-    }
-
-    @Test(arguments: [UniquePolicy.keep, .replace])
-    func twoConnectionsRacingLeaveExactlyOneActiveJob(policy: UniquePolicy) async throws {
+    @Test(arguments: StoreBackend.all, [UniquePolicy.keep, .replace])
+    func twoConnectionsRacingLeaveExactlyOneActiveJob(_ backend: StoreBackend, policy: UniquePolicy) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("jobs.sqlite")
-        let stores = [try SQLiteJobStore(path: path), try SQLiteJobStore(path: path)]
+        let stores = [try await backend.make(directory), try await backend.make(directory)]
         let rounds = 50
         try await withThrowingTaskGroup(of: Void.self) { group in
             for store in stores {

@@ -1,3 +1,4 @@
+import DurableQueueTestSupport
 import Foundation
 import Logging
 import Synchronization
@@ -52,38 +53,6 @@ final class RunTracker: Sendable {
     var startedInputs: [String] { state.withLock { $0.started } }
     var running: Int { state.withLock { $0.running } }
     var peak: Int { state.withLock { $0.peak } }
-}
-
-/// Waits (in real time, at most `seconds`) until `condition` holds; records an issue if it never does.
-func eventually(
-    _ what: String, seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation,
-    _ condition: () async throws -> Bool
-) async throws {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-    Issue.record("timed out waiting until \(what)", sourceLocation: sourceLocation)
-    throw CancellationError()
-}
-
-/// Opens a queue on a new file, runs its engine while `body` runs, then stops it.
-func withRunningQueue(
-    configuration: JobQueue.Configuration = JobQueue.Configuration(pollInterval: .milliseconds(20)),
-    logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
-    register: (JobQueue) -> Void = { _ in }, _ body: (JobQueue) async throws -> Void
-) async throws {
-    let directory = try TemporaryDirectory()
-    defer { directory.remove() }
-    let queue = try JobQueue(path: directory.path("jobs.sqlite"), configuration: configuration, logger: logger)
-    register(queue)
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await queue.run() }
-        try await body(queue)
-        group.cancelAll()
-        try await group.waitForAll()
-    }
 }
 
 /// Waits at its gate ignoring cancellation, as a careless handler does, then returns "done".

@@ -1,0 +1,151 @@
+import Foundation
+import Logging
+
+/// How an attempt's handler ended.
+private enum AttemptEnding: Sendable {
+    case returned(String)
+    case threw(any Error)
+}
+
+/// The attempt was stopped because the lease passed to another process: there is nothing to record.
+private struct LeaseLostError: Error, CustomStringConvertible {
+    var description: String { "this worker no longer holds the job's lease" }
+}
+
+/// An attempt ran past its job's timeout.
+struct JobTimeoutError: Error, CustomStringConvertible {
+    let milliseconds: Int64
+    var description: String { "the attempt ran past its timeout of \(milliseconds) ms" }
+}
+
+extension JobEngine {
+    /// Runs one claimed attempt to its end and records the outcome (or gives the job back).
+    func process(_ job: ClaimedJob, stop: StopSignal) async {
+        var logger = logger
+        logger[metadataKey: "job.id"] = "\(job.id)"
+        logger[metadataKey: "job.kind"] = "\(job.kind)"
+        logger[metadataKey: "job.attempt"] = "\(job.attempt)"
+        logger[metadataKey: "queue.name"] = "\(job.queue)"
+        guard let runner = registry.runner(for: job.kind) else { return }  // claims only take registered kinds
+        // The process may have been frozen (SIGSTOP, an app suspension) since the claim, and another
+        // process may have taken the job back since the lease expired: the handler must not start.
+        if now >= state.leaseExpiry(of: job.attemptID) ?? job.leaseExpiresAt {
+            await giveBack(job, reason: "the lease expired before the attempt started", logger: logger)
+            return
+        }
+        let started = now
+        logger.debug("job started")
+        let ending = await execute(job, runner: runner, stop: stop, logger: logger)
+        let outcome: AttemptOutcome
+        switch (stop.reason ?? (Task.isCancelled ? .shutdown : nil), ending) {
+        case (_, .returned(let output)):
+            // Also when stopped: the work is done, and doing it again is worse than keeping it.
+            outcome = .succeeded(output: output)
+        case (.shutdown, .threw):
+            await giveBack(job, reason: "given back at shutdown", logger: logger)
+            return
+        case (.cancelRequested, .threw):
+            outcome = .cancelled(reason: "cancelled while running")
+        case (.timedOut, .threw):
+            let error = JobTimeoutError(milliseconds: job.timeoutMilliseconds ?? 0)
+            outcome = retryOrFail(job, error, retryable: runner.shouldRetry(after: error))
+        case (.leaseLost, .threw(let error)), (nil, .threw(let error)):
+            // After a lost lease the store discards the ending (and notes that in the history).
+            outcome = retryOrFail(job, error, retryable: runner.shouldRetry(after: error))
+        }
+        await record(job, outcome, started: started, logger: logger)
+        jobChanges.signal()
+    }
+
+    /// Gives the job back to `pending` without counting the attempt, if this worker still holds it.
+    private func giveBack(_ job: ClaimedJob, reason: String, logger: Logger) async {
+        do {
+            let released = try await store.release([job.attemptID], owner: configuration.workerID, now: now, reason: reason)
+            logger.debug("job given back: \(reason)\(released.isEmpty ? " (another worker had taken it already)" : "")")
+        } catch {
+            // The job keeps its lease until it expires; then any worker recovers it. Nothing is lost.
+            logger.debug("could not give the job back; the lease will expire and the job be recovered: \(error)")
+        }
+        jobChanges.signal()
+    }
+
+    /// Races the handler against the job's stop signal and its timeout.
+    private func execute(_ job: ClaimedJob, runner: any JobRunner, stop: StopSignal, logger: Logger) async -> AttemptEnding {
+        let context = JobContext(
+            id: job.id, attempt: job.attempt, maxAttempts: job.maxAttempts, queue: job.queue, priority: job.priority,
+            checkpoint: job.checkpoint,
+            logger: logger,
+            save: { [store, configuration, jobChanges, time = configuration.timeSource] progress, checkpoint in
+                let saved = try await store.saveProgress(
+                    job.attemptID, owner: configuration.workerID, progress: progress, checkpoint: checkpoint,
+                    now: time.nowMilliseconds)
+                guard saved else { throw LeaseLostError() }
+                jobChanges.signal()
+            }, jobQueue: queue)
+        let deadline = job.timeoutMilliseconds.map { Date(millisecondsSince1970: now + $0) }
+        let time = configuration.timeSource
+        // The handler runs in its own task so that a stop (cancel, timeout, shutdown) can cancel it;
+        // the attempt then waits for it to end.
+        let handler = Task { try await runner.run(input: job.input, context: context) }
+        stop.onStop { _ in handler.cancel() }
+        let timeout = deadline.map { deadline in
+            Task {
+                guard (try? await time.sleep(until: deadline)) != nil else { return }
+                stop.stop(.timedOut)
+            }
+        }
+        defer { timeout?.cancel() }
+        let result = await withTaskCancellationHandler {
+            await handler.result
+        } onCancel: {
+            handler.cancel()
+        }
+        switch result {
+        case .success(let output): return .returned(output)
+        case .failure(let error): return .threw(error)
+        }
+    }
+
+    /// A failed attempt's outcome: another attempt after the backoff (or the error's
+    /// ``RetryAfterError/retryAfter``, if longer), if the job type retries this error; else failure.
+    /// The store fails the job instead when it has used its attempts (those that saved progress do
+    /// not count, so it alone knows whether this one did).
+    private func retryOrFail(_ job: ClaimedJob, _ error: any Error, retryable: Bool) -> AttemptOutcome {
+        let failure = JobFailure(error, retryable: retryable)
+        guard retryable else { return .failed(failure) }
+        let backoff = job.retryPolicy.flatMap { try? JobCodec.decode(Backoff.self, from: $0) } ?? .default
+        // The backoff grows with the attempts that got nowhere; after progress it starts again.
+        let counted = max(1, job.attempt - job.progressedAttempts)
+        var delay = backoff.delayMilliseconds(afterAttempt: counted, unit: Double.random(in: 0..<1))
+        if let asked = (error as? any RetryAfterError)?.retryAfter { delay = max(delay, asked.milliseconds) }
+        return .retry(failure, runAt: now + delay)
+    }
+
+    /// Records the attempt's outcome (committed before anyone hears of it) and reports it.
+    ///
+    /// A storage error is retried with a growing pause until it clears or the engine gives up on
+    /// the storage (see ``Configuration/storageFailureTimeout``); then the job keeps its lease until
+    /// it expires, and any worker recovers it.
+    private func record(_ job: ClaimedJob, _ outcome: AttemptOutcome, started: Int64, logger: Logger) async {
+        let finished = now
+        let attempt = FinishedAttempt(job.attemptID, owner: configuration.workerID, outcome: outcome)
+        var pause: Int64 = 100
+        while true {
+            do {
+                let ended = try await recorder.record(attempt)
+                storageSucceeded()
+                guard let ended else {
+                    logger.debug("the worker lost the job before the end of its attempt was recorded; the outcome was discarded")
+                    return
+                }
+                metrics.finished(job, as: ended, ranMilliseconds: finished - started)
+                logger.debug("job attempt ended", metadata: ["job.state": "\(ended.rawValue)"])
+                return
+            } catch {
+                guard storageFailed(error, while: "record the end of job \(job.id)") else { return }
+                try? await configuration.timeSource.sleep(until: Date(millisecondsSince1970: now + pause))
+                pause = min(pause * 2, 2_000)
+            }
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import Synchronization
+
+extension JobEngine: AttemptRefiller {
+    /// What this process claims with `room` reserved at `now`: the kinds registered here, its
+    /// queues (every queue, or ``JobQueue/Configuration/queues``), from the next queue in rotation,
+    /// never a job with an attempt still running here (one whose lease was lost keeps running until
+    /// its handler returns).
+    func claimRequest(room: Int, now: Int64) -> ClaimRequest {
+        ClaimRequest(
+            owner: configuration.workerID, leaseDuration: configuration.leaseDuration.milliseconds, now: now, room: room,
+            kinds: registry.kinds, queues: configuration.queues,
+            rotation: rotation.wrappingAdd(1, ordering: .relaxed).oldValue, excluding: state.runningJobs)
+    }
+
+    /// A claim in the transaction that records `freed` endings: their places and any free room,
+    /// reserved now; nil when there is none (a full engine, or shutdown has begun).
+    func refillRequest(freeing freed: Int, now: Int64) -> ClaimRequest? {
+        let room = state.reserveRoom(maximum: configuration.maxConcurrentJobs, freeing: freed)
+        return room > 0 ? claimRequest(room: room, now: now) : nil
+    }
+
+    /// Hands jobs claimed along with recorded endings to the dispatcher, which starts them.
+    func admit(_ jobs: [ClaimedJob], claimedFor request: ClaimRequest) {
+        state.admit(jobs, reserved: request.room)
+        if !jobs.isEmpty { wake.signal() }
+    }
+
+    /// The transaction that recorded endings failed: its claim's room is free again.
+    func abandon(_ request: ClaimRequest) {
+        state.release(reserved: request.room)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import Logging
+
+extension JobEngine {
+    /// Claims and starts jobs until shutdown begins; also starts those claimed along with recorded
+    /// endings (see ``AttemptRecorder``).
+    func dispatch(into group: inout ThrowingDiscardingTaskGroup<any Error>) async {
+        var lastChangeToken: Int64?
+        var shouldClaim = true
+        // The time of the latest claim: a throttle or schedule that came due after it needs another.
+        var lastClaimAt = Int64.min
+        while !state.isShuttingDown && !Task.isCancelled {
+            let seen = wake.generation
+            startAdmitted(in: &group)
+            var claimFailed = false
+            if shouldClaim {
+                let claimAt = now
+                let claimed = await retryingTransientErrors("claim jobs", isWrite: true) { try await self.claimAvailable(now: claimAt) }
+                claimFailed = claimed == nil
+                lastClaimAt = claimAt
+                startAdmitted(in: &group)
+                if let claimed, claimed > 0 && state.runningCount < configuration.maxConcurrentJobs { continue }
+            }
+            let now = now
+            var wakeAt = now + configuration.pollInterval.milliseconds
+            let nextStart = await retryingTransientErrors("find when the next job may start") {
+                try await self.store.nextWakeTime(after: lastClaimAt)
+            } ?? nil
+            if let nextStart { wakeAt = min(wakeAt, max(nextStart, now)) }
+            if await wake.wait(after: seen, until: Date(millisecondsSince1970: wakeAt), time: configuration.timeSource) {
+                shouldClaim = true
+                continue
+            }
+            // Woken by time: claim when a scheduled job is due, a throttle has passed, another
+            // process changed the store, or a signal came just after the wait ended.
+            let token = await retryingTransientErrors("look for changes by other processes") { try await self.store.changeToken() }
+            let changed = token != nil && token != lastChangeToken
+            lastChangeToken = token ?? lastChangeToken
+            if changed { await stopJobsCancelledElsewhere() }
+            // A claim that failed (a full disk, say) changed nothing in the store: try it again.
+            shouldClaim = changed || claimFailed || (nextStart.map { $0 <= self.now } ?? false) || wake.generation != seen
+        }
+    }
+
+    /// Claims as many due jobs as this process has room for, in one transaction, and admits them.
+    ///
+    /// - Returns: How many jobs were claimed.
+    private func claimAvailable(now: Int64) async throws -> Int {
+        let room = state.reserveRoom(maximum: configuration.maxConcurrentJobs)
+        // A full engine claims nothing; skip the transaction.
+        guard room > 0 else { return 0 }
+        let request = claimRequest(room: room, now: now)
+        do {
+            let claimed = try await store.claim(request)
+            state.admit(claimed, reserved: room)
+            return claimed.count
+        } catch {
+            state.release(reserved: room)
+            throw error
+        }
+    }
+
+    /// Starts a task for every admitted attempt.
+    func startAdmitted(in group: inout ThrowingDiscardingTaskGroup<any Error>) {
+        let admitted = state.takeAdmitted()
+        guard !admitted.isEmpty else { return }
+        let now = now
+        for (job, stop) in admitted {
+            metrics.started(job, waitedMilliseconds: now - job.runAt)
+            group.addTask {
+                await self.process(job, stop: stop)
+                self.state.remove(job.attemptID)
+                self.wake.signal()
+            }
+        }
+        jobChanges.signal()
+    }
+
+    /// After shutdown began: waits for running attempts up to the grace period, then stops the rest.
+    /// Attempts claimed along with endings just before shutdown began start too, and end the same way.
+    func drain(into group: inout ThrowingDiscardingTaskGroup<any Error>) async {
+        let deadline = now + configuration.gracefulShutdownTimeout.milliseconds
+        var stopped = false
+        while true {
+            // A claim made along with recorded endings before shutdown began may still be under
+            // way: once it is admitted, its jobs start (and end) like the others.
+            await state.claimsSettled()
+            let seen = wake.generation
+            startAdmitted(in: &group)
+            if state.runningCount == 0 { return }
+            if now >= deadline || Task.isCancelled || state.failure != nil {
+                if !stopped { logger.debug("stopping \(state.runningCount) running job(s) at shutdown") }
+                state.stopAll(.shutdown)  // again each round, for attempts admitted since
+                stopped = true
+            }
+            // Started in a cancelled group, attempts give their jobs back at once; the group waits for them.
+            if Task.isCancelled { return }
+            let until = stopped ? Int64.max / 2 : deadline
+            await wake.wait(after: seen, until: Date(millisecondsSince1970: until), time: configuration.timeSource)
+        }
+    }
+}

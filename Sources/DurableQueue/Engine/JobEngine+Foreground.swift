@@ -1,0 +1,28 @@
+extension JobEngine {
+    /// Runs due jobs in the calling task, one at a time in queue order, until none is due or `limit`
+    /// attempts have run; see ``JobQueue/runDueJobs(limit:)``.
+    ///
+    /// - Returns: How many attempts ran.
+    func runDueJobs(limit: Int) async throws -> Int {
+        guard state.start() else {
+            throw DurableQueueError(.invalidArgument, "the engine already runs on this JobQueue", path: store.location)
+        }
+        defer { state.reset() }
+        var ran = 0
+        while ran < limit {
+            let room = state.reserveRoom(maximum: 1)
+            do {
+                state.admit(try await store.claim(claimRequest(room: room, now: now)), reserved: room)
+            } catch {
+                state.release(reserved: room)
+                throw error
+            }
+            guard let (job, stop) = state.takeAdmitted().first else { break }
+            await process(job, stop: stop)
+            state.remove(job.attemptID)
+            ran += 1
+        }
+        if let failure = state.failure { throw failure }
+        return ran
+    }
+}

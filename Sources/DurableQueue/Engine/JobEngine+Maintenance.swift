@@ -1,0 +1,107 @@
+import Foundation
+import Logging
+
+extension JobEngine {
+    /// Heartbeats, expired-lease recovery and retention pruning, until the engine has finished.
+    func maintain() async {
+        let time = configuration.timeSource
+        var nextHeartbeat = now + configuration.heartbeatInterval.milliseconds
+        var nextRecovery = now + configuration.leaseDuration.milliseconds / 2
+        var nextPrune = now
+        while !state.isFinished && !Task.isCancelled {
+            let seen = maintenanceWake.generation
+            let current = now
+            // Leases are renewed before any recovery: after this process was frozen past its leases,
+            // it must not take back its own running attempts as if their worker had died.
+            if current >= nextHeartbeat || current >= nextRecovery {
+                await heartbeat()
+                nextHeartbeat = current + configuration.heartbeatInterval.milliseconds
+            }
+            if current >= nextRecovery {
+                await recoverExpiredLeases()
+                nextRecovery = current + configuration.leaseDuration.milliseconds / 2
+            }
+            if current >= nextPrune {
+                await prune()
+                nextPrune = current + configuration.retention.interval.milliseconds
+            }
+            let wake = min(nextHeartbeat, nextRecovery, nextPrune)
+            await maintenanceWake.wait(after: seen, until: Date(millisecondsSince1970: wake), time: time)
+        }
+    }
+
+    /// Renews the leases of attempts running here; stops each attempt whose lease was lost (the job
+    /// was taken back elsewhere) and each whose job another process asked to cancel.
+    private func heartbeat() async {
+        let running = state.runningAttempts
+        guard !running.isEmpty else { return }
+        let expiresAt = now + configuration.leaseDuration.milliseconds
+        do {
+            let held = try await store.renewLeases(running, owner: configuration.workerID, expiresAt: expiresAt)
+            storageSucceeded()
+            let heldAttempts = Set(held.map(\.attempt))
+            state.renewed(heldAttempts, until: expiresAt)
+            for attempt in running where !heldAttempts.contains(attempt) { state.stop(attempt, .leaseLost) }
+            for lease in held where lease.cancelRequested { state.stop(lease.attempt, .cancelRequested) }
+        } catch {
+            _ = storageFailed(error, while: "renew the leases of \(running.count) running job(s)")
+        }
+    }
+
+    /// Stops attempts running here whose cancel another process requested.
+    func stopJobsCancelledElsewhere() async {
+        guard state.runningCount > 0 else { return }
+        do {
+            for id in try await store.cancelRequested(owner: configuration.workerID) { state.stop(job: id, .cancelRequested) }
+        } catch {
+            logger.debug("could not read cancel requests; will try again: \(error)")
+        }
+    }
+
+    /// Gives jobs whose worker died back to `pending` (or ends them), and wakes the dispatcher.
+    ///
+    /// - Parameter includingDeadLocalWorkers: Also takes back the jobs of this host's workers whose
+    ///   process is gone (see ``Configuration/recoverDeadLocalWorkers``), leases or not.
+    func recoverExpiredLeases(includingDeadLocalWorkers: Bool = false) async {
+        do {
+            var dead: [String] = []
+            if includingDeadLocalWorkers {
+                dead = LocalWorker.deadOwners(among: try await store.leaseOwners(), currentWorkerID: configuration.workerID)
+            }
+            // Not a sign that writes work again: a recovery that finds nothing writes nothing.
+            let recovered = try await store.recoverExpiredLeases(now: now, deadOwners: dead)
+            guard !recovered.isEmpty else { return }
+            for job in recovered {
+                logger.info(
+                    "recovered a job whose worker stopped",
+                    metadata: [
+                        "job.id": "\(job.id)", "job.state": "\(job.state.rawValue)", "worker.id": "\(job.previousOwner ?? "?")",
+                    ])
+            }
+            jobChanges.signal()
+            wake.signal()
+        } catch {
+            _ = storageFailed(error, while: "recover jobs whose worker stopped")
+        }
+    }
+
+    /// Deletes finished jobs older than the retention allows, one small batch per transaction.
+    private func prune() async {
+        for (finished, age) in configuration.retention.limits {
+            let cutoff = now - age.milliseconds
+            var deleted = 0
+            do {
+                while !state.isFinished {
+                    let batch = try await store.prune(state: finished, finishedBefore: cutoff, limit: 500)
+                    deleted += batch
+                    if batch < 500 { break }
+                    await Task.yield()
+                }
+            } catch {
+                logger.debug("could not prune \(finished.rawValue) jobs; will try again: \(error)")
+            }
+            if deleted > 0 { logger.debug("pruned \(deleted) \(finished.rawValue) job(s)") }
+        }
+        if metrics.hasBackend, let waiting = try? await store.waitingJobCounts() { metrics.depth(waiting) }
+    }
+}

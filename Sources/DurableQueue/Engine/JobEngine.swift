@@ -1,0 +1,94 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Runs the jobs of one ``JobQueue``: claims due jobs within every queue's limits, runs each handler
+/// as a task, records how each attempt ended before anyone hears of it, renews leases, takes back
+/// the jobs of workers that died, and prunes finished jobs.
+///
+/// A swift-service-lifecycle `Service` with an explicit lifecycle (``EngineState/Phase``). It
+/// speaks to its store only through ``JobStore`` and holds nothing the store does not also have:
+/// losing the process loses no job. See `Docs/Concurrency.md` for who owns what.
+final class JobEngine: Service, Sendable {
+    /// The façade the engine runs for: handlers get it in their context, for follow-up jobs. It
+    /// owns the engine, so the engine never outlives it.
+    unowned let queue: JobQueue
+    let store: any JobStore
+    let registry: JobRegistry
+    let configuration: JobQueue.Configuration
+    let logger: Logger
+    let metrics = JobMetrics()
+    let state = EngineState()
+    /// Wakes the dispatcher: work was enqueued, an attempt ended, shutdown began.
+    let wake = ChangeSignal()
+    /// Wakes maintenance (heartbeats, recovery, pruning) when the engine stops.
+    let maintenanceWake = ChangeSignal()
+    /// Wakes handles waiting on a job: something changed in this process (the façade's).
+    let jobChanges: ChangeSignal
+    /// Commits the ends of attempts, many per transaction when many end at once.
+    let recorder: AttemptRecorder
+    /// Where the next claim's walk over the queues starts, moved on at every claim so that a busy
+    /// queue cannot starve the others.
+    let rotation = Atomic<Int>(0)
+
+    init(queue: JobQueue, store: any JobStore, registry: JobRegistry, jobChanges: ChangeSignal) {
+        self.queue = queue
+        self.store = store
+        self.registry = registry
+        self.configuration = queue.configuration
+        self.logger = queue.logger
+        self.jobChanges = jobChanges
+        self.recorder = AttemptRecorder(store: store, time: queue.configuration.timeSource)
+    }
+
+    /// The current time by the configured time source, in milliseconds since 1970.
+    var now: Int64 { configuration.timeSource.nowMilliseconds }
+
+    /// Runs jobs until graceful shutdown or cancellation; see ``JobQueue/run()``.
+    func run() async throws {
+        guard state.start() else {
+            throw DurableQueueError(.invalidArgument, "run() is already running on this JobQueue", path: store.location)
+        }
+        defer {
+            recorder.refiller = nil
+            state.reset()
+        }
+        try await startUp()
+        recorder.refiller = self
+        try await withGracefulShutdownHandler {
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask { await self.maintain() }
+                await self.dispatch(into: &group)
+                // Also when the task was cancelled: no more claims along with endings either.
+                self.state.beginShutdown()
+                await self.drain(into: &group)
+                self.state.finish()
+                self.maintenanceWake.signal()
+            }
+        } onGracefulShutdown: {
+            self.state.beginShutdown()
+            self.wake.signal()
+        }
+        logger.debug("job queue stopped", metadata: ["worker.id": "\(configuration.workerID)"])
+        if let failure = state.failure { throw failure }
+    }
+
+    private func startUp() async throws {
+        logger.debug("job queue starting", metadata: ["worker.id": "\(configuration.workerID)", "file": "\(store.location)"])
+        await recoverExpiredLeases(includingDeadLocalWorkers: configuration.recoverDeadLocalWorkers)
+        // Only for a logger that shows it: counting reads every waiting job.
+        guard logger.logLevel <= .info else { return }
+        let unknown = try await store.waitingJobs(ofKindsOtherThan: registry.kinds)
+        for (kind, count) in unknown.sorted(by: { $0.key < $1.key }) {
+            logger.info(
+                "\(count) job(s) of kind '\(kind)' wait for a process that registers that job type",
+                metadata: ["job.kind": "\(kind)"])
+        }
+    }
+
+    /// Tells every attempt of job `id` running here to stop: its cancel was requested.
+    func stopCancelledJob(_ id: JobID) {
+        state.stop(job: id, .cancelRequested)
+    }
+}

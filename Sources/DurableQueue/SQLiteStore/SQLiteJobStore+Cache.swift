@@ -1,0 +1,106 @@
+import Foundation
+
+extension SQLiteJobStore {
+    /// The value of `key` in `namespace`: the stored output, the job computing it, or, in the same
+    /// transaction, a new job `job` enqueued to compute it. One job per key, whatever the number of
+    /// callers and processes.
+    ///
+    /// - Parameter maxFailures: How many failed computations a key allows before it stays failed
+    ///   until reset; nil for unlimited.
+    package func cachedValue(namespace: String, key: String, job: NewJob, maxFailures: Int?, now: Int64) throws -> CacheLookup {
+        if let maxFailures, maxFailures < 1 {
+            throw DurableQueueError.invalidArgument("maxFailures", "\(maxFailures) is below 1; use nil for unlimited")
+        }
+        try job.validate()
+        if job.uniqueKey != nil {
+            throw DurableQueueError.invalidArgument("uniqueKey", "a cache's jobs cannot have a unique key: the cache key is one")
+        }
+        return try write("look up cache key '\(key)' in '\(namespace)'") {
+            if let entry = try entry(namespace: namespace, key: key) {
+                switch entry.state {
+                case .complete:
+                    return .complete(output: entry.output ?? "null")
+                case .inProgress:
+                    if let running = entry.job, let (state, _, _) = try stateRow(running), !state.isTerminal {
+                        return .computing(running, enqueued: false)
+                    }
+                case .failed:
+                    if let maxFailures, entry.failures >= maxFailures { return .failed(entry.error, failures: entry.failures) }
+                }
+            }
+            let id = try insert(job, now: now).id
+            try connection.execute(
+                """
+                INSERT INTO cache_entries (namespace, key, state, kind, job_id, max_failures, updated_at)
+                VALUES (?1, ?2, 'inProgress', ?3, ?4, ?5, ?6)
+                ON CONFLICT (namespace, key) DO UPDATE SET
+                    state = 'inProgress', kind = excluded.kind, job_id = excluded.job_id,
+                    max_failures = excluded.max_failures, updated_at = excluded.updated_at
+                """, [namespace, key, job.kind, id.rawValue, maxFailures, now])
+            return .computing(id, enqueued: true)
+        }
+    }
+
+    /// The entry of `key` in `namespace`, or nil if the key was never requested (or was reset).
+    package func cacheEntry(namespace: String, key: String) throws -> CacheEntryRecord? {
+        try read("read cache key '\(key)' in '\(namespace)'") { try entry(namespace: namespace, key: key) }
+    }
+
+    /// Forgets `key` (or, with nil, every key) of `namespace` (or, with nil, of every namespace), so
+    /// the next request computes anew. A computation in progress runs on; its result is not stored.
+    ///
+    /// - Returns: How many entries were removed.
+    @discardableResult
+    package func resetCache(namespace: String?, key: String?) throws -> Int {
+        try write("reset cache entries") {
+            try connection.execute(
+                "DELETE FROM cache_entries WHERE (?1 IS NULL OR namespace = ?1) AND (?2 IS NULL OR key = ?2)",
+                [namespace, key])
+            return connection.changes
+        }
+    }
+
+    /// Whether the results cache has any entry: when not, no ending needs looking for its entry.
+    func cacheInUse() throws -> Bool {
+        try connection.scalarInt64("SELECT EXISTS (SELECT 1 FROM cache_entries)") == 1
+    }
+
+    /// Records how job `id` ended in the cache entry it computes, if any; called in the transaction
+    /// that ended the job.
+    func recordCacheOutcome(ofJob id: JobID, now: Int64) throws {
+        // Most jobs compute no cache key: one probe of the index says so, cheaper than the update's join.
+        guard try connection.scalarInt64("SELECT 1 FROM cache_entries WHERE job_id = ? LIMIT 1", [id.rawValue]) != nil else {
+            return
+        }
+        try connection.execute(
+            """
+            UPDATE cache_entries
+            SET state = CASE j.state WHEN 'succeeded' THEN 'complete' ELSE 'failed' END,
+                output = CASE j.state WHEN 'succeeded' THEN j.output END,
+                error = CASE j.state WHEN 'succeeded' THEN NULL
+                        ELSE coalesce(j.error, json_object('type', 'Cancelled', 'message', 'the job was cancelled',
+                                                           'retryable', json('false'))) END,
+                failures = failures + (j.state <> 'succeeded'),
+                updated_at = ?2
+            FROM (SELECT state, output, error FROM jobs WHERE id = ?1) AS j
+            WHERE cache_entries.job_id = ?1
+            """, [id.rawValue, now])
+    }
+
+    private func entry(namespace: String, key: String) throws -> CacheEntryRecord? {
+        var entry: CacheEntryRecord?
+        try connection.query(
+            "SELECT state, job_id, output, error, failures FROM cache_entries WHERE namespace = ? AND key = ?",
+            [namespace, key]
+        ) { row in
+            guard let state = CacheEntryRecord.State(rawValue: row.string(0)) else {
+                throw DurableQueueError(.corrupt, "unknown cache state '\(row.string(0))' in cache_entries")
+            }
+            entry = CacheEntryRecord(
+                state: state, job: row.optionalInt64(1).map { JobID($0) }, output: row.optionalString(2),
+                error: row.optionalString(3).flatMap { try? JSONDecoder().decode(JobFailure.self, from: Data($0.utf8)) },
+                failures: Int(row.int64(4)))
+        }
+        return entry
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+extension SQLiteJobStore {
+    /// Claims as ``ClaimRequest`` says, in one transaction: due scheduled jobs become `pending`
+    /// first; then queue by queue, from the request's rotation, each queue's jobs in its order
+    /// (higher priority first, then FIFO or LIFO) until the room is used.
+    ///
+    /// Nothing is claimed from a suspended queue or before its next allowed start (throttle, rate
+    /// limit), and never more than its concurrency limit and rate limit allow across every process.
+    /// Each claimed job becomes `running`, counts an attempt, holds a lease until `now +
+    /// leaseDuration` and gets its event row.
+    package func claimJobs(_ request: ClaimRequest) throws -> [ClaimedJob] {
+        guard request.room >= 0 else { throw DurableQueueError.invalidArgument("room", "\(request.room) is negative") }
+        guard request.leaseDuration > 0 else {
+            throw DurableQueueError.invalidArgument("leaseDuration", "\(request.leaseDuration) ms is not positive")
+        }
+        return try write("claim jobs") { try claimWithinTransaction(request) }
+    }
+
+    /// ``claimJobs(_:)`` inside the caller's write transaction.
+    func claimWithinTransaction(_ request: ClaimRequest) throws -> [ClaimedJob] {
+        try promoteDueJobs(now: request.now, batch: 500)
+        guard request.room > 0, !request.kinds.isEmpty else { return [] }
+        let names = try queueNamesWithinTransaction().filter { request.queues?.contains($0) ?? true }
+        guard !names.isEmpty else { return [] }
+        let first = request.rotation.magnitude % UInt(names.count)
+        var claimed: [ClaimedJob] = []
+        for offset in 0..<names.count where claimed.count < request.room {
+            claimed += try claimWithinTransaction(
+                queue: names[(Int(first) + offset) % names.count], limit: request.room - claimed.count, request: request)
+        }
+        return claimed
+    }
+
+    /// Claims up to `limit` (positive) due jobs of `queue` as `request` says, inside the caller's
+    /// write transaction; due scheduled jobs were promoted already.
+    private func claimWithinTransaction(queue: String, limit: Int, request: ClaimRequest) throws -> [ClaimedJob] {
+        let now = request.now
+        let allowance = try startAllowance(queue: queue, wanted: limit, now: now)
+        let slots = allowance.slots
+        guard slots > 0 else { return [] }
+        var claimed: [ClaimedJob] = []
+        try connection.queryPrefix(Self.nextPendingStatement, [queue]) { row in
+            let kind = row.string(1)
+            if !request.kinds.contains(kind) { return true }  // left for a process that runs it
+            if !request.excluding.isEmpty, request.excluding.contains(JobID(row.int64(0))) { return true }  // still running there
+            let job = ClaimedJob(
+                id: JobID(row.int64(0)), queue: queue, kind: kind, input: row.string(2),
+                priority: Priority(rawValue: Int(row.int64(3))), attempt: Int(row.int64(4)) + 1,
+                maxAttempts: row.optionalInt(5), retryPolicy: row.optionalString(6),
+                timeoutMilliseconds: row.optionalInt64(7), checkpoint: row.optionalBlob(8),
+                runAt: row.int64(9), leaseExpiresAt: now + request.leaseDuration, throttleIntervalMilliseconds: row.int64(10),
+                progressedAttempts: Int(row.int64(11)))
+            claimed.append(job)
+            // A job with a throttle interval is the last claimed: the next start waits for it.
+            return claimed.count < slots && job.throttleIntervalMilliseconds == 0
+        }
+        for job in claimed {
+            try connection.execute(
+                """
+                UPDATE jobs SET state = 'running', attempts = ?2, lease_owner = ?3, lease_expires_at = ?4,
+                                started_at = ?5, updated_at = ?5
+                WHERE id = ?1
+                """, [job.id.rawValue, job.attempt, request.owner, job.leaseExpiresAt, now])
+        }
+        try recordStarts(claimed, queue: queue, allowance: allowance, now: now)
+        for job in claimed {
+            try appendEvent(job.id, now: now, from: .pending, to: .running, attempt: job.attempt, reason: "claimed", worker: request.owner)
+        }
+        return claimed
+    }
+
+    /// The pending jobs of queue `?1` in the order they start: a walk of idx_jobs_next_pending
+    /// (a test checks its query plan), which the claim stops as soon as it has enough.
+    ///
+    /// Reading first and updating each claimed row by id needs no temporary b-tree; one UPDATE of a
+    /// LIMITed subquery with RETURNING built five per claim.
+    static let nextPendingStatement = """
+        SELECT id, kind, input, priority, attempts, max_attempts, retry_policy, timeout_ms, checkpoint, run_at,
+               throttle_interval_ms, progressed_attempts
+        FROM jobs WHERE queue = ? AND state = 'pending' ORDER BY priority DESC, order_key
+        """
+
+    /// Moves scheduled jobs whose time has come to `pending`, with their event rows.
+    ///
+    /// At most `batch` jobs per call, the earliest due first, so one call never holds the write lock long.
+    /// - Returns: How many jobs were promoted.
+    @discardableResult
+    func promoteDueJobs(now: Int64, batch: Int) throws -> Int {
+        // Every claim calls this, and usually nothing is due: a probe of idx_jobs_next_scheduled
+        // costs less than the UPDATE, whose IN and RETURNING build temporary b-trees even when empty.
+        guard try connection.scalarInt64(
+            "SELECT 1 FROM jobs WHERE state = 'scheduled' AND run_at <= ? LIMIT 1", [now]) != nil
+        else { return 0 }
+        var promoted: [(JobID, Int)] = []
+        try connection.query(
+            """
+            UPDATE jobs SET state = 'pending', updated_at = ?1
+            WHERE id IN (SELECT id FROM jobs WHERE state = 'scheduled' AND run_at <= ?1 ORDER BY run_at LIMIT ?2)
+            RETURNING id, attempts
+            """, [now, batch]
+        ) { row in promoted.append((JobID(row.int64(0)), Int(row.int64(1)))) }
+        for (id, attempts) in promoted {
+            try appendEvent(id, now: now, from: .scheduled, to: .pending, attempt: attempts, reason: "due")
+        }
+        return promoted.count
+    }
+
+    /// The earliest time after `now` when a claim may find more to start: the next scheduled job's
+    /// run-at time or a queue's next allowed start (throttle, rate limit); nil if neither is ahead.
+    package func earliestWake(after now: Int64) throws -> Int64? {
+        try read("find when the next job may start") {
+            try connection.scalarInt64(
+                """
+                SELECT min(at) FROM (SELECT min(run_at) AS at FROM jobs WHERE state = 'scheduled'
+                                     UNION ALL
+                                     SELECT min(next_start_at) FROM queues WHERE next_start_at > ?)
+                """, [now])
+        }
+    }
+
+    /// `strings` as a JSON array, for binding a list to one `json_each(?)` parameter.
+    static func jsonArray(_ strings: [String]) -> String {
+        // Encoding an array of strings cannot fail.
+        String(decoding: (try? JSONEncoder().encode(strings)) ?? Data("[]".utf8), as: UTF8.self)
+    }
+}

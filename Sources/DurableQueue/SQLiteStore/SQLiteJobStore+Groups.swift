@@ -1,0 +1,293 @@
+import Foundation
+
+/// Where an inserted job sits in a group.
+struct GroupPlacement {
+    var group: GroupID
+    var position: Int
+    var name: String?
+    var takesPreviousOutput: Bool
+}
+
+/// One child of a group, as the group's bookkeeping sees it.
+struct GroupChild {
+    var position: Int
+    var job: JobID?
+    var group: GroupID?
+    var name: String?
+    var state: JobState
+    var output: String?
+
+    /// Started and not yet ended: a job scheduled, pending or running, or a group running.
+    var isActive: Bool { [.scheduled, .pending, .running].contains(state) }
+}
+
+extension SQLiteJobStore {
+    /// Inserts a sequence or concurrent group with every child, nested groups included, and starts
+    /// it, in one transaction.
+    ///
+    /// - Throws: `invalidArgument` (nothing changed) or a storage error.
+    package func enqueue(composition root: CompositionNode, now: Int64) throws -> GroupID {
+        guard case .group = root else {
+            throw DurableQueueError.invalidArgument("composition", "the outermost step must be a sequence or a group")
+        }
+        try root.validate()
+        return try write("enqueue a sequence or group") {
+            let id = try insertGroup(root, parent: nil, position: 0, now: now)
+            try startGroup(id, now: now, reason: "enqueued")
+            return id
+        }
+    }
+
+    /// Cancels group `id` and every unfinished job and group in it, durably: waiting jobs at once,
+    /// running ones through their cancel flag.
+    ///
+    /// - Returns: false if the group had already finished (nothing changed).
+    /// - Throws: `groupNotFound`.
+    package func cancel(group id: GroupID, now: Int64) throws -> Bool {
+        try write("cancel group \(id)") {
+            guard let group = try groupRow(id) else { throw Self.groupNotFound(id) }
+            if group.state.isTerminal { return false }
+            try cancelTree(id, now: now, reason: "group \(id) cancelled")
+            return true
+        }
+    }
+
+    /// The group's current state.
+    ///
+    /// - Throws: `groupNotFound`.
+    package func groupState(_ id: GroupID) throws -> JobState {
+        try read("read group \(id)") {
+            guard let group = try groupRow(id) else { throw Self.groupNotFound(id) }
+            return group.state
+        }
+    }
+
+    /// The group with every child's state and output, nested groups included.
+    ///
+    /// - Throws: `groupNotFound`.
+    package func groupResult(_ id: GroupID) throws -> GroupResult {
+        try read("read group \(id)") { try result(of: id) }
+    }
+
+    // MARK: - Inserting and starting
+
+    private func insertGroup(_ node: CompositionNode, parent: GroupID?, position: Int, now: Int64) throws -> GroupID {
+        guard case .group(let kind, let children, let maxConcurrent, let name) = node else {
+            preconditionFailure("insertGroup is called with groups only")
+        }
+        var inserted: Int64?
+        try connection.query(
+            """
+            INSERT INTO groups (kind, state, parent_id, position, name, max_concurrent, created_at, updated_at)
+            VALUES (?, 'blocked', ?, ?, ?, ?, ?, ?) RETURNING id
+            """, [kind.rawValue, parent?.rawValue, position, name, maxConcurrent, now, now]
+        ) { row in inserted = row.int64(0) }
+        guard let inserted else { throw DurableQueueError(.storage, "the group row was not inserted") }
+        let id = GroupID(inserted)
+        try appendGroupEvent(id, now: now, from: nil, to: .blocked, reason: "enqueued")
+        for (index, child) in children.enumerated() {
+            switch child {
+            case .job(let job, let name, let takesPreviousOutput):
+                _ = try insert(
+                    job, now: now,
+                    placement: GroupPlacement(group: id, position: index, name: name, takesPreviousOutput: takesPreviousOutput))
+            case .group:
+                _ = try insertGroup(child, parent: id, position: index, now: now)
+            }
+        }
+        return id
+    }
+
+    private func startGroup(_ id: GroupID, now: Int64, reason: String) throws {
+        try connection.execute(
+            "UPDATE groups SET state = 'running', updated_at = ? WHERE id = ? AND state = 'blocked'", [now, id.rawValue])
+        guard connection.changes == 1 else { return }  // started already (an empty group ended at once)
+        try appendGroupEvent(id, now: now, from: .blocked, to: .running, reason: reason)
+        try advanceGroup(id, now: now)
+    }
+
+    /// Starts a blocked child: a job becomes pending (or scheduled), taking `previousOutput` as its
+    /// input if it asked for it; a group starts its own children.
+    private func start(_ child: GroupChild, of group: GroupID, previousOutput: String?, now: Int64) throws {
+        let reason = "its turn in group \(group)"
+        if let job = child.job {
+            var started: (state: JobState, attempts: Int)?
+            try connection.query(
+                """
+                UPDATE jobs SET state = CASE WHEN run_at > ?2 THEN 'scheduled' ELSE 'pending' END,
+                                input = CASE takes_previous_output WHEN 1 THEN coalesce(?3, 'null') ELSE input END,
+                                updated_at = ?2
+                WHERE id = ?1 AND state = 'blocked'
+                RETURNING state, attempts
+                """, [job.rawValue, now, previousOutput]
+            ) { row in started = (try Self.state(row.string(0)), Int(row.int64(1))) }
+            if let started {
+                try appendEvent(job, now: now, from: .blocked, to: started.state, attempt: started.attempts, reason: reason)
+            }
+        } else if let nested = child.group {
+            try startGroup(nested, now: now, reason: reason)
+        }
+    }
+
+    // MARK: - Advancing
+
+    /// Starts what group `id` may start next, or ends it when its children decide its outcome;
+    /// called when one of its children ended.
+    func advanceGroup(_ id: GroupID, now: Int64) throws {
+        guard let group = try groupRow(id), group.state == .running else { return }
+        let children = try self.children(of: id)
+        let ended = children.filter(\.state.isTerminal)
+        switch group.kind {
+        case .sequence:
+            if let stopped = ended.first(where: { $0.state != .succeeded }) {
+                for child in children where !child.state.isTerminal {
+                    try cancelChild(child, now: now, reason: "an earlier step of sequence \(id) did not succeed")
+                }
+                // The sequence ends once nothing in it runs any more.
+                guard try self.children(of: id).allSatisfy(\.state.isTerminal) else { return }
+                let what = stopped.name.map { "step '\($0)'" } ?? "step \(stopped.position + 1)"
+                return try end(id, as: stopped.state == .failed ? .failed : .cancelled, children: children, now: now,
+                               reason: "\(what) \(stopped.state.rawValue)")
+            }
+            if ended.count == children.count {
+                return try end(id, as: .succeeded, children: children, now: now, reason: "every step succeeded")
+            }
+            guard !children.contains(where: \.isActive), let next = children.firstIndex(where: { $0.state == .blocked }) else {
+                return
+            }
+            try start(children[next], of: id, previousOutput: next > 0 ? children[next - 1].output : nil, now: now)
+        case .concurrent:
+            if ended.count == children.count {
+                let state: JobState =
+                    ended.allSatisfy { $0.state == .succeeded } ? .succeeded
+                    : ended.contains { $0.state == .failed } ? .failed : .cancelled
+                let failed = ended.filter { $0.state != .succeeded }.count
+                return try end(id, as: state, children: children, now: now,
+                               reason: failed == 0 ? "every child succeeded" : "\(failed) of \(children.count) children did not succeed")
+            }
+            var active = children.filter(\.isActive).count
+            for child in children where child.state == .blocked {
+                if group.maxConcurrent > 0 && active >= group.maxConcurrent { break }
+                try start(child, of: id, previousOutput: nil, now: now)
+                active += 1
+            }
+        }
+    }
+
+    /// Records the group's end (with the children's outputs by name when it succeeded) and lets its
+    /// parent go on.
+    private func end(_ id: GroupID, as state: JobState, children: [GroupChild], now: Int64, reason: String) throws {
+        guard let group = try groupRow(id), !group.state.isTerminal else { return }  // ended by a nested call
+        let finalState: JobState = group.cancelRequested && state != .succeeded ? .cancelled : state
+        try connection.execute(
+            """
+            UPDATE groups SET state = ?2, output = ?3, error = ?4, finished_at = ?5, updated_at = ?5 WHERE id = ?1
+            """,
+            [id.rawValue, finalState.rawValue, finalState == .succeeded ? try Self.outputObject(children) : nil,
+             finalState == .succeeded ? nil : reason, now])
+        try appendGroupEvent(id, now: now, from: group.state, to: finalState, reason: reason)
+        if let parent = group.parent { try advanceGroup(parent, now: now) }
+    }
+
+    // MARK: - Cancelling
+
+    /// Flags group `id` and cancels every unfinished child, nested groups included.
+    private func cancelTree(_ id: GroupID, now: Int64, reason: String) throws {
+        try connection.execute("UPDATE groups SET cancel_requested = 1, updated_at = ? WHERE id = ?", [now, id.rawValue])
+        for child in try children(of: id) where !child.state.isTerminal {
+            try cancelChild(child, now: now, reason: reason)
+        }
+        guard let group = try groupRow(id) else { return }
+        if group.state == .blocked {
+            try end(id, as: .cancelled, children: [], now: now, reason: reason)
+        } else {
+            try advanceGroup(id, now: now)
+        }
+    }
+
+    private func cancelChild(_ child: GroupChild, now: Int64, reason: String) throws {
+        if let job = child.job {
+            _ = try requestCancel(job, now: now, reason: reason)
+        } else if let group = child.group {
+            try cancelTree(group, now: now, reason: reason)
+        }
+    }
+
+    // MARK: - Reading
+
+    private func groupRow(_ id: GroupID) throws
+        -> (kind: GroupKind, state: JobState, maxConcurrent: Int, cancelRequested: Bool, parent: GroupID?)?
+    {
+        var row: (GroupKind, JobState, Int, Bool, GroupID?)?
+        try connection.query(
+            "SELECT kind, state, max_concurrent, cancel_requested, parent_id FROM groups WHERE id = ?", [id.rawValue]
+        ) { found in
+            row = (
+                GroupKind(rawValue: found.string(0)) ?? .sequence, try Self.state(found.string(1)), Int(found.int64(2)),
+                found.int64(3) != 0, found.optionalInt64(4).map { GroupID($0) }
+            )
+        }
+        return row
+    }
+
+    /// The jobs and groups directly in group `id`, in order.
+    private func children(of id: GroupID) throws -> [GroupChild] {
+        var children: [GroupChild] = []
+        try connection.query(
+            """
+            SELECT group_position, id, NULL, step_name, state, output FROM jobs WHERE group_id = ?1
+            UNION ALL
+            SELECT position, NULL, id, name, state, output FROM groups WHERE parent_id = ?1
+            ORDER BY 1
+            """, [id.rawValue]
+        ) { row in
+            children.append(
+                GroupChild(
+                    position: Int(row.int64(0)), job: row.optionalInt64(1).map { JobID($0) },
+                    group: row.optionalInt64(2).map { GroupID($0) }, name: row.optionalString(3),
+                    state: try Self.state(row.string(4)), output: row.optionalString(5)))
+        }
+        return children
+    }
+
+    private func result(of id: GroupID) throws -> GroupResult {
+        var row: (name: String?, state: JobState, error: String?, output: String?)?
+        try connection.query("SELECT name, state, error, output FROM groups WHERE id = ?", [id.rawValue]) { found in
+            row = (found.optionalString(0), try Self.state(found.string(1)), found.optionalString(2), found.optionalString(3))
+        }
+        guard let row else { throw Self.groupNotFound(id) }
+        var errors: [JobID: JobFailure] = [:]
+        try connection.query("SELECT id, error FROM jobs WHERE group_id = ? AND error IS NOT NULL", [id.rawValue]) { found in
+            errors[JobID(found.int64(0))] = try? JSONDecoder().decode(JobFailure.self, from: Data(found.string(1).utf8))
+        }
+        let children = try self.children(of: id).map { child in
+            let content: GroupResult.Child.Content =
+                if let job = child.job {
+                    .job(job, output: child.output, error: errors[job])
+                } else {
+                    .group(try result(of: child.group ?? id))
+                }
+            return GroupResult.Child(name: child.name, position: child.position, state: child.state, content: content)
+        }
+        return GroupResult(id: id, name: row.name, state: row.state, reason: row.error, output: row.output, children: children)
+    }
+
+    /// The children's outputs as one JSON object, keyed by name (or position when unnamed).
+    private static func outputObject(_ children: [GroupChild]) throws -> String {
+        let members = try children.map { child in
+            let key = try json(child.name ?? String(child.position))
+            return "\(key):\(child.output ?? "null")"
+        }
+        return "{" + members.joined(separator: ",") + "}"
+    }
+
+    private func appendGroupEvent(_ id: GroupID, now: Int64, from: JobState?, to: JobState, reason: String) throws {
+        try connection.execute(
+            "INSERT INTO group_events (group_id, at, from_state, to_state, reason) VALUES (?, ?, ?, ?, ?)",
+            [id.rawValue, now, from?.rawValue, to.rawValue, reason])
+    }
+
+    static func groupNotFound(_ id: GroupID) -> DurableQueueError {
+        DurableQueueError(.groupNotFound, "no sequence or group has id \(id)")
+    }
+}

@@ -1,0 +1,117 @@
+extension SQLiteJobStore {
+    /// The workers holding running jobs, each once.
+    package func leaseOwners() throws -> [String] {
+        try read("list the workers running jobs") {
+            var owners: [String] = []
+            try connection.query(
+                "SELECT DISTINCT lease_owner FROM jobs WHERE state = 'running' AND lease_owner IS NOT NULL"
+            ) { owners.append($0.string(0)) }
+            return owners
+        }
+    }
+
+    /// Extends the leases of `attempts`, which `owner` runs, to `expiresAt` (a heartbeat).
+    ///
+    /// - Returns: The attempts `owner` still holds, with their cancel flags: an attempt missing from
+    ///   the list lost its lease (the job was recovered, perhaps run again) and must stop.
+    package func renewLeases(_ attempts: [AttemptID], owner: String, expiresAt: Int64) throws -> [HeldLease] {
+        try write("renew the leases of worker '\(owner)'") {
+            var held: [HeldLease] = []
+            for attempt in attempts {
+                try connection.query(
+                    """
+                    UPDATE jobs SET lease_expires_at = ?4
+                    WHERE id = ?1 AND state = 'running' AND lease_owner = ?2 AND attempts = ?3
+                    RETURNING cancel_requested
+                    """, [attempt.job.rawValue, owner, attempt.number, expiresAt]
+                ) { row in held.append(HeldLease(attempt: attempt, cancelRequested: row.int64(0) != 0)) }
+            }
+            return held
+        }
+    }
+
+    /// Returns running jobs whose lease expired before `now` (their worker died), or whose worker is
+    /// one of `deadOwners`, to `pending`, or to `cancelled` if a cancel was requested, or to `failed`
+    /// if no attempt is left.
+    ///
+    /// The interrupted attempt counts and is recorded in the history. Each job's current state and
+    /// flag are read in the same transaction, so a job that finished meanwhile is left alone.
+    package func recoverExpiredLeases(now: Int64, deadOwners: [String] = []) throws -> [RecoveredJob] {
+        try write("recover jobs with expired leases") {
+            var expired: [(id: JobID, attempts: Int, maxAttempts: Int?, cancel: Bool, owner: String?, queue: String, throttleInterval: Int64)] = []
+            // Attempts that count against the limit: those that saved progress do not.
+            var counted: [Int] = []
+            try connection.query(
+                """
+                SELECT id, attempts - progressed_attempts, max_attempts, cancel_requested, lease_owner, queue,
+                       throttle_interval_ms, attempts
+                FROM jobs
+                WHERE state = 'running'
+                  AND (lease_expires_at < ?1 OR lease_owner IN (SELECT value FROM json_each(?2)))
+                """, [now, Self.jsonArray(deadOwners)]
+            ) { row in
+                counted.append(Int(row.int64(1)))
+                expired.append(
+                    (JobID(row.int64(0)), Int(row.int64(7)), row.optionalInt(2), row.int64(3) != 0, row.optionalString(4),
+                     row.string(5), row.int64(6)))
+            }
+            return try zip(expired, counted).map { job, counted in
+                let worker = job.owner ?? "unknown"
+                let cause = deadOwners.contains(worker) ? "its process is gone" : "lease expired"
+                let interrupted = "worker '\(worker)' stopped during attempt \(job.attempts) (\(cause))"
+                let (state, reason): (JobState, String)
+                if job.cancel {
+                    (state, reason) = (.cancelled, "cancel requested; \(interrupted)")
+                } else if let max = job.maxAttempts, counted >= max {
+                    (state, reason) = (.failed, "\(interrupted); no attempts left")
+                } else {
+                    (state, reason) = (.pending, interrupted)
+                }
+                let failure = JobFailure(type: "LeaseExpired", message: interrupted, retryable: state == .pending)
+                try connection.execute(
+                    """
+                    UPDATE jobs SET state = ?2, error = ?3, lease_owner = NULL, lease_expires_at = NULL,
+                                    finished_at = ?4, updated_at = ?5
+                    WHERE id = ?1
+                    """, [job.id.rawValue, state.rawValue, try Self.json(failure), state.isTerminal ? now : nil, now])
+                try appendEvent(job.id, now: now, from: .running, to: state, attempt: job.attempts, reason: reason, worker: job.owner)
+                try recordEnd(queue: job.queue, interval: job.throttleInterval, now: now)
+                if state.isTerminal { try jobEnded(job.id, now: now) }
+                return RecoveredJob(id: job.id, previousOwner: job.owner, state: state)
+            }
+        }
+    }
+
+    /// Gives running attempts back without counting them (graceful shutdown, or an attempt whose
+    /// lease expired before its handler started): each job returns to `pending`, or to `cancelled`
+    /// if a cancel was requested.
+    ///
+    /// - Returns: The attempts released; one that `owner` no longer holds is left alone.
+    package func release(_ attempts: [AttemptID], owner: String, now: Int64, reason: String) throws -> [AttemptID] {
+        try write("release \(attempts.count) job(s) of worker '\(owner)'") {
+            var released: [AttemptID] = []
+            for attempt in attempts {
+                let id = attempt.job
+                var row: (attempts: Int, cancel: Bool, queue: String, throttleInterval: Int64)?
+                try connection.query(
+                    """
+                    UPDATE jobs SET state = CASE cancel_requested WHEN 1 THEN 'cancelled' ELSE 'pending' END,
+                                    attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
+                                    progressed_attempts = progressed_attempts - (checkpoint_attempt IS attempts),
+                                    checkpoint_attempt = CASE WHEN checkpoint_attempt IS attempts THEN NULL
+                                                              ELSE checkpoint_attempt END,
+                                    finished_at = CASE cancel_requested WHEN 1 THEN ?3 END, updated_at = ?3
+                    WHERE id = ?1 AND state = 'running' AND lease_owner = ?2 AND attempts = ?4
+                    RETURNING attempts, cancel_requested, queue, throttle_interval_ms
+                    """, [id.rawValue, owner, now, attempt.number]
+                ) { found in row = (Int(found.int64(0)), found.int64(1) != 0, found.string(2), found.int64(3)) }
+                guard let row else { continue }
+                try appendEvent(id, now: now, from: .running, to: row.cancel ? .cancelled : .pending, attempt: row.attempts, reason: reason, worker: owner)
+                try recordEnd(queue: row.queue, interval: row.throttleInterval, now: now)
+                if row.cancel { try jobEnded(id, now: now) }
+                released.append(attempt)
+            }
+            return released
+        }
+    }
+}

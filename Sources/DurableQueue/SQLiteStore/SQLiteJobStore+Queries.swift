@@ -1,0 +1,143 @@
+import Foundation
+
+extension SQLiteJobStore {
+    /// The job with id `id`, with its tags.
+    ///
+    /// - Throws: `jobNotFound` when no job has that id.
+    package func job(_ id: JobID) throws -> JobRecord {
+        try read("read job \(id)") {
+            guard let job = try jobs(where: "WHERE j.id = ?1", [id.rawValue]).first else {
+                throw DurableQueueError(.jobNotFound, "no job has id \(id)", jobID: id)
+            }
+            return job
+        }
+    }
+
+    /// Job `id`'s state and saved progress: a short read for handles that watch a job.
+    ///
+    /// - Throws: `jobNotFound` when no job has that id.
+    package func status(of id: JobID) throws -> JobStatus {
+        try read("read the state of job \(id)") {
+            var status: JobStatus?
+            try connection.query("SELECT state, progress FROM jobs WHERE id = ?", [id.rawValue]) { row in
+                status = JobStatus(state: try Self.state(row.string(0)), progress: row.optionalDouble(1))
+            }
+            guard let status else { throw DurableQueueError(.jobNotFound, "no job has id \(id)", jobID: id) }
+            return status
+        }
+    }
+
+    /// The state changes of job `id`, oldest first.
+    ///
+    /// - Throws: `jobNotFound` when no job has that id.
+    package func history(of id: JobID) throws -> [JobEvent] {
+        try read("read the history of job \(id)") {
+            guard try stateRow(id) != nil else {
+                throw DurableQueueError(.jobNotFound, "no job has id \(id)", jobID: id)
+            }
+            var events: [JobEvent] = []
+            try connection.query(
+                """
+                SELECT at, from_state, to_state, attempt, reason, worker FROM job_events
+                WHERE job_id = ? ORDER BY id
+                """, [id.rawValue]
+            ) { row in
+                events.append(
+                    JobEvent(
+                        jobID: id, at: row.int64(0), from: try row.optionalString(1).map(Self.state),
+                        to: try Self.state(row.string(2)), attempt: Int(row.int64(3)), reason: row.optionalString(4),
+                        worker: row.optionalString(5)))
+            }
+            return events
+        }
+    }
+
+    /// The jobs matching `filter`, in its order, at most its limit.
+    package func jobs(_ filter: JobFilter) throws -> [JobRecord] {
+        guard filter.limit > 0 else { throw DurableQueueError.invalidArgument("limit", "\(filter.limit) is not positive") }
+        let (clause, arguments) = Self.whereClause(filter)
+        let order = filter.order == .newestFirst ? "DESC" : "ASC"
+        return try read("list jobs") {
+            try jobs(where: "\(clause) ORDER BY j.id \(order) LIMIT ?", arguments + [filter.limit])
+        }
+    }
+
+    /// How many jobs match `filter` (its limit aside).
+    ///
+    /// Unfinished jobs of every queue and kind are counted through the partial indexes of their
+    /// states, so that finished jobs (usually most of the file) are never read.
+    package func countJobs(_ filter: JobFilter) throws -> Int {
+        if filter.states == JobFilter.unfinished && filter.queues == nil && filter.kinds == nil && filter.tag == nil {
+            return try unfinishedJobCount()
+        }
+        let (clause, arguments) = Self.whereClause(filter)
+        return try read("count jobs") {
+            Int(try connection.scalarInt64("SELECT count(*) FROM jobs AS j \(clause)", arguments) ?? 0)
+        }
+    }
+
+    /// The WHERE clause of `filter` over `jobs AS j` and its arguments. Only the conditions set are
+    /// included, each a constant piece of SQL with its value bound: a tag lookup then starts from
+    /// the tag's index.
+    private static func whereClause(_ filter: JobFilter) -> (String, [(any SQLiteBindable)?]) {
+        var conditions: [String] = []
+        var arguments: [(any SQLiteBindable)?] = []
+        if let tag = filter.tag {
+            conditions.append("j.id IN (SELECT job_id FROM job_tags WHERE tag = ?)")
+            arguments.append(tag)
+        }
+        if let states = filter.states {
+            conditions.append("j.state IN (SELECT value FROM json_each(?))")
+            arguments.append(jsonArray(states.map(\.rawValue).sorted()))
+        }
+        if let queues = filter.queues {
+            conditions.append("j.queue IN (SELECT value FROM json_each(?))")
+            arguments.append(jsonArray(queues.sorted()))
+        }
+        if let kinds = filter.kinds {
+            conditions.append("j.kind IN (SELECT value FROM json_each(?))")
+            arguments.append(jsonArray(kinds.sorted()))
+        }
+        return (conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "), arguments)
+    }
+
+    /// How many jobs each queue has in each state; queues with no jobs are included.
+    package func counts() throws -> [QueueCounts] {
+        try read("count jobs by queue and state") {
+            var byQueue: [String: [JobState: Int]] = [:]
+            try connection.query("SELECT name FROM queues") { row in byQueue[row.string(0)] = [:] }
+            try connection.query("SELECT queue, state, count(*) FROM jobs GROUP BY queue, state") { row in
+                byQueue[row.string(0), default: [:]][try Self.state(row.string(1))] = Int(row.int64(2))
+            }
+            return byQueue.keys.sorted().map { QueueCounts(queue: $0, counts: byQueue[$0] ?? [:]) }
+        }
+    }
+
+    private func jobs(where clause: String, _ arguments: [(any SQLiteBindable)?]) throws -> [JobRecord] {
+        var records: [JobRecord] = []
+        try connection.query(
+            """
+            SELECT j.id, j.queue, j.kind, j.state, j.priority, j.run_at, j.attempts, j.max_attempts, j.retry_policy,
+                   j.timeout_ms, j.unique_key, j.cancel_requested, j.lease_owner, j.lease_expires_at, j.input, j.output,
+                   j.error, j.progress, j.checkpoint, j.created_at, j.updated_at, j.started_at, j.finished_at,
+                   (SELECT json_group_array(tag) FROM job_tags WHERE job_id = j.id), j.throttle_interval_ms
+            FROM jobs AS j
+            \(clause)
+            """, arguments
+        ) { row in
+            records.append(
+                JobRecord(
+                    id: JobID(row.int64(0)), queue: row.string(1), kind: row.string(2), state: try Self.state(row.string(3)),
+                    priority: Priority(rawValue: Int(row.int64(4))), runAt: row.int64(5), attempts: Int(row.int64(6)),
+                    maxAttempts: row.optionalInt(7), retryPolicy: row.optionalString(8), timeoutMilliseconds: row.optionalInt64(9),
+                    uniqueKey: row.optionalString(10), cancelRequested: row.int64(11) != 0, leaseOwner: row.optionalString(12),
+                    leaseExpiresAt: row.optionalInt64(13), input: row.string(14), output: row.optionalString(15),
+                    error: try row.optionalString(16).map { try JSONDecoder().decode(JobFailure.self, from: Data($0.utf8)) },
+                    progress: row.optionalDouble(17), checkpoint: row.optionalBlob(18), createdAt: row.int64(19),
+                    updatedAt: row.int64(20), startedAt: row.optionalInt64(21), finishedAt: row.optionalInt64(22),
+                    tags: try JSONDecoder().decode([String].self, from: Data(row.string(23).utf8)).sorted(),
+                    throttleIntervalMilliseconds: row.int64(24)))
+        }
+        return records
+    }
+}

@@ -1,0 +1,40 @@
+/// Which jobs a listing or count takes; every field left nil matches all.
+package struct JobFilter: Sendable, Hashable {
+    /// Which end of the id order a listing starts from.
+    package enum Order: Sendable, Hashable {
+        case newestFirst
+        case oldestFirst
+    }
+
+    /// Only jobs in these states.
+    package var states: Set<JobState>?
+    /// Only jobs of these queues.
+    package var queues: Set<String>?
+    /// Only jobs of these kinds.
+    package var kinds: Set<String>?
+    /// Only jobs with this tag.
+    package var tag: String?
+    /// At most this many jobs (listings only).
+    package var limit: Int
+    package var order: Order
+
+    package init(
+        states: Set<JobState>? = nil, queues: Set<String>? = nil, kinds: Set<String>? = nil, tag: String? = nil,
+        limit: Int = 100, order: Order = .newestFirst
+    ) {
+        self.states = states
+        self.queues = queues
+        self.kinds = kinds
+        self.tag = tag
+        self.limit = limit
+        self.order = order
+    }
+
+    /// Jobs in `state` (any if nil) of `queue` (any if nil) with `tag` (any if nil), newest first.
+    package init(state: JobState? = nil, queue: String? = nil, tag: String? = nil, limit: Int = 100) {
+        self.init(states: state.map { [$0] }, queues: queue.map { [$0] }, tag: tag, limit: limit)
+    }
+
+    /// The states of a job that has not finished.
+    package static let unfinished: Set<JobState> = [.scheduled, .pending, .blocked, .running]
+}

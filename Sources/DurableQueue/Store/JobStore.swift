@@ -1,0 +1,202 @@
+/// Where jobs live: the boundary between the engine and the façade above it and a database below.
+///
+/// Every method is one transaction that takes data and gives data back; none runs the caller's code
+/// inside its transaction (``updateQueue(named:now:_:)`` applies a pure change of settings). Every
+/// state change a method makes updates the job's row and appends its event in that transaction.
+/// Times are milliseconds since 1970, given by the caller, so that tests control the clock.
+///
+/// Errors are ``DurableQueueError``s: `databaseLocked` and `storage` for failures that may pass (the
+/// engine retries them for a while), others for what no retry fixes.
+///
+/// Writes of a running attempt (its end, progress, heartbeat, release) are fenced: the store accepts
+/// one only while the job's row shows that very attempt (job id and attempt number) running under
+/// that owner.
+///
+/// The SQLite conformer is the first; a store for another database conforms in its own target of
+/// this package (see the README's "Writing a store"), and the conformance tests run against each.
+package protocol JobStore: AnyObject, Sendable {
+    /// What the store is, for messages: the file's path, or the database's address.
+    var location: String { get }
+
+    // MARK: Enqueueing
+
+    /// Inserts `jobs`, all or none, each with its creation event; a job whose unique key an
+    /// unfinished job holds follows its policy (keep: the existing one; replace: cancel it, insert).
+    func enqueue(_ jobs: [NewJob], now: Int64) async throws -> [EnqueueOutcome]
+
+    /// Inserts a sequence or group with every job and nested group in it, and starts it.
+    func enqueue(composition: CompositionNode, now: Int64) async throws -> GroupID
+
+    // MARK: Running jobs
+
+    /// Promotes due scheduled jobs, then claims up to `request.room` due jobs as `request` says (see
+    /// ``ClaimRequest``), each now `running` under a lease with its attempt counted and its event.
+    func claim(_ request: ClaimRequest) async throws -> [ClaimedJob]
+
+    /// Records how attempts ended (each fenced by its attempt; an ending the row no longer shows is
+    /// discarded and noted in the history), then claims as `next` asks, in one transaction: the
+    /// jobs taking the ended attempts' places cost no second commit.
+    func finish(_ endings: [FinishedAttempt], now: Int64, thenClaim next: ClaimRequest?) async throws -> FinishResult
+
+    /// Saves a running attempt's progress (0…1) and checkpoint; false if `owner` no longer holds it.
+    func saveProgress(_ attempt: AttemptID, owner: String, progress: Double?, checkpoint: [UInt8]?, now: Int64) async throws
+        -> Bool
+
+    /// Extends the leases of `attempts` (a heartbeat); returns those `owner` still holds, with
+    /// their cancel flags.
+    func renewLeases(_ attempts: [AttemptID], owner: String, expiresAt: Int64) async throws -> [HeldLease]
+
+    /// Gives running attempts back without counting them (shutdown); returns those released.
+    func release(_ attempts: [AttemptID], owner: String, now: Int64, reason: String) async throws -> [AttemptID]
+
+    /// The workers holding running jobs, each once.
+    func leaseOwners() async throws -> [String]
+
+    /// Takes back running jobs whose lease expired before `now`, or whose worker is one of
+    /// `deadOwners`: to `pending` (the attempt counts), `cancelled` or `failed`.
+    func recoverExpiredLeases(now: Int64, deadOwners: [String]) async throws -> [RecoveredJob]
+
+    /// Running jobs of `owner` whose cancel was requested.
+    func cancelRequested(owner: String) async throws -> [JobID]
+
+    /// When a claim may next find work: the earliest scheduled job or throttled queue after `now`.
+    func nextWakeTime(after now: Int64) async throws -> Int64?
+
+    /// A number that changes whenever another process commits to the store, cheap to read: an idle
+    /// engine polls it and claims only when it moved.
+    func changeToken() async throws -> Int64
+
+    // MARK: Changing jobs
+
+    /// Cancels job `id`: a waiting one at once, a running one through its durable cancel flag.
+    func cancel(_ id: JobID, now: Int64) async throws -> CancelOutcome
+
+    /// Cancels every unfinished job the selector matches.
+    func cancel(_ selector: CancelSelector, now: Int64) async throws -> [JobID: CancelOutcome]
+
+    /// Cancels a sequence or group and everything unfinished in it; false if it had finished.
+    func cancel(group: GroupID, now: Int64) async throws -> Bool
+
+    /// A failed or cancelled job back to `pending` with fresh attempts, its checkpoint kept.
+    func retry(_ id: JobID, now: Int64) async throws
+
+    /// Deletes up to `limit` jobs (and outermost groups) that finished in `state` before the cutoff.
+    func prune(state: JobState, finishedBefore: Int64, limit: Int) async throws -> Int
+
+    // MARK: Queues
+
+    /// Replaces a queue's settings (all but an existing queue's suspension).
+    func configure(_ queue: QueueConfiguration, now: Int64) async throws
+
+    /// Applies `change` to a queue's settings (the defaults for a new queue) in one transaction.
+    func updateQueue(named name: String, now: Int64, _ change: @escaping @Sendable (inout QueueConfiguration) -> Void)
+        async throws -> QueueConfiguration
+
+    /// Suspends or resumes a queue.
+    func setSuspended(_ suspended: Bool, queue: String, now: Int64) async throws
+
+    /// A queue's stored settings; nil for a queue the store does not have.
+    func queue(named name: String) async throws -> QueueConfiguration?
+
+    /// Every queue's settings, job counts and next allowed start.
+    func queueStatuses() async throws -> [QueueStatus]
+
+    // MARK: Results cache
+
+    /// The stored value of a key, the job computing it, or a new job `job` enqueued for it.
+    func cachedValue(namespace: String, key: String, job: NewJob, maxFailures: Int?, now: Int64) async throws -> CacheLookup
+
+    /// A key's entry; nil if never requested or reset.
+    func cacheEntry(namespace: String, key: String) async throws -> CacheEntryRecord?
+
+    /// Forgets a key (or every key of `namespace`, or every key); returns how many.
+    func resetCache(namespace: String?, key: String?) async throws -> Int
+
+    // MARK: Reading
+
+    /// Job `id` with its tags.
+    func job(_ id: JobID) async throws -> JobRecord
+
+    /// Job `id`'s state and progress: a short read for handles.
+    func status(of id: JobID) async throws -> JobStatus
+
+    /// Job `id`'s events, oldest first.
+    func history(of id: JobID) async throws -> [JobEvent]
+
+    /// The jobs `filter` matches.
+    func jobs(_ filter: JobFilter) async throws -> [JobRecord]
+
+    /// How many jobs `filter` matches (its limit aside).
+    func count(_ filter: JobFilter) async throws -> Int
+
+    /// How many jobs wait (scheduled, pending, blocked) in each queue.
+    func waitingJobCounts() async throws -> [String: Int]
+
+    /// How many jobs wait (pending or scheduled) of each kind not in `known`.
+    func waitingJobs(ofKindsOtherThan known: Set<String>) async throws -> [String: Int]
+
+    /// A group's state.
+    func groupState(_ id: GroupID) async throws -> JobState
+
+    /// A group with every child's state and output.
+    func groupResult(_ id: GroupID) async throws -> GroupResult
+}
+
+/// What one claim asks for: which jobs a worker may take, and how many.
+package struct ClaimRequest: Sendable, Hashable {
+    /// The worker, named in the leases and the history.
+    package var owner: String
+    /// How long the lease holds without a heartbeat, in milliseconds.
+    package var leaseDuration: Int64
+    /// The time of the claim.
+    package var now: Int64
+    /// The most jobs to claim over every queue; 0 only promotes due scheduled jobs.
+    package var room: Int
+    /// Only jobs of these kinds (the ones the worker can run).
+    package var kinds: Set<String>
+    /// Only jobs of these queues; nil for every queue.
+    package var queues: Set<String>?
+    /// Where the walk over the queues (by name) starts, modulo their number: the worker moves it on
+    /// at every claim so that a busy queue cannot starve the others.
+    package var rotation: Int
+    /// Jobs never to claim: those with an earlier attempt still running in the claiming process.
+    package var excluding: Set<JobID>
+
+    package init(
+        owner: String, leaseDuration: Int64, now: Int64, room: Int, kinds: Set<String>, queues: Set<String>? = nil,
+        rotation: Int = 0, excluding: Set<JobID> = []
+    ) {
+        self.owner = owner
+        self.leaseDuration = leaseDuration
+        self.now = now
+        self.room = room
+        self.kinds = kinds
+        self.queues = queues
+        self.rotation = rotation
+        self.excluding = excluding
+    }
+}
+
+/// What ``JobStore/finish(_:now:thenClaim:)`` did.
+package struct FinishResult: Sendable, Hashable {
+    /// The state each reported job is now in; jobs whose ending was discarded are absent.
+    package var states: [JobID: JobState]
+    /// The jobs claimed after the endings were recorded.
+    package var claimed: [ClaimedJob]
+
+    package init(states: [JobID: JobState], claimed: [ClaimedJob]) {
+        self.states = states
+        self.claimed = claimed
+    }
+}
+
+/// A job's state and saved progress.
+package struct JobStatus: Sendable, Hashable {
+    package var state: JobState
+    package var progress: Double?
+
+    package init(state: JobState, progress: Double?) {
+        self.state = state
+        self.progress = progress
+    }
+}

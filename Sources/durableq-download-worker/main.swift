@@ -1,0 +1,43 @@
+// A second process for the download tests: it works on the same file as the test. Not a product. Usage:
+//
+//   durableq-download-worker PATH URL DIR SHA256
+//       Runs an engine with the HTTP job types (600 ms leases) until the download of URL into DIR
+//       (checked against SHA256 unless it is "") is done; prints "ready" once running, then
+//       "downloaded PATH" and "peak-rss-kb N".
+import DurableDownloads
+import DurableQueue
+import Foundation
+
+/// Writes `line` and a newline to standard output at once, so the parent sees it.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 5 else {
+    FileHandle.standardError.write(Data("usage: durableq-download-worker PATH URL DIR SHA256\n".utf8))
+    exit(2)
+}
+do {
+    let configuration = JobQueue.Configuration(
+        leaseDuration: .milliseconds(600), heartbeatInterval: .milliseconds(200), pollInterval: .milliseconds(20))
+    let queue = try JobQueue(path: arguments[1], configuration: configuration)
+    let http = HTTPJobs(queue: queue)
+    http.register()
+    let handle = try await http.download(
+        DownloadRequest(url: arguments[2], directory: arguments[3], sha256: arguments[4].isEmpty ? nil : arguments[4]))
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await queue.run() }
+        say("ready")
+        let result = try await handle.result()
+        say("downloaded \(result.path)")
+        group.cancelAll()
+        try await group.waitForAll()
+    }
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }?.split(separator: " ").dropFirst().first ?? "0"
+    say("peak-rss-kb \(peak)")
+} catch {
+    FileHandle.standardError.write(Data("durableq-download-worker: \(error)\n".utf8))
+    exit(1)
+}

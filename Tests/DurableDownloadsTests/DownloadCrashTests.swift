@@ -1,0 +1,69 @@
+import DurableQueueTestServer
+import DurableQueueTestSupport
+import Foundation
+import Testing
+
+@testable import DurableQueue
+
+@Suite(.serialized, .tags(.crash), .timeLimit(.minutes(5))) struct DownloadCrashTests {
+    @Test func aDownloadKilledAtRandomMomentsEndsWithTheRightBytesFetchedAboutOnce() async throws {
+        let seed = ProcessInfo.processInfo.environment["DURABLEQ_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        var random = SeededGenerator(state: seed)
+        let server = try await TestHTTPServer()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let size = 50 << 20
+        var resource = TestHTTPServer.Resource(size: size)
+        resource.bytesPerSecond = 10 << 20
+        server.serve("big.bin", resource)
+        let expected = sha256Hex(resource.content())
+        let arguments = [directory.path("jobs.sqlite"), server.baseURL + "/files/big.bin", directory.path("out"), expected]
+
+        let partPath = directory.path("out/big.bin.part")
+        func partialBytes() -> Int { (try? FileManager.default.attributesOfItem(atPath: partPath)[.size] as? Int) ?? 0 }
+        // Up to 10 kills, stopping at half the file so that the last run always has bytes to fetch
+        // (one run gets at most ~11 MiB at 10 MiB/s).
+        var kills = 0
+        while kills < 10 && partialBytes() < size / 2 {
+            let worker = try WorkerProcess(arguments, executable: "durableq-download-worker")
+            #expect(await worker.waitForLine("ready"), "seed \(seed)")
+            // Long enough for the lease of the killed worker to expire (600 ms) and some bytes to come.
+            try await Task.sleep(for: .milliseconds(Int.random(in: 700...1_100, using: &random)))
+            worker.kill()
+            _ = await worker.waitForExit()
+            kills += 1
+        }
+        let partial = partialBytes()
+        let last = try WorkerProcess(arguments, executable: "durableq-download-worker")
+        let done = await last.nextLine { $0.hasPrefix("downloaded ") }
+        #expect(await last.waitForExit() == 0, "seed \(seed)")
+        try await server.shutdown()
+
+        #expect(done == "downloaded \(directory.path("out/big.bin"))", "seed \(seed)")
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: directory.path("out/big.bin"))))
+        #expect(sha256Hex(bytes) == expected, "seed \(seed)")
+        let sent = server.bodyBytesSent
+        print("download kill test: seed \(seed), \(kills) kills, \(partial) bytes before the last run, \(sent) bytes sent for \(size)")
+        #expect(partial > 0 && partial < size, "the kills landed mid-transfer (seed \(seed))")
+        #expect(sent < size + kills * (1 << 20), "at most one checkpoint (1 MiB) fetched again per kill (seed \(seed))")
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status"), "reads peak memory from /proc"))
+    func downloadingOneGigabyteKeepsMemoryFlat() async throws {
+        let server = try await TestHTTPServer()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let resource = TestHTTPServer.Resource(size: 1 << 30)
+        server.serve("huge.bin", resource)
+        let worker = try WorkerProcess(
+            [directory.path("jobs.sqlite"), server.baseURL + "/files/huge.bin", directory.path("out"), ""],
+            executable: "durableq-download-worker")
+        let peak = await worker.nextLine { $0.hasPrefix("peak-rss-kb ") }
+        #expect(await worker.waitForExit() == 0)
+        try await server.shutdown()
+        let kilobytes = try #require(peak.flatMap { Int($0.split(separator: " ").last ?? "") })
+        print("1 GiB download: peak RSS \(kilobytes / 1024) MiB")
+        #expect(kilobytes < 64 * 1024)
+        #expect((try FileManager.default.attributesOfItem(atPath: directory.path("out/huge.bin"))[.size] as? Int) == 1 << 30)
+    }
+}

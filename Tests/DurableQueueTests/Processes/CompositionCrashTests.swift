@@ -1,0 +1,110 @@
+import DurableQueueTestSupport
+import Foundation
+import Testing
+
+@testable import DurableQueue
+
+@Suite(.serialized, .tags(.crash), .timeLimit(.minutes(3))) struct CompositionCrashTests {
+    @Test func sequencesAndGroupsKilledAtRandomFinishEveryStepOnceInOrder() async throws {
+        let seed = ProcessInfo.processInfo.environment["DURABLEQ_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        var random = SeededGenerator(state: seed)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        let logPath = directory.path("work.log")
+
+        let composer = try WorkerProcess(["compose", path])
+        let ids = try #require(await composer.nextLine { $0.hasPrefix("chain ") }).split(separator: " ")
+        #expect(await composer.waitForExit() == 0)
+        let chain = GroupID(try #require(Int64(ids[1])))
+        let fan = GroupID(try #require(Int64(ids[3])))
+
+        // Kill each worker a random moment after it started an attempt, so that kills land mid-step;
+        // a worker that starts nothing within 5 s is killed too, and only counts when no work is left.
+        // Steps take 1…1000 ms, so a worker may finish some before its kill: up to 10 kills, while
+        // work is left.
+        var kills = 0
+        while kills < 10 {
+            let worker = try WorkerProcess(["work", path, logPath, "--announce-starts", "--lease-ms", "400", "--job-ms", "1000"])
+            let watchdog = Task { [process = worker.process] in
+                try await Task.sleep(for: .seconds(5))  // nothing left to start: end this worker
+                _ = kill(process.processIdentifier, SIGKILL)
+            }
+            let started = await worker.nextLine { $0.hasPrefix("started ") } != nil
+            if started { try await Task.sleep(for: .milliseconds(Int.random(in: 0...150, using: &random))) }
+            worker.kill()
+            watchdog.cancel()
+            _ = await worker.waitForExit()
+            if started {
+                kills += 1
+            } else if try await Self.unfinishedJobs(path) == 0 {
+                break
+            }
+            // Otherwise the worker was slow to start an attempt (a loaded machine): start another.
+        }
+        #expect(kills >= 5, "the jobs finished after only \(kills) kills (seed \(seed))")
+        let last = try WorkerProcess(["work", path, logPath, "--until-done", "--lease-ms", "400"])
+        #expect(await last.waitForExit() == 0, "seed \(seed)")
+
+        let store = try SQLiteJobStore(path: path)
+        let log = try WorkLog(path: logPath)
+        let sequence = try await store.groupResult(chain)
+        let group = try await store.groupResult(fan)
+        #expect(sequence.state == .succeeded && group.state == .succeeded, "seed \(seed)")
+        #expect(sequence.output == #"{"0":1,"1":2,"2":3,"3":4,"4":5}"#, "each step added one to the previous output (seed \(seed))")
+        #expect(try (0..<20).map { try group.output("c\($0)", as: Int.self) } == Array(1...20), "seed \(seed)")
+
+        var interrupted = 0
+        var previousSuccess: Int64?
+        let events = try Connection(path: path, options: StorageOptions())
+        for (index, child) in (sequence.children + group.children).enumerated() {
+            guard case .job(let id, _, _) = child.content else { continue }
+            let history = try await store.history(of: id)
+            let successes = history.filter { $0.to == .succeeded }
+            #expect(successes.count == 1, "job \(id) (seed \(seed))")
+            guard let success = successes.first else { continue }
+            // Run to success exactly once after its last interruption: the succeeding attempt started
+            // once, and no attempt started after it.
+            let started = log.startedAttempts(of: id.rawValue)
+            #expect(started.filter { $0 == success.attempt }.count == 1, "job \(id) (seed \(seed))")
+            #expect(started.allSatisfy { $0 <= success.attempt }, "job \(id) ran after succeeding (seed \(seed))")
+            interrupted += started.filter { $0 < success.attempt }.count
+            // A step of the sequence started only after the step before it succeeded (in commit order:
+            // event ids grow with each commit, while times come from each caller's clock).
+            if index < sequence.children.count {
+                let firstStart = try #require(try events.scalarInt64(
+                    "SELECT min(id) FROM job_events WHERE job_id = ? AND to_state = 'running'", [id.rawValue]))
+                if let previousSuccess { #expect(firstStart > previousSuccess, "job \(id) (seed \(seed))") }
+                previousSuccess = try events.scalarInt64(
+                    "SELECT id FROM job_events WHERE job_id = ? AND to_state = 'succeeded'", [id.rawValue])
+            }
+        }
+        #expect(try await store.historyIsConsistent(), "seed \(seed)")
+        print("composition crash test: seed \(seed), \(interrupted) interrupted attempts, \(log.starts.count) starts")
+        #expect(interrupted > 0, "the kills interrupted no attempt; the test proved nothing (seed \(seed))")
+    }
+
+    @Test func twoProcessesAskingForTheSameUncachedKeyStartOneJob() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        _ = try SQLiteJobStore(path: path)  // create the file before both processes open it
+        let logPath = directory.path("work.log")
+        let askers = try (0..<2).map { _ in try WorkerProcess(["cache", path, logPath, "answer"]) }
+        for asker in askers {
+            #expect(await asker.nextLine { $0.hasPrefix("value ") } == "value 42")
+            #expect(await asker.waitForExit() == 0)
+        }
+        let store = try SQLiteJobStore(path: path)
+        #expect(try await store.jobs(JobFilter(limit: 10)).count == 1)
+        #expect(try WorkLog(path: logPath).starts.count == 1)
+        #expect(try await store.cacheEntry(namespace: "step", key: "answer")?.state == .complete)
+    }
+
+    /// How many jobs of the file are not finished.
+    private static func unfinishedJobs(_ path: String) async throws -> Int {
+        try await SQLiteJobStore(path: path).counts().reduce(0) { total, queue in
+            total + queue[.scheduled] + queue[.pending] + queue[.blocked] + queue[.running]
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import DurableQueueTestSupport
+import Foundation
+import Testing
+
+@testable import DurableQueue
+
+@Suite(.serialized, .tags(.crash), .timeLimit(.minutes(5))) struct CrashTests {
+    private static func now() -> Int64 { Date().millisecondsSince1970 }
+
+    @Test func killingTheWorkerAtRandomMomentsLosesNothingAndRunsNothingTwice() async throws {
+        let seed = ProcessInfo.processInfo.environment["DURABLEQ_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        var random = SeededGenerator(state: seed)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        let logPath = directory.path("work.log")
+        let store = try SQLiteJobStore(path: path)
+        let count = 1_000
+        let jobs = (0..<count).map { NewJob(queue: "crash", kind: "record", input: "{\"index\":\($0)}", maxAttempts: nil) }
+        _ = try await store.enqueue(batch: jobs, now: Self.now())
+
+        // Jobs cancelled while no worker ran, with their attempt count at that moment.
+        var cancelled: [JobID: Int] = [:]
+        for _ in 0..<20 {
+            let worker = try WorkerProcess(["work", path, logPath, "--lease-ms", "600", "--job-ms", "80"])
+            #expect(await worker.waitForLine("ready"), "seed \(seed)")
+            try await Task.sleep(for: .milliseconds(Int.random(in: 30...250, using: &random)))
+            worker.kill()
+            _ = await worker.waitForExit()
+            #expect(worker.process.terminationReason == .uncaughtSignal, "seed \(seed)")
+            #expect(worker.process.terminationStatus == SIGKILL, "seed \(seed)")
+            // Cancel one job the killed worker left running and two that wait.
+            let running = try await store.jobs(JobFilter(state: .running, limit: count)).map(\.id)
+            let pending = try await store.jobs(JobFilter(state: .pending, limit: count)).map(\.id)
+            for id in [running.randomElement(using: &random), pending.randomElement(using: &random), pending.randomElement(using: &random)] {
+                guard let id, cancelled[id] == nil else { continue }
+                #expect(try await store.cancel(id, now: Self.now()) != .alreadyFinished(.succeeded))
+                cancelled[id] = try await store.job(id).attempts
+            }
+        }
+        let last = try WorkerProcess(["work", path, logPath, "--until-done", "--lease-ms", "600"])
+        #expect(await last.waitForExit() == 0, "seed \(seed)")
+
+        let log = try WorkLog(path: logPath)
+        let records = try await store.jobs(JobFilter(limit: 10 * count))
+        #expect(records.count == count, "no job lost (seed \(seed))")
+        #expect(try await store.historyIsConsistent(), "seed \(seed)")
+        var interrupted = 0
+        for record in records {
+            let started = log.startedAttempts(of: record.id.rawValue)
+            let history = try await store.history(of: record.id)
+            #expect([.succeeded, .cancelled].contains(record.state), "job \(record.id) ended \(record.state) (seed \(seed))")
+            // Every attempt that started was claimed and ended in the history; a killed one as "lease expired".
+            for attempt in Set(started) {
+                #expect(history.contains { $0.to == .running && $0.from == .pending && $0.attempt == attempt }, "job \(record.id) attempt \(attempt) (seed \(seed))")
+                let end = history.first { $0.from == .running && $0.to != .running && $0.attempt == attempt }
+                #expect(end != nil, "job \(record.id) attempt \(attempt) has no end in the history (seed \(seed))")
+                // Handlers never throw and cancels happen only while no worker runs, so an attempt that
+                // did not succeed was cut short by a kill.
+                if let end, end.to != .succeeded {
+                    interrupted += 1
+                    #expect(end.reason?.contains("lease expired") == true, "job \(record.id) attempt \(attempt): \(end.reason ?? "-") (seed \(seed))")
+                }
+            }
+            if record.state == .succeeded {
+                // The attempt recorded as succeeded is the last that ever started.
+                #expect(started.allSatisfy { $0 <= record.attempts }, "job \(record.id) ran again after succeeding (seed \(seed))")
+                #expect(started.filter { $0 == record.attempts }.count == 1, "job \(record.id) (seed \(seed))")
+                #expect(record.output == String(try JSONDecoder().decode([String: Int].self, from: Data(record.input.utf8))["index"] ?? -1))
+            }
+            if let attemptsAtCancel = cancelled[record.id] {
+                #expect(record.state == .cancelled, "job \(record.id) was cancelled while no worker ran (seed \(seed))")
+                #expect(started.allSatisfy { $0 <= attemptsAtCancel }, "job \(record.id) started after its cancel (seed \(seed))")
+            }
+        }
+        print("crash test: seed \(seed), \(interrupted) interrupted attempts, \(cancelled.count) cancelled, \(log.starts.count) starts")
+        #expect(interrupted > 0, "the kills interrupted no attempt; the test proved nothing (seed \(seed))")
+    }
+
+    @Test func twoProcessesShareOneFileAndRunEachJobOnce() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        let logPath = directory.path("work.log")
+        let errors = [directory.path("worker-1.err"), directory.path("worker-2.err")]
+        let store = try SQLiteJobStore(path: path)
+        let count = 600
+        _ = try await store.enqueue(batch: (0..<count).map { NewJob(queue: "shared", kind: "record", input: "{\"index\":\($0)}") }, now: Self.now())
+
+        let workers = try errors.map { try WorkerProcess(["work", path, logPath, "--until-done"], errorLog: $0) }
+        for worker in workers { #expect(await worker.waitForExit() == 0) }
+
+        let log = try WorkLog(path: logPath)
+        #expect(log.starts.count == count, "each job started exactly once")
+        #expect(Set(log.starts.map(\.job)).count == count)
+        #expect(Set(log.starts.map(\.pid)).count == 2, "both processes ran jobs")
+        let counts = try #require(try await store.counts().first { $0.queue == "shared" })
+        #expect(counts[.succeeded] == count)
+        for errorLog in errors {
+            let text = try String(contentsOfFile: errorLog, encoding: .utf8)
+            #expect(!text.contains("locked"), "\(errorLog): \(text.split(separator: "\n").filter { $0.contains("locked") }.prefix(3))")
+            #expect(!text.contains("could not"))
+        }
+    }
+}

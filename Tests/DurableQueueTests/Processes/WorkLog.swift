@@ -1,0 +1,41 @@
+import DurableQueueTestSupport
+import Foundation
+
+/// The lines `durableq-test-worker work` appends: which attempts started, returned a value ("finish")
+/// and ended, in which process, and when.
+struct WorkLog {
+    struct Entry: Hashable {
+        var job: Int64
+        var attempt: Int
+        var pid: Int32
+        /// The wall clock when the line was written, in ms since 1970.
+        var at: Int64
+    }
+
+    var starts: [Entry] = []
+    var finishes: [Entry] = []
+    var ends: [Entry] = []
+
+    /// Reads the log at `path` (empty if the file does not exist).
+    init(path: String) throws {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return }
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count == 5, let job = Int64(fields[1]), let attempt = Int(fields[2]), let pid = Int32(fields[3]),
+                let at = Int64(fields[4])
+            else { continue }
+            let entry = Entry(job: job, attempt: attempt, pid: pid, at: at)
+            switch fields[0] {
+            case "start": starts.append(entry)
+            case "finish": finishes.append(entry)
+            case "end": ends.append(entry)
+            default: break
+            }
+        }
+    }
+
+    /// The attempt numbers started for `job`.
+    func startedAttempts(of job: Int64) -> [Int] {
+        starts.filter { $0.job == job }.map(\.attempt)
+    }
+}

@@ -1,0 +1,161 @@
+import DurableQueueMigrations
+import DurableQueueTestSupport
+import Foundation
+import Testing
+
+@testable import DurableQueue
+
+@Suite struct MigrationTests {
+    @Test func everySQLFileIsListedInOrderWithoutGaps() throws {
+        let folder = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Migrations")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0.hasSuffix(".sql") }.map { String($0.dropLast(4)) }.sorted()
+        #expect(files == SchemaMigrations.all.map(\.name))
+        #expect(SchemaMigrations.all.map(\.version) == Array(1...SchemaMigrations.all.count))
+        for migration in SchemaMigrations.all {
+            #expect(migration.name.hasPrefix(String(format: "%04d_", migration.version)))
+        }
+    }
+
+    @Test func aNewFileIsMigratedToTheLatestVersionInWALMode() async throws {
+        try await withSQLiteStore { store, directory async throws in
+            let connection = try Connection(path: directory.path("jobs.sqlite"), options: StorageOptions())
+            #expect(try Migrator.userVersion(connection) == SchemaMigrations.latestVersion)
+            #expect(try connection.scalarInt64("PRAGMA application_id") == Migrator.applicationID)
+            var mode = ""
+            try connection.query("PRAGMA journal_mode") { mode = $0.string(0) }
+            #expect(mode == "wal")
+            var tables: [String] = []
+            try connection.query("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name") {
+                tables.append($0.string(0))
+            }
+            #expect(tables == [
+                "cache_entries", "cache_list", "group_events", "group_list", "groups", "job_events", "job_history", "job_list",
+                "job_tags", "jobs", "queue_starts", "queue_status", "queues", "sqlite_sequence",
+            ])
+        }
+    }
+
+    @Test func reopeningKeepsTheDataAndAppliesNothingTwice() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        let id = try await SQLiteJobStore(path: path).add(job())
+        for _ in 0..<3 {
+            let store = try SQLiteJobStore(path: path)
+            #expect(try await store.job(id).state == .pending)
+        }
+        let connection = try Connection(path: path, options: StorageOptions())
+        #expect(try Migrator.userVersion(connection) == SchemaMigrations.latestVersion)
+    }
+
+    @Test func aFileFromANewerVersionIsRefusedAndLeftUnchanged() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        _ = try SQLiteJobStore(path: path)
+        let newer = SchemaMigrations.latestVersion + 1
+        try Connection(path: path, options: StorageOptions()).executeScript("PRAGMA user_version = \(newer)")
+
+        let error = try #require(throws: DurableQueueError.self) { try SQLiteJobStore(path: path) }
+        #expect(error.code == .schemaTooNew)
+        #expect(error.description.contains("\(newer)"))
+        #expect(error.description.contains(path))
+        #expect(try Migrator.userVersion(Connection(path: path, options: StorageOptions())) == newer)
+    }
+
+    @Test func migrationsRunInOrderOneTransactionEach() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let connection = try Connection(path: directory.path("test.sqlite"), options: StorageOptions())
+        let migrations = [
+            SchemaMigration(version: 1, name: "0001_a", sql: "PRAGMA application_id = \(Migrator.applicationID); CREATE TABLE a (x INTEGER);"),
+            SchemaMigration(version: 2, name: "0002_b", sql: "INSERT INTO a VALUES (1); CREATE TABLE b (y INTEGER REFERENCES nowhere(z)); SELECT no_such_function();"),
+        ]
+        #expect(throws: DurableQueueError.self) {
+            do { try Migrator.migrate(connection, readOnly: false, migrations: migrations) } catch {
+                throw SQLiteJobStore.mapped(error, operation: "migrate", path: "test", busyTimeout: .seconds(1))
+            }
+        }
+        // The first migration stays applied; the failed second one left nothing behind.
+        #expect(try Migrator.userVersion(connection) == 1)
+        #expect(try connection.scalarInt64("SELECT count(*) FROM a") == 0)
+        #expect(try connection.scalarInt64("SELECT count(*) FROM sqlite_master WHERE name = 'b'") == 0)
+    }
+
+    @Test func aVersionOneFileKeepsItsJobsAndTheirQueuesThrottleWhenUpgraded() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        let connection = try Connection(path: path, options: StorageOptions())
+        try Migrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(1)))
+        try connection.executeScript(
+            """
+            INSERT INTO queues (name, throttle_interval_ms, created_at, updated_at) VALUES ('api', 500, 1, 1);
+            INSERT INTO jobs (queue, kind, state, order_key, run_at, input, created_at, updated_at)
+            VALUES ('api', 'fetch', 'pending', 1, 1, '{}', 1, 1), ('api', 'fetch', 'succeeded', 2, 1, '{}', 1, 1);
+            """)
+
+        let store = try SQLiteJobStore(path: path)
+        #expect(try Migrator.userVersion(connection) == SchemaMigrations.latestVersion)
+        #expect(try await store.job(JobID(1)).state == .pending)
+        #expect(try connection.scalarInt64("SELECT throttle_interval_ms FROM jobs WHERE id = 1") == 500)
+        #expect(try connection.scalarInt64("SELECT throttle_interval_ms FROM jobs WHERE id = 2") == 0)
+        #expect(try await store.queue(named: "api")?.throttle == Throttle(.milliseconds(500)))
+    }
+
+    @Test func aVersionThreeFileKeepsEveryRowAndItsIDCounterWhenTheJobsTableIsRebuilt() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        let connection = try Connection(path: path, options: StorageOptions())
+        try Migrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(3)))
+        try connection.executeScript(
+            """
+            INSERT INTO queues (name, created_at, updated_at) VALUES ('default', 1, 1);
+            INSERT INTO jobs (queue, kind, state, order_key, run_at, input, unique_key, created_at, updated_at)
+            VALUES ('default', 'a', 'pending', 1, 1, '{}', 'k', 1, 1), ('default', 'b', 'succeeded', 2, 1, '{}', NULL, 1, 1),
+                   ('default', 'c', 'succeeded', 3, 1, '{}', NULL, 1, 1);
+            INSERT INTO job_tags (tag, job_id) VALUES ('t', 1);
+            INSERT INTO job_events (job_id, at, to_state, attempt, reason) VALUES (1, 1, 'pending', 0, 'enqueued');
+            INSERT INTO cache_entries (namespace, key, state, kind, job_id, updated_at) VALUES ('n', 'k', 'inProgress', 'a', 1, 1);
+            DELETE FROM jobs WHERE id = 3;  -- pruned: its id must stay unused
+            """)
+
+        let store = try SQLiteJobStore(path: path)
+        #expect(try Migrator.userVersion(connection) == SchemaMigrations.latestVersion)
+        #expect(try connection.scalarInt64("SELECT count(*) FROM jobs") == 2)
+        #expect(try connection.scalarInt64("SELECT count(*) FROM job_tags WHERE job_id = 1") == 1)
+        #expect(try connection.scalarInt64("SELECT count(*) FROM job_events WHERE job_id = 1") == 1)
+        #expect(try connection.scalarInt64("SELECT job_id FROM cache_entries") == 1)
+        #expect(try connection.scalarInt64("SELECT count(*) FROM job_history") == 1)
+        #expect(try connection.scalarInt64("PRAGMA foreign_keys") == 1)
+        // No IN list is left in the jobs table's constraints or indexes.
+        #expect(try connection.scalarInt64("SELECT count(*) FROM sqlite_master WHERE tbl_name = 'jobs' AND sql LIKE '%state IN%'") == 0)
+        let next = try await store.enqueue(NewJob(kind: "d", input: "{}"), now: 2).id
+        #expect(next == JobID(4))
+        let kept = try await store.enqueue(NewJob(kind: "a", input: "{}", uniqueKey: "k"), now: 2)
+        #expect(kept == .existing(JobID(1)))
+    }
+
+    @Test func aVersionFourFileKeepsItsJobsWithNoAttemptCountedAsProgressed() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        let connection = try Connection(path: path, options: StorageOptions())
+        try Migrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(4)))
+        try connection.executeScript(
+            """
+            INSERT INTO queues (name, created_at, updated_at) VALUES ('default', 1, 1);
+            INSERT INTO jobs (queue, kind, state, order_key, run_at, attempts, max_attempts, input, checkpoint, created_at, updated_at)
+            VALUES ('default', 'a', 'pending', 1, 1, 2, 3, '{}', x'0102', 1, 1);
+            """)
+        let store = try SQLiteJobStore(path: path)
+        #expect(try Migrator.userVersion(connection) == SchemaMigrations.latestVersion)
+        let claimed = try #require(try await store.take(now: 2).first)
+        #expect(claimed.attempt == 3 && claimed.progressedAttempts == 0 && claimed.checkpoint == [1, 2])
+        #expect(try connection.scalarInt64("SELECT count(*) FROM jobs WHERE checkpoint_attempt IS NULL") == 1)
+    }
+}

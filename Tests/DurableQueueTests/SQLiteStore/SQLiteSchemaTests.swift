@@ -1,0 +1,59 @@
+import DurableQueueTestSupport
+import Foundation
+import Testing
+
+@testable import DurableQueue
+
+/// What the SQLite file itself guarantees: ids, views, constraints and query plans.
+@Suite struct SQLiteSchemaTests {
+    private let boom = JobFailure(type: "Boom", message: "it broke", retryable: true)
+
+    @Test func idsAreNeverReusedAfterJobsAreDeleted() async throws {
+        try await withSQLiteStore { store, directory async throws in
+            let first = try await store.add(job())
+            try Connection(path: directory.path("jobs.sqlite"), options: StorageOptions()).executeScript("DELETE FROM jobs")
+            let second = try await store.add(job())
+            #expect(second > first)
+        }
+    }
+
+    @Test func aFailureIsStoredAsJSON() async throws {
+        try await withSQLiteStore { store, directory async throws in
+            let id = try await store.add(job())
+            _ = try await store.take()
+            try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .failed(boom))], now: 3_000)
+            #expect(try await store.job(id).error == boom)
+            #expect(try await store.job(id).state == .failed)
+            let connection = try Connection(path: directory.path("jobs.sqlite"), options: StorageOptions())
+            var message = ""
+            try connection.query("SELECT error_message FROM job_list WHERE id = ?", [id.rawValue]) { message = $0.string(0) }
+            #expect(message == "it broke")
+        }
+    }
+
+    @Test func claimingTheNextJobIsAnIndexWalkForFIFOAndLIFO() async throws {
+        try await withSQLiteStore { store, directory async throws in
+            _ = try await store.enqueue(batch: (0..<2_000).map { job("q", input: "\($0)", priority: Priority(rawValue: $0 % 3)) }, now: 1)
+            let connection = try Connection(path: directory.path("jobs.sqlite"), options: StorageOptions())
+            var details: [String] = []
+            try connection.query("EXPLAIN QUERY PLAN " + SQLiteJobStore.nextPendingStatement, ["q"]) { details.append($0.string(3)) }
+            #expect(details.contains { $0.contains("SEARCH jobs USING INDEX idx_jobs_next_pending") }, "\(details)")
+            // Rows come in index order: no sort, so the claim reads only as many as it takes.
+            #expect(!details.contains { $0.contains("TEMP B-TREE") || $0.hasPrefix("SCAN") }, "\(details)")
+        }
+    }
+
+    @Test func theDatabaseItselfRefusesTwoActiveJobsWithOneKey() async throws {
+        try await withSQLiteStore { store, directory async throws in
+            _ = try await store.add(job(uniqueKey: "k"))
+            let connection = try Connection(path: directory.path("jobs.sqlite"), options: StorageOptions())
+            #expect(throws: SQLiteError.self) {
+                try connection.execute(
+                    """
+                    INSERT INTO jobs (queue, kind, state, order_key, run_at, unique_key, input, created_at, updated_at)
+                    VALUES ('default', 'test', 'pending', 99, 0, 'k', '{}', 0, 0)
+                    """)
+            }
+        }
+    }
+}

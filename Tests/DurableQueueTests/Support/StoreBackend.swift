@@ -1,0 +1,72 @@
+import DurableQueueTestSupport
+import Foundation
+import Logging
+import Testing
+
+@testable import DurableQueue
+
+/// A kind of store the conformance tests run against: every test of `Store/` and `Engine/` takes
+/// one as its argument, so a new backend runs them all without copying any.
+struct StoreBackend: Sendable, CustomTestStringConvertible {
+    let name: String
+    /// A new, empty store whose files (if any) go in the directory.
+    let make: @Sendable (TemporaryDirectory) async throws -> any JobStore
+
+    var testDescription: String { name }
+
+    /// One SQLite file.
+    static let sqlite = StoreBackend(name: "SQLite") { directory in
+        try SQLiteJobStore(path: directory.path("jobs.sqlite"))
+    }
+
+    /// Every backend the tests run against.
+    static let all: [StoreBackend] = [.sqlite]
+}
+
+/// Runs `body` with a new store of `backend` in its own temporary directory, then removes it.
+func withStore<T>(
+    _ backend: StoreBackend = .sqlite, _ body: (any JobStore, TemporaryDirectory) async throws -> T
+) async throws -> T {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    return try await body(try await backend.make(directory), directory)
+}
+
+/// Runs `body` with a new SQLite store on a new file in its own temporary directory, then removes it.
+func withSQLiteStore<T>(
+    options: StorageOptions = StorageOptions(), _ body: (SQLiteJobStore, TemporaryDirectory) async throws -> T
+) async throws -> T {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    return try await body(try SQLiteJobStore(path: directory.path("jobs.sqlite"), options: options), directory)
+}
+
+/// Opens a queue on a new store of `backend`, runs its engine while `body` runs, then stops it.
+func withRunningQueue(
+    on backend: StoreBackend,
+    configuration: JobQueue.Configuration = JobQueue.Configuration(pollInterval: .milliseconds(20)),
+    logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+    register: (JobQueue) -> Void = { _ in }, _ body: (JobQueue) async throws -> Void
+) async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let queue = try JobQueue(store: try await backend.make(directory), configuration: configuration, logger: logger)
+    register(queue)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await queue.run() }
+        try await body(queue)
+        group.cancelAll()
+        try await group.waitForAll()
+    }
+}
+
+extension StoreBackend {
+    /// A queue on the store of `directory` (see ``make``): opened twice, two queues share it as two
+    /// processes would.
+    func queue(
+        in directory: TemporaryDirectory, configuration: JobQueue.Configuration = JobQueue.Configuration(),
+        logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) async throws -> JobQueue {
+        try JobQueue(store: try await make(directory), configuration: configuration, logger: logger)
+    }
+}

@@ -1,0 +1,180 @@
+import DurableQueueTestSupport
+import Foundation
+import Testing
+
+@testable import DurableQueue
+
+/// A file with jobs in known states, made through the store, in `directory`/durableq.sqlite:
+/// on queue "mail", a pending job tagged "news" (enqueued now), a job that succeeded and one that
+/// failed in 1970, and a running one; queue "api" is throttled and paused.
+private func seed(_ directory: TemporaryDirectory) async throws -> (pending: JobID, succeeded: JobID, failed: JobID, running: JobID) {
+    let store = try SQLiteJobStore(path: directory.path("durableq.sqlite"))
+    let succeeded = try await store.add(job("mail", kind: "send", input: #"{"to":"ada@example.com"}"#))
+    _ = try await store.take("mail")
+    try await store.succeed(succeeded, now: 2_000)
+    let failed = try await store.add(job("mail", kind: "send", maxAttempts: 1))
+    _ = try await store.take("mail")
+    let failure = JobFailure(type: "SMTPError", message: "mailbox full\nline two", retryable: false)
+    _ = try await store.finish([FinishedAttempt(.first(failed), owner: "w1", outcome: .failed(failure))], now: 3_000)
+    let running = try await store.add(job("mail", kind: "send"))
+    _ = try await store.take("mail", owner: "elsewhere")
+    let now = Date().millisecondsSince1970
+    let pending = try await store.add(job("mail", kind: "send", tags: ["news"]), now: now)
+    try await store.configure(QueueConfiguration("api", throttle: Throttle(.seconds(1)), rateLimit: RateLimit(5, per: .seconds(60))), now: now)
+    try await store.setSuspended(true, queue: "api", now: now)
+    return (pending, succeeded, failed, running)
+}
+
+@Suite(.timeLimit(.minutes(2))) struct CLICommandTests {
+    @Test func readCommandsOnAMissingFileFailNamingItAndCreateNothing() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        for command in [["status"], ["list"], ["show", "1"], ["watch", "--count", "1"], ["cancel", "1"], ["pause", "q"]] {
+            let result = try await durableq(command + ["--db", "missing.sqlite"], in: directory.url.path)
+            #expect(result.status == 1, "\(command): \(result)")
+            #expect(result.stderr.contains("missing.sqlite") && result.stderr.contains("does not exist"), "\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: directory.path("missing.sqlite")))
+        }
+    }
+
+    @Test func aFileThatIsNotADurableQueueOrIsTooNewIsRefusedWithItsCause() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try Data("hello, not a database, but long enough to look like a header........".utf8).write(to: directory.url.appendingPathComponent("text.sqlite"))
+        let text = try await durableq(["status", "--db", "text.sqlite"], in: directory.url.path)
+        #expect(text.status == 1)
+        #expect(text.stderr.contains("text.sqlite") && text.stderr.contains("not a database"), "\(text.stderr)")
+
+        _ = try SQLiteJobStore(path: directory.path("new.sqlite"))
+        let connection = try Connection(path: directory.path("new.sqlite"), options: StorageOptions())
+        try connection.executeScript("PRAGMA user_version = 999")
+        let newer = try await durableq(["list", "--db", "new.sqlite"], in: directory.url.path)
+        #expect(newer.status == 1)
+        #expect(newer.stderr.contains("new.sqlite") && newer.stderr.contains("newer"), "\(newer.stderr)")
+    }
+
+    @Test func statusListAndShowPrintJSONForScripts() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let ids = try await seed(directory)
+        let here = directory.url.path
+
+        let status = try await durableq(["status", "--json"], in: here).objects()
+        #expect(status.map { $0["queue"] as? String } == ["api", "mail"])
+        let api = try #require(status.first)
+        #expect(api["suspended"] as? Bool == true && api["throttle_interval_ms"] as? Int == 1000)
+        #expect(api["rate_limit_count"] as? Int == 5 && api["concurrency_limit"] as? Int == 0)
+        let mailCounts = try #require(status.last?["counts"] as? [String: Int])
+        #expect(mailCounts == ["scheduled": 0, "pending": 1, "blocked": 0, "running": 1, "succeeded": 1, "failed": 1, "cancelled": 0])
+
+        let all = try await durableq(["list", "--json"], in: here).objects()
+        #expect(all.map { $0["id"] as? Int } == [ids.pending, ids.running, ids.failed, ids.succeeded].map { Int($0.rawValue) })
+        let tagged = try await durableq(["list", "--tag", "news", "--json"], in: here).objects()
+        #expect(tagged.map { $0["id"] as? Int } == [Int(ids.pending.rawValue)])
+        #expect(tagged.first?["tags"] as? [String] == ["news"])
+        let failed = try await durableq(["list", "--state", "failed", "--queue", "mail", "--limit", "5", "--json"], in: here).objects()
+        #expect(failed.map { $0["state"] as? String } == ["failed"])
+        #expect(try await durableq(["list", "--queue", "api", "--json"], in: here).objects().isEmpty)
+        #expect(try await durableq(["list", "--limit", "2", "--json"], in: here).objects().count == 2)
+
+        let shown = try await durableq(["show", "\(ids.failed)", "--json"], in: here).object()
+        #expect(shown["state"] as? String == "failed" && shown["attempts"] as? Int == 1)
+        let error = try #require(shown["error"] as? [String: Any])
+        #expect(error["type"] as? String == "SMTPError" && error["message"] as? String == "mailbox full\nline two")
+        let history = try #require(shown["history"] as? [[String: Any]])
+        #expect(history.map { $0["to_state"] as? String } == ["pending", "running", "failed"])
+        #expect(history.first?["from_state"] is NSNull)
+        let input = try await durableq(["show", "\(ids.succeeded)", "--json"], in: here).object()["input"] as? [String: Any]
+        #expect(input?["to"] as? String == "ada@example.com")
+    }
+
+    @Test func humanOutputIsATableAndShowsTheHistory() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let ids = try await seed(directory)
+        let here = directory.url.path
+
+        let status = try await durableq(["status"], in: here)
+        #expect(status.status == 0)
+        let lines = status.stdout.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("QUEUE") == true && lines.count == 3)
+        #expect(lines[1].contains("api") && lines[1].contains("yes") && lines[1].contains("1 per 1s from start, 5 per 60s"))
+
+        let list = try await durableq(["list"], in: here)
+        #expect(list.stdout.split(separator: "\n").count == 5)
+        #expect(list.stdout.contains("failed") && list.stdout.contains("news"))
+
+        let show = try await durableq(["show", "\(ids.failed)"], in: here)
+        #expect(show.status == 0)
+        #expect(show.stdout.contains("SMTPError: mailbox full line two"))
+        #expect(show.stdout.contains("history") && show.stdout.contains("running  failed"))
+
+        let watch = try await durableq(["watch", "--count", "2", "--interval", "50ms"], in: here)
+        #expect(watch.status == 0 && watch.stdout.components(separatedBy: "QUEUE").count == 3, "\(watch.stdout)")
+        #expect(!watch.stdout.contains("\u{1B}"), "no terminal codes when the output is not a terminal")
+    }
+
+    @Test func badInputIsAUsageErrorOrANamedFailureAndChangesNothing() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let ids = try await seed(directory)
+        let here = directory.url.path
+        for usage in [
+            ["list", "--limit", "0"], ["list", "--state", "sleeping"], ["prune", "--older-than", "7x"], ["prune"],
+            ["prune", "--older-than", "1d", "--state", "pending"], ["cancel"], ["cancel", "1", "--all"], ["show", "abc"],
+            ["frobnicate"], ["download"], ["download", "ftp://example.com/x"], ["download", "http://a/x", "http://a/y", "--sha256", String(repeating: "0", count: 64)],
+        ] {
+            let result = try await durableq(usage, in: here)
+            #expect(result.status == 2, "\(usage): \(result)")
+            #expect(!result.stderr.isEmpty)
+        }
+        for failing in [["show", "999"], ["cancel", "999"], ["retry", "999"], ["retry", "\(ids.pending)"], ["pause", "nosuchqueue"]] {
+            let result = try await durableq(failing, in: here)
+            #expect(result.status == 1, "\(failing): \(result)")
+            #expect(result.stderr.contains("durableq.sqlite"), "\(failing): \(result.stderr)")
+        }
+        #expect(try await durableq(["show", "999"], in: here).stderr.contains("no job has id 999"))
+        let store = try SQLiteJobStore(path: directory.path("durableq.sqlite"))
+        #expect(try await store.job(ids.pending).state == .pending)
+        #expect(try await store.historyIsConsistent())
+    }
+
+    @Test func changesGoThroughTheLibraryAndLeaveTheirEvents() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let ids = try await seed(directory)
+        let here = directory.url.path
+        let store = try SQLiteJobStore(path: directory.path("durableq.sqlite"))
+
+        #expect(try await durableq(["cancel", "\(ids.pending)"], in: here).stdout == "job \(ids.pending): cancelled\n")
+        #expect(try await store.transitions(ids.pending) == ["nil>pending", "pending>cancelled"])
+        let running = try await durableq(["cancel", "\(ids.running)"], in: here)
+        #expect(running.stdout.contains("cancel requested"))
+        #expect(try await store.job(ids.running).cancelRequested)
+
+        let retried = try await durableq(["retry", "\(ids.failed)"], in: here)
+        #expect(retried.status == 0, "\(retried)")
+        let job = try await store.job(ids.failed)
+        #expect(job.state == .pending && job.attempts == 0)
+        let last = try #require(try await store.history(of: ids.failed).last)
+        #expect(last.from == .failed && last.to == .pending && last.reason?.contains("retry") == true)
+        #expect(try await durableq(["retry", "\(ids.pending)"], in: here).status == 0, "a cancelled job can be retried too")
+
+        #expect(try await durableq(["resume", "api"], in: here).status == 0)
+        #expect(try await store.queue(named: "api")?.isSuspended == false)
+        #expect(try await durableq(["pause", "mail"], in: here).stdout == "queue mail: paused\n")
+        #expect(try await store.queue(named: "mail")?.isSuspended == true)
+
+        let tagged = try await durableq(["cancel", "--tag", "news"], in: here)
+        #expect(tagged.stdout == "cancelled 1 job(s)\n")
+        #expect(try await durableq(["cancel", "--queue", "mail"], in: here).stdout == "cancelled 2 job(s)\n")
+        #expect(try await durableq(["cancel", "--all"], in: here).stdout == "cancelled 1 job(s)\n", "the running job, asked again")
+
+        // The job that succeeded in 1970 is old enough; nothing else has finished a week ago.
+        let pruned = try await durableq(["prune", "--older-than", "7d", "--state", "succeeded"], in: here)
+        #expect(pruned.stdout == "pruned 1 job(s) finished more than 7d ago\n", "\(pruned)")
+        await #expect(throws: DurableQueueError.self) { try await store.job(ids.succeeded) }
+        #expect(try await durableq(["prune", "--older-than", "0s"], in: here).stdout.hasPrefix("pruned 2 job(s)"))
+        #expect(try await store.historyIsConsistent())
+    }
+}

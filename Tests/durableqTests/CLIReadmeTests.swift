@@ -1,0 +1,31 @@
+import DurableQueueTestSupport
+import Foundation
+import Testing
+
+/// The README's `durableq` set-up command works on a new directory, and its tour names every command.
+@Suite struct CLIReadmeTests {
+    @Test func theSetUpCommandRunsOnANewDirectoryAndCreatesTheDefaultFile() async throws {
+        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains("## Set up\n\n    swift run durableq run\n    swift test\n"))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try await durableq(["run"], in: directory.url.path)
+        #expect(result.status == 0 && result.stdout == "nothing to run\n", "\(result)")
+        #expect(FileManager.default.fileExists(atPath: directory.path("durableq.sqlite")))
+        #expect(try await durableq(["status", "--json"], in: directory.url.path).stdout == "[]\n")
+    }
+
+    @Test func theReadmeTourNamesEverySubcommandOfTheHelp() async throws {
+        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let help = try await durableq(["--help"], in: FileManager.default.temporaryDirectory.path)
+        #expect(help.status == 0)
+        let section = try #require(help.stdout.components(separatedBy: "SUBCOMMANDS:").last)
+        // Each command's line starts with two spaces and its name; wrapped help is indented further.
+        let commands = section.split(separator: "\n").filter { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }
+            .compactMap { $0.split(separator: " ").first.map(String.init) }.filter { $0.allSatisfy(\.isLowercase) }
+        #expect(commands.count == 11, "\(commands)")
+        for command in commands {
+            #expect(readme.contains("`durableq \(command)"), "the README shows `durableq \(command)`")
+        }
+    }
+}
