@@ -1,14 +1,14 @@
 /// One numbered schema change: the SQL of a file in `Migrations/`.
-public struct SchemaMigration: Sendable, Hashable {
+package struct SchemaMigration: Sendable, Hashable {
     /// The migration's number; a database that applied it has `PRAGMA user_version` ≥ this.
-    public let version: Int
+    package let version: Int
     /// The file's name without `.sql`, such as `0001_initial`.
-    public let name: String
+    package let name: String
     /// The statements to run, as written in the file.
-    public let sql: String
+    package let sql: String
 
     /// Creates a migration from its SQL text.
-    public init(version: Int, name: String, sql: String) {
+    package init(version: Int, name: String, sql: String) {
         self.version = version
         self.name = name
         self.sql = sql
@@ -23,9 +23,9 @@ public struct SchemaMigration: Sendable, Hashable {
 ///
 /// The `.sql` files in `Migrations/` are the one source of truth for the schema; SwiftPM embeds them
 /// in code. Every file must be listed here and in `Package.swift`.
-public enum SchemaMigrations {
+package enum SchemaMigrations {
     /// Every migration in the order it must be applied; versions are 1, 2, 3 … without gaps.
-    public static let all: [SchemaMigration] = [
+    package static let all: [SchemaMigration] = [
         SchemaMigration(version: 1, name: "0001_initial", bytes: PackageResources._001_initial_sql),
         SchemaMigration(version: 2, name: "0002_throttle", bytes: PackageResources._002_throttle_sql),
         SchemaMigration(
@@ -36,5 +36,5 @@ public enum SchemaMigrations {
     ]
 
     /// The newest schema version this build knows.
-    public static var latestVersion: Int { all.last?.version ?? 0 }
+    package static var latestVersion: Int { all.last?.version ?? 0 }
 }

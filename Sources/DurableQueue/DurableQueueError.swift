@@ -15,7 +15,7 @@ public struct DurableQueueError: Error, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String {
             case jobNotFound, schemaTooNew, notADatabase, corrupt, cannotOpen, databaseLocked, readOnly
-            case invalidArgument, unknownJobKind, timedOut, cancelled, jobFailed, storage, groupNotFound
+            case invalidArgument, timedOut, cancelled, jobFailed, storage, groupNotFound
         }
 
         private let base: Base
@@ -39,8 +39,6 @@ public struct DurableQueueError: Error, CustomStringConvertible {
         public static var readOnly: Self { .init(.readOnly) }
         /// An argument was out of range or malformed; nothing was changed.
         public static var invalidArgument: Self { .init(.invalidArgument) }
-        /// No job type of that name is registered in this process.
-        public static var unknownJobKind: Self { .init(.unknownJobKind) }
         /// A wait or an attempt ran past its time limit.
         public static var timedOut: Self { .init(.timedOut) }
         /// The job or the wait was cancelled.

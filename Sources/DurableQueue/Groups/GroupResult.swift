@@ -14,8 +14,8 @@ public struct GroupResult: Sendable, Hashable {
     public struct Child: Sendable, Hashable {
         /// What the child is, with its result.
         public enum Content: Sendable, Hashable {
-            /// A job, with its output (JSON text) once it succeeded and its last error, if any.
-            case job(JobID, output: String?, error: JobFailure?)
+            /// A job, with its last error, if any (its output: ``GroupResult/output(_:as:)``).
+            case job(JobID, error: JobFailure?)
             /// A nested sequence or group.
             case group(GroupResult)
         }
@@ -28,6 +28,16 @@ public struct GroupResult: Sendable, Hashable {
         public let state: JobState
         /// The job or group, with its result.
         public let content: Content
+        /// A job's output as stored (JSON text), once it succeeded; decoded by ``GroupResult/output(_:as:)``.
+        package let output: String?
+
+        package init(name: String?, position: Int, state: JobState, content: Content, output: String?) {
+            self.name = name
+            self.position = position
+            self.state = state
+            self.content = content
+            self.output = output
+        }
     }
 
     /// The group's id.
@@ -39,10 +49,22 @@ public struct GroupResult: Sendable, Hashable {
     /// Why it did not succeed (for example "step 'zip' failed"), once it ended so.
     public let reason: String?
     /// Once it succeeded: the children's outputs as one JSON object keyed by name (or position when
-    /// unnamed), as stored in `groups.output`.
-    public let output: String?
+    /// unnamed), as stored in `groups.output`; decoded by ``output(as:)``.
+    package let output: String?
     /// The children, in order.
     public let children: [Child]
+
+    /// Once the group succeeded, its children's outputs as one object keyed by name (or position when
+    /// unnamed), decoded as `T` (a struct with a property per child, or a dictionary).
+    ///
+    /// - Throws: `jobFailed` or `cancelled` when the group did not succeed; a `DecodingError` when
+    ///   the outputs are not a `T`.
+    public func output<T: Decodable>(as type: T.Type = T.self) throws -> T {
+        guard state == .succeeded, let output else {
+            throw DurableQueueError(state == .cancelled ? .cancelled : .jobFailed, "group \(id) is \(state.rawValue), without output")
+        }
+        return try JobCodec.decode(T.self, from: output)
+    }
 
     /// The child named `name`, if any.
     public subscript(name: String) -> Child? {
@@ -65,8 +87,8 @@ public struct GroupResult: Sendable, Hashable {
             throw DurableQueueError(.invalidArgument, "group \(id) has no child named '\(name)'")
         }
         switch (child.state, child.content) {
-        case (.succeeded, .job(_, let output?, _)):
-            return try JobCodec.decode(T.self, from: output)
+        case (.succeeded, .job) where child.output != nil:
+            return try JobCodec.decode(T.self, from: child.output ?? "null")
         case (.succeeded, .group(let group)):
             return try JobCodec.decode(T.self, from: group.output ?? "null")
         case (.cancelled, _):

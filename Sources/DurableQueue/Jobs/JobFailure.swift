@@ -8,14 +8,14 @@ public struct JobFailure: Sendable, Hashable, Codable, CustomStringConvertible {
     public var retryable: Bool
 
     /// Creates a failure record.
-    public init(type: String, message: String, retryable: Bool) {
+    package init(type: String, message: String, retryable: Bool) {
         self.type = type
         self.message = message
         self.retryable = retryable
     }
 
     /// Records `error`: its dynamic type name and description.
-    public init(_ error: any Error, retryable: Bool) {
+    package init(_ error: any Error, retryable: Bool) {
         self.init(type: String(describing: Swift.type(of: error)), message: String(describing: error), retryable: retryable)
     }
 

@@ -51,7 +51,7 @@ extension QueueMode {
     /// Parses `fifo` or `lifo`.
     ///
     /// - Throws: ``DurableQueueError/Code/invalidArgument`` naming the accepted values.
-    public init(validating text: String) throws {
+    init(validating text: String) throws {
         guard let mode = QueueMode(rawValue: text) else {
             throw DurableQueueError.invalidArgument("queue mode", "'\(text)' is neither 'fifo' nor 'lifo'")
         }

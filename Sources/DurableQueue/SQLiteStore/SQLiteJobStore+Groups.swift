@@ -263,11 +263,12 @@ extension SQLiteJobStore {
         let children = try self.children(of: id).map { child in
             let content: GroupResult.Child.Content =
                 if let job = child.job {
-                    .job(job, output: child.output, error: errors[job])
+                    .job(job, error: errors[job])
                 } else {
                     .group(try result(of: child.group ?? id))
                 }
-            return GroupResult.Child(name: child.name, position: child.position, state: child.state, content: content)
+            return GroupResult.Child(
+                name: child.name, position: child.position, state: child.state, content: content, output: child.job == nil ? nil : child.output)
         }
         return GroupResult(id: id, name: row.name, state: row.state, reason: row.error, output: row.output, children: children)
     }

@@ -33,9 +33,4 @@ enum Terminal {
     static func printError(_ message: String) {
         FileHandle.standardError.write(Data("durableq: error: \(message)\n".utf8))
     }
-
-    /// Writes `note: message` to standard error (advice that is not output).
-    static func printNote(_ message: String) {
-        FileHandle.standardError.write(Data("durableq: \(message)\n".utf8))
-    }
 }

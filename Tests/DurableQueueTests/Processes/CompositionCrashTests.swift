@@ -58,7 +58,7 @@ import Testing
         var previousSuccess: Int64?
         let events = try Connection(path: path, options: StorageOptions())
         for (index, child) in (sequence.children + group.children).enumerated() {
-            guard case .job(let id, _, _) = child.content else { continue }
+            guard case .job(let id, _) = child.content else { continue }
             let history = try await store.history(of: id)
             let successes = history.filter { $0.to == .succeeded }
             #expect(successes.count == 1, "job \(id) (seed \(seed))")
