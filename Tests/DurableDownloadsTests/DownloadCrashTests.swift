@@ -7,7 +7,7 @@ import Testing
 
 @Suite(.serialized, .tags(.crash), .timeLimit(.minutes(5))) struct DownloadCrashTests {
     @Test func aDownloadKilledAtRandomMomentsEndsWithTheRightBytesFetchedAboutOnce() async throws {
-        let seed = ProcessInfo.processInfo.environment["DURABLEQ_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        let seed = SeededGenerator.testSeed
         var random = SeededGenerator(state: seed)
         let server = try await TestHTTPServer()
         let directory = try TemporaryDirectory()

@@ -6,7 +6,7 @@ import Testing
 
 @Suite(.serialized, .tags(.crash), .timeLimit(.minutes(3))) struct CompositionCrashTests {
     @Test func sequencesAndGroupsKilledAtRandomFinishEveryStepOnceInOrder() async throws {
-        let seed = ProcessInfo.processInfo.environment["DURABLEQ_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        let seed = SeededGenerator.testSeed
         var random = SeededGenerator(state: seed)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

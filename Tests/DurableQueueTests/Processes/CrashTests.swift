@@ -8,16 +8,14 @@ import Testing
     private static func now() -> Int64 { Date().millisecondsSince1970 }
 
     @Test func killingTheWorkerAtRandomMomentsLosesNothingAndRunsNothingTwice() async throws {
-        let seed = ProcessInfo.processInfo.environment["DURABLEQ_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        let seed = SeededGenerator.testSeed
         var random = SeededGenerator(state: seed)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("jobs.sqlite")
         let logPath = directory.path("work.log")
-        let store = try SQLiteJobStore(path: path)
         let count = 1_000
-        let jobs = (0..<count).map { NewJob(queue: "crash", kind: "record", input: "{\"index\":\($0)}", maxAttempts: nil) }
-        _ = try await store.enqueue(batch: jobs, now: Self.now())
+        let store = try await prefillRecordJobs(count, queue: "crash", path: path)
 
         // Jobs cancelled while no worker ran, with their attempt count at that moment.
         var cancelled: [JobID: Int] = [:]

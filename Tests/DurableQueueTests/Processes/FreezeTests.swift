@@ -8,16 +8,14 @@ import Testing
 /// thawed: what an app suspension or a VM pause does.
 @Suite(.serialized, .tags(.crash), .timeLimit(.minutes(5))) struct FreezeTests {
     @Test func aWorkerFrozenPastItsLeaseNeverRecordsAStaleResultNorRunsAJobTwiceAtOnce() async throws {
-        let seed = ProcessInfo.processInfo.environment["DURABLEQ_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        let seed = SeededGenerator.testSeed
         var random = SeededGenerator(state: seed)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("jobs.sqlite")
         let logPath = directory.path("work.log")
-        let store = try SQLiteJobStore(path: path)
         let count = 1_000
-        let jobs = (0..<count).map { NewJob(queue: "freeze", kind: "record", input: "{\"index\":\($0)}", maxAttempts: nil) }
-        _ = try await store.enqueue(batch: jobs, now: Date().millisecondsSince1970)
+        let store = try await prefillRecordJobs(count, queue: "freeze", path: path)
 
         // Handlers work for up to 300 ms in steps and ignore cancellation, so a frozen worker's
         // handlers go on and return values after its 300 ms leases have expired and the other worker

@@ -1,6 +1,8 @@
 import DurableQueueTestSupport
 import Foundation
 
+@testable import DurableQueue
+
 /// The lines `durableq-test-worker work` appends: which attempts started, returned a value ("finish")
 /// and ended, in which process, and when.
 struct WorkLog {
@@ -38,4 +40,13 @@ struct WorkLog {
     func startedAttempts(of job: Int64) -> [Int] {
         starts.filter { $0.job == job }.map(\.attempt)
     }
+}
+
+/// Opens a new file at `path` and enqueues `count` "record" jobs on `queue` (inputs `{"index":N}`,
+/// unlimited attempts) for `durableq-test-worker work` to run.
+func prefillRecordJobs(_ count: Int, queue: String, path: String) async throws -> SQLiteJobStore {
+    let store = try SQLiteJobStore(path: path)
+    let jobs = (0..<count).map { NewJob(queue: queue, kind: "record", input: "{\"index\":\($0)}", maxAttempts: nil) }
+    _ = try await store.enqueue(batch: jobs, now: Date().millisecondsSince1970)
+    return store
 }

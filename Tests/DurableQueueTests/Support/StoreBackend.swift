@@ -48,16 +48,7 @@ func withRunningQueue(
     logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
     register: (JobQueue) -> Void = { _ in }, _ body: (JobQueue) async throws -> Void
 ) async throws {
-    let directory = try TemporaryDirectory()
-    defer { directory.remove() }
-    let queue = try JobQueue(store: try await backend.make(directory), configuration: configuration, logger: logger)
-    register(queue)
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await queue.run() }
-        try await body(queue)
-        group.cancelAll()
-        try await group.waitForAll()
-    }
+    try await withRunningQueue(makeStore: backend.make, configuration: configuration, logger: logger, register: register, body)
 }
 
 extension StoreBackend {
