@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "DurableQueue", targets: ["DurableQueue"]),
         .library(name: "DurableDownloads", targets: ["DurableDownloads"]),
         .library(name: "DurableQueueTesting", targets: ["DurableQueueTesting"]),
+        .library(name: "DurableQueuePostgres", targets: ["DurableQueuePostgres"]),
         .executable(name: "durableq", targets: ["durableq"]),
     ],
     dependencies: [
@@ -24,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -65,6 +67,19 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The PostgreSQL store: the same JobQueue on a database many machines share. Its own target
+        // and product, so that the core library never builds postgres-nio.
+        .target(
+            name: "DurableQueuePostgres",
+            dependencies: [
+                "DurableQueue",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            resources: [.embedInCode("Migrations/0001_initial.sql")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -126,13 +141,15 @@ let package = Package(
             path: "Tests/DurableQueueTestServer",
             swiftSettings: swiftSettings
         ),
-        // The core: the store conformance suite (every backend), the SQLite store, the engine,
-        // and real processes on one file. Builds without any networking package.
+        // The core: the store conformance suite (every backend: SQLite and PostgreSQL), the SQLite
+        // store, the PostgreSQL store, the engine, and real processes on one file or one database.
+        // Builds no HTTP package.
         .testTarget(
             name: "DurableQueueTests",
             dependencies: [
                 "DurableQueue",
                 "DurableQueueMigrations",
+                "DurableQueuePostgres",
                 "DurableQueueTesting",
                 "DurableQueueTestSupport",
                 "durableq-test-worker",

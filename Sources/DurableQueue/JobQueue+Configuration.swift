@@ -58,7 +58,7 @@ extension JobQueue {
         }
 
         /// Throws `invalidArgument` naming the first setting out of range.
-        func validate() throws {
+        package func validate() throws {
             if workerID.isEmpty { throw DurableQueueError.invalidArgument("workerID", "must not be empty") }
             if maxConcurrentJobs < 1 {
                 throw DurableQueueError.invalidArgument("maxConcurrentJobs", "\(maxConcurrentJobs) is below 1")

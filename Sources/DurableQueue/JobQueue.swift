@@ -81,6 +81,10 @@ public final class JobQueue: Sendable {
         self.store = store
         self.enqueuer = EnqueueCommitter(store: store, time: configuration.timeSource)
         self.logger = logger
+        store.observeChanges { [weak self] in
+            self?.workArrived()
+            self?.jobChanges.signal()
+        }
     }
 
     /// The engine that runs this queue's jobs (see ``run()``), made on first use.

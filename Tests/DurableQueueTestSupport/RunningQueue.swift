@@ -20,7 +20,12 @@ package func withRunningQueue(
     register(queue)
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await queue.run() }
-        try await body(queue)
+        do {
+            try await body(queue)
+        } catch {
+            group.cancelAll()  // or the group would wait for the engine forever
+            throw error
+        }
         group.cancelAll()
         try await group.waitForAll()
     }

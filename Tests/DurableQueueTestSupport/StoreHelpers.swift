@@ -90,3 +90,13 @@ extension AttemptID {
     /// The first attempt of `job`.
     package static func first(_ job: JobID) -> AttemptID { AttemptID(job: job, number: 1) }
 }
+
+/// `text` as canonical JSON (keys sorted, no spaces), so that stores that keep JSON as text and
+/// stores that keep it parsed (PostgreSQL's `jsonb`, which writes `{"a": 1}`) compare equal;
+/// text that is not JSON comes back as it is.
+package func canonicalJSON(_ text: String?) -> String? {
+    guard let text, let value = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed),
+        let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
+    else { return text }
+    return String(decoding: data, as: UTF8.self)
+}

@@ -97,4 +97,13 @@ public struct GroupResult: Sendable, Hashable {
             throw DurableQueueError(.jobFailed, "child '\(name)' of group \(id) is \(child.state.rawValue), without output")
         }
     }
+
+    package init(id: GroupID, name: String?, state: JobState, reason: String?, output: String?, children: [Child]) {
+        self.id = id
+        self.name = name
+        self.state = state
+        self.reason = reason
+        self.output = output
+        self.children = children
+    }
 }

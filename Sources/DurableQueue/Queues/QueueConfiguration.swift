@@ -37,7 +37,7 @@ public struct QueueConfiguration: Sendable, Hashable {
     }
 
     /// Throws `invalidArgument` for an empty name, a negative limit or interval, or an empty rate limit.
-    func validate() throws {
+    package func validate() throws {
         try throttle?.validate()
         try rateLimit?.validate()
         if name.isEmpty { throw DurableQueueError.invalidArgument("queue name", "must not be empty") }
@@ -51,7 +51,7 @@ extension QueueMode {
     /// Parses `fifo` or `lifo`.
     ///
     /// - Throws: ``DurableQueueError/Code/invalidArgument`` naming the accepted values.
-    init(validating text: String) throws {
+    package init(validating text: String) throws {
         guard let mode = QueueMode(rawValue: text) else {
             throw DurableQueueError.invalidArgument("queue mode", "'\(text)' is neither 'fifo' nor 'lifo'")
         }

@@ -1,26 +1,5 @@
 import Foundation
 
-/// Where an inserted job sits in a group.
-struct GroupPlacement {
-    var group: GroupID
-    var position: Int
-    var name: String?
-    var takesPreviousOutput: Bool
-}
-
-/// One child of a group, as the group's bookkeeping sees it.
-struct GroupChild {
-    var position: Int
-    var job: JobID?
-    var group: GroupID?
-    var name: String?
-    var state: JobState
-    var output: String?
-
-    /// Started and not yet ended: a job scheduled, pending or running, or a group running.
-    var isActive: Bool { [.scheduled, .pending, .running].contains(state) }
-}
-
 extension SQLiteJobStore {
     /// Inserts a sequence or concurrent group with every child, nested groups included, and starts
     /// it, in one transaction.
@@ -183,7 +162,7 @@ extension SQLiteJobStore {
             """
             UPDATE groups SET state = ?2, output = ?3, error = ?4, finished_at = ?5, updated_at = ?5 WHERE id = ?1
             """,
-            [id.rawValue, finalState.rawValue, finalState == .succeeded ? try Self.outputObject(children) : nil,
+            [id.rawValue, finalState.rawValue, finalState == .succeeded ? try GroupChild.outputObject(children) : nil,
              finalState == .succeeded ? nil : reason, now])
         try appendGroupEvent(id, now: now, from: group.state, to: finalState, reason: reason)
         if let parent = group.parent { try advanceGroup(parent, now: now) }
@@ -271,15 +250,6 @@ extension SQLiteJobStore {
                 name: child.name, position: child.position, state: child.state, content: content, output: child.job == nil ? nil : child.output)
         }
         return GroupResult(id: id, name: row.name, state: row.state, reason: row.error, output: row.output, children: children)
-    }
-
-    /// The children's outputs as one JSON object, keyed by name (or position when unnamed).
-    private static func outputObject(_ children: [GroupChild]) throws -> String {
-        let members = try children.map { child in
-            let key = try json(child.name ?? String(child.position))
-            return "\(key):\(child.output ?? "null")"
-        }
-        return "{" + members.joined(separator: ",") + "}"
     }
 
     private func appendGroupEvent(_ id: GroupID, now: Int64, from: JobState?, to: JobState, reason: String) throws {

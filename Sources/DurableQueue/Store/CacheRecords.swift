@@ -10,6 +10,14 @@ package struct CacheEntryRecord: Sendable, Hashable {
     package var output: String?
     package var error: JobFailure?
     package var failures: Int
+
+    package init(state: State, job: JobID?, output: String?, error: JobFailure?, failures: Int) {
+        self.state = state
+        self.job = job
+        self.output = output
+        self.error = error
+        self.failures = failures
+    }
 }
 
 /// What a cache lookup found or did.

@@ -41,10 +41,27 @@ package struct ClaimedJob: Sendable, Hashable {
     /// The throttle interval to keep after this job, in milliseconds (0: none).
     package var throttleIntervalMilliseconds: Int64 = 0
     /// Earlier attempts that saved a new checkpoint: they do not count against ``maxAttempts``.
-    package var progressedAttempts = 0
+    package var progressedAttempts: Int = 0
 
     /// The attempt this claim started.
     package var attemptID: AttemptID { AttemptID(job: id, number: attempt) }
+
+    package init(id: JobID, queue: String, kind: String, input: String, priority: Priority, attempt: Int, maxAttempts: Int?, retryPolicy: String?, timeoutMilliseconds: Int64?, checkpoint: [UInt8]?, runAt: Int64, leaseExpiresAt: Int64, throttleIntervalMilliseconds: Int64 = 0, progressedAttempts: Int = 0) {
+        self.id = id
+        self.queue = queue
+        self.kind = kind
+        self.input = input
+        self.priority = priority
+        self.attempt = attempt
+        self.maxAttempts = maxAttempts
+        self.retryPolicy = retryPolicy
+        self.timeoutMilliseconds = timeoutMilliseconds
+        self.checkpoint = checkpoint
+        self.runAt = runAt
+        self.leaseExpiresAt = leaseExpiresAt
+        self.throttleIntervalMilliseconds = throttleIntervalMilliseconds
+        self.progressedAttempts = progressedAttempts
+    }
 }
 
 /// How an attempt ended, as the worker reports it.

@@ -26,6 +26,34 @@ package struct JobRecord: Sendable, Hashable {
     package var tags: [String]
     /// The throttle interval kept after this job, in milliseconds (0: none).
     package var throttleIntervalMilliseconds: Int64
+
+    package init(id: JobID, queue: String, kind: String, state: JobState, priority: Priority, runAt: Int64, attempts: Int, maxAttempts: Int?, retryPolicy: String?, timeoutMilliseconds: Int64?, uniqueKey: String?, cancelRequested: Bool, leaseOwner: String?, leaseExpiresAt: Int64?, input: String, output: String?, error: JobFailure?, progress: Double?, checkpoint: [UInt8]?, createdAt: Int64, updatedAt: Int64, startedAt: Int64?, finishedAt: Int64?, tags: [String], throttleIntervalMilliseconds: Int64) {
+        self.id = id
+        self.queue = queue
+        self.kind = kind
+        self.state = state
+        self.priority = priority
+        self.runAt = runAt
+        self.attempts = attempts
+        self.maxAttempts = maxAttempts
+        self.retryPolicy = retryPolicy
+        self.timeoutMilliseconds = timeoutMilliseconds
+        self.uniqueKey = uniqueKey
+        self.cancelRequested = cancelRequested
+        self.leaseOwner = leaseOwner
+        self.leaseExpiresAt = leaseExpiresAt
+        self.input = input
+        self.output = output
+        self.error = error
+        self.progress = progress
+        self.checkpoint = checkpoint
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.tags = tags
+        self.throttleIntervalMilliseconds = throttleIntervalMilliseconds
+    }
 }
 
 /// One row of a job's history: a state change, when, and why.
@@ -40,6 +68,16 @@ package struct JobEvent: Sendable, Hashable {
     package var attempt: Int
     package var reason: String?
     package var worker: String?
+
+    package init(jobID: JobID, at: Int64, from: JobState?, to: JobState, attempt: Int, reason: String?, worker: String?) {
+        self.jobID = jobID
+        self.at = at
+        self.from = from
+        self.to = to
+        self.attempt = attempt
+        self.reason = reason
+        self.worker = worker
+    }
 }
 
 /// How many jobs of one queue are in each state.
@@ -49,6 +87,11 @@ package struct QueueCounts: Sendable, Hashable {
 
     /// The number of jobs in `state` (0 when none).
     package subscript(state: JobState) -> Int { counts[state] ?? 0 }
+
+    package init(queue: String, counts: [JobState: Int]) {
+        self.queue = queue
+        self.counts = counts
+    }
 }
 
 /// One queue's settings, job counts and throttle state, for status displays.
@@ -58,4 +101,10 @@ package struct QueueStatus: Sendable, Hashable {
     /// When the throttle or rate limit next lets a job start (milliseconds since 1970); nil when
     /// nothing holds the queue back.
     package var nextStartAt: Int64?
+
+    package init(configuration: QueueConfiguration, counts: QueueCounts, nextStartAt: Int64?) {
+        self.configuration = configuration
+        self.counts = counts
+        self.nextStartAt = nextStartAt
+    }
 }

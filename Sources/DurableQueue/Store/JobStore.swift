@@ -66,6 +66,11 @@ package protocol JobStore: AnyObject, Sendable {
     /// engine polls it and claims only when it moved.
     func changeToken() async throws -> Int64
 
+    /// Calls `onChange` whenever the store hears that something changed, for stores that are told
+    /// (a database that notifies); a store that is not told does nothing, and engines poll
+    /// ``changeToken()``.
+    func observeChanges(_ onChange: @escaping @Sendable () -> Void)
+
     // MARK: Changing jobs
 
     /// Cancels job `id`: a waiting one at once, a running one through its durable cancel flag.
@@ -110,6 +115,7 @@ package protocol JobStore: AnyObject, Sendable {
     func cacheEntry(namespace: String, key: String) async throws -> CacheEntryRecord?
 
     /// Forgets a key (or every key of `namespace`, or every key); returns how many.
+    @discardableResult
     func resetCache(namespace: String?, key: String?) async throws -> Int
 
     // MARK: Reading

@@ -14,7 +14,7 @@ package indirect enum CompositionNode: Sendable, Hashable {
     case group(GroupKind, [CompositionNode], maxConcurrent: Int, name: String?)
 
     /// Throws `invalidArgument` for a tree the store cannot run.
-    func validate(isFirstStep: Bool = true, inSequence: Bool = false) throws {
+    package func validate(isFirstStep: Bool = true, inSequence: Bool = false) throws {
         switch self {
         case .job(let job, _, let takesPreviousOutput):
             try job.validate()

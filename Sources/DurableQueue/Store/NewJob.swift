@@ -48,7 +48,7 @@ package struct NewJob: Sendable, Hashable {
     }
 
     /// Throws `invalidArgument` naming the first field out of range.
-    func validate() throws {
+    package func validate() throws {
         if queue.isEmpty { throw DurableQueueError.invalidArgument("queue", "the name must not be empty") }
         if kind.isEmpty { throw DurableQueueError.invalidArgument("kind", "the job type name must not be empty") }
         if let maxAttempts, maxAttempts < 1 {

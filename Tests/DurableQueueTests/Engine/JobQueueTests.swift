@@ -19,7 +19,6 @@ import Testing
     @Test(arguments: StoreBackend.all) func aJobOfAnUnregisteredTypeWaitsForAProcessThatKnowsIt(_ backend: StoreBackend) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path("jobs.sqlite")
         let configuration = JobQueue.Configuration(pollInterval: .milliseconds(20))
         let knowsNothing = try await backend.queue(in: directory, configuration: configuration)
         knowsNothing.register(Flaky(retries: true))

@@ -59,8 +59,7 @@ import Testing
             let handle = try await queue.enqueue(Stubborn.self, "x", options: EnqueueOptions(retry: .unlimited(backoff: .constant(.zero))))
             try await eventually("the first attempt started") { tracker.running == 1 }
             // Another process takes the job back as if this one had been frozen past its lease.
-            let other = try SQLiteJobStore(path: queue.path)
-            #expect(try await other.recoverExpiredLeases(now: Date().millisecondsSince1970 + 3_600_000).count == 1)
+            #expect(try await queue.store.recoverExpiredLeases(now: Date().millisecondsSince1970 + 3_600_000).count == 1)
             // The heartbeat notices; the careless first attempt keeps running, and this process does
             // not claim the job again while it does.
             try await Task.sleep(for: .milliseconds(300))

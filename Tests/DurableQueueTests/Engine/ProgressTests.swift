@@ -60,7 +60,6 @@ final class StepGate: Sendable {
         let steps = StepGate()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path("jobs.sqlite")
         let runner = try await backend.queue(in: directory, configuration: JobQueue.Configuration(pollInterval: .milliseconds(20)))
         runner.register(Stepped(steps: steps))
         // Another JobQueue on the file hears of saves only by polling, as another process would.

@@ -29,7 +29,7 @@ struct Paginate: Job {
                 for later in handles.dropFirst(index + 1) { #expect(try await later.state() == .pending) }
                 time.advance(by: .milliseconds(500))
             }
-            #expect(try startTimes(path: queue.path, queue: "api") == [start, start + 500, start + 1_000])
+            #expect(try await startTimes(queue.store, queue: "api") == [start, start + 500, start + 1_000])
         }
     }
 
@@ -47,7 +47,7 @@ struct Paginate: Job {
             #expect(try await next.state() == .pending)
             time.advance(by: .milliseconds(1_700))
             _ = try await next.result()
-            #expect(try startTimes(path: queue.path, queue: "api") == [start, start + 2_000])
+            #expect(try await startTimes(queue.store, queue: "api") == [start, start + 2_000])
         }
     }
 
@@ -62,7 +62,7 @@ struct Paginate: Job {
             #expect(try await handles[2].state() == .pending)
             time.advance(by: .seconds(60))
             _ = try await handles[3].result()
-            #expect(try startTimes(path: queue.path, queue: "api") == [start, start, start + 60_000, start + 60_000])
+            #expect(try await startTimes(queue.store, queue: "api") == [start, start, start + 60_000, start + 60_000])
         }
     }
 
@@ -92,7 +92,7 @@ struct Paginate: Job {
             let handles = try await queue.enqueue(
                 Echo.self, batch: (0..<21).map { "\($0)" }, options: EnqueueOptions(queue: "paced"))
             for handle in handles { _ = try await handle.result() }
-            let measured = gaps(try startTimes(path: queue.path, queue: "paced"))
+            let measured = gaps(try await startTimes(queue.store, queue: "paced"))
             #expect(measured.allSatisfy { $0 >= 50 }, "\(measured)")
             let median = measured.sorted()[measured.count / 2]
             #expect(median < 500, "median gap \(median) ms: \(measured)")

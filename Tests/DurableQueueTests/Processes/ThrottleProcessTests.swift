@@ -35,7 +35,7 @@ import Testing
         second.kill()
         _ = await second.waitForExit()
 
-        let starts = try startTimes(path: path, queue: "shared")
+        let starts = try await startTimes(try SQLiteJobStore(path: path), queue: "shared")
         #expect(starts.count >= 2)
         #expect(gaps(starts).allSatisfy { $0 >= 200 }, "starts \(starts)")
         print("throttle kill test: gaps \(gaps(starts)) ms")
@@ -52,7 +52,7 @@ import Testing
         for worker in workers { #expect(await worker.waitForExit() == 0) }
 
         let processes = Set(try WorkLog(path: directory.path("work.log")).starts.map(\.pid)).count
-        let starts = try startTimes(path: path, queue: "shared")
+        let starts = try await startTimes(try SQLiteJobStore(path: path), queue: "shared")
         #expect(starts.count == count)
         #expect(gaps(starts).allSatisfy { $0 >= 100 }, "starts \(starts) by \(processes) process(es)")
         print("two throttled workers: \(processes) processes started jobs, gaps \(gaps(starts)) ms")

@@ -9,7 +9,7 @@ import Testing
         try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job(input: #"{"n":1}"#))
             let claimed = try #require(try await store.claim(queue: "default", limit: 1, owner: "w1", leaseDuration: 500, now: 2_000).first)
-            #expect(claimed.id == id && claimed.attempt == 1 && claimed.input == #"{"n":1}"#)
+            #expect(claimed.id == id && claimed.attempt == 1 && canonicalJSON(claimed.input) == #"{"n":1}"#)
             let record = try await store.job(id)
             #expect(record.state == .running && record.attempts == 1)
             #expect(record.leaseOwner == "w1" && record.leaseExpiresAt == 2_500 && record.startedAt == 2_000)

@@ -10,7 +10,7 @@ import Testing
             let id = try await store.add(job(input: #"{"url":"https://example.com"}"#, tags: ["a", "b", "a"]), now: 5_000)
             let record = try await store.job(id)
             #expect(record.state == .pending)
-            #expect(record.input == #"{"url":"https://example.com"}"#)
+            #expect(canonicalJSON(record.input) == #"{"url":"https://example.com"}"#)
             #expect(record.runAt == 5_000)
             #expect(record.attempts == 0)
             #expect(record.tags == ["a", "b"])

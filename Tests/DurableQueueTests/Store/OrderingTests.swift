@@ -32,7 +32,6 @@ import Testing
     func theOrderSurvivesClosingAndReopeningTheFile(_ backend: StoreBackend, mode: QueueMode) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path("jobs.sqlite")
         do {
             let store = try await backend.make(directory)
             try await store.configure(QueueConfiguration("q", mode: mode), now: 0)

@@ -46,14 +46,14 @@ import Testing
     @Test(arguments: StoreBackend.all) func aJobsOwnIntervalAppliesAfterItInsteadOfTheQueues(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store, _ in
             try await store.configure(QueueConfiguration("api", throttle: Throttle(.milliseconds(500))), now: 0)
-            _ = try await store.add(job("api", input: "slow", throttleInterval: 2_000), now: 0)
-            _ = try await store.add(job("api", input: "default"), now: 0)
-            _ = try await store.add(job("api", input: "last"), now: 0)
-            #expect(try await store.take("api", now: 0).map(\.input) == ["slow"])
+            _ = try await store.add(job("api", input: #""slow""#, throttleInterval: 2_000), now: 0)
+            _ = try await store.add(job("api", input: #""default""#), now: 0)
+            _ = try await store.add(job("api", input: #""last""#), now: 0)
+            #expect(try await store.take("api", now: 0).map(\.input) == [#""slow""#])
             #expect(try await store.take("api", now: 1_999).isEmpty)
-            #expect(try await store.take("api", now: 2_000).map(\.input) == ["default"])
+            #expect(try await store.take("api", now: 2_000).map(\.input) == [#""default""#])
             #expect(try await store.take("api", now: 2_499).isEmpty)
-            #expect(try await store.take("api", now: 2_500).map(\.input) == ["last"])
+            #expect(try await store.take("api", now: 2_500).map(\.input) == [#""last""#])
         }
     }
 
@@ -123,7 +123,6 @@ import Testing
     @Test(arguments: StoreBackend.all) func theNextAllowedStartSurvivesReopeningTheFile(_ backend: StoreBackend) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path("jobs.sqlite")
         do {
             let store = try await backend.make(directory)
             try await store.configure(QueueConfiguration("api", throttle: Throttle(.milliseconds(500))), now: 0)

@@ -60,7 +60,6 @@ import Testing
     func twoConnectionsRacingLeaveExactlyOneActiveJob(_ backend: StoreBackend, policy: UniquePolicy) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path("jobs.sqlite")
         let stores = [try await backend.make(directory), try await backend.make(directory)]
         let rounds = 50
         try await withThrowingTaskGroup(of: Void.self) { group in

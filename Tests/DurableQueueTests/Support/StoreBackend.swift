@@ -4,6 +4,7 @@ import Logging
 import Testing
 
 @testable import DurableQueue
+import DurableQueuePostgres
 
 /// A kind of store the conformance tests run against: every test of `Store/` and `Engine/` takes
 /// one as its argument, so a new backend runs them all without copying any.
@@ -19,8 +20,13 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
         try SQLiteJobStore(path: directory.path("jobs.sqlite"))
     }
 
+    /// A schema of its own in the test PostgreSQL server's database (see ``TestPostgresServer``).
+    static let postgres = StoreBackend(name: "PostgreSQL") { directory in
+        try await PostgresJobStore(PostgresStorage(url: try TestPostgresServer.url(schema: TestPostgresServer.schema(for: directory))))
+    }
+
     /// Every backend the tests run against.
-    static let all: [StoreBackend] = [.sqlite]
+    static let all: [StoreBackend] = [.sqlite, .postgres]
 }
 
 /// Runs `body` with a new store of `backend` in its own temporary directory, then removes it.

@@ -1,0 +1,88 @@
+import DurableQueue
+import Foundation
+
+extension PostgresJobStore {
+    /// The stored value of a key, the job computing it, or a new job `job` enqueued for it: one job
+    /// per key whatever the number of callers and nodes (they take turns on the key's advisory lock).
+    package func cachedValue(namespace: String, key: String, job: NewJob, maxFailures: Int?, now: Int64) async throws -> CacheLookup {
+        if let maxFailures, maxFailures < 1 {
+            throw Self.invalidArgument("maxFailures", "\(maxFailures) is below 1; use nil for unlimited")
+        }
+        try job.validate()
+        if job.uniqueKey != nil {
+            throw Self.invalidArgument("uniqueKey", "a cache's jobs cannot have a unique key: the cache key is one")
+        }
+        return try await write("look up cache key '\(key)' in '\(namespace)'") { [self] session in
+            try await session.execute(
+                "SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))", ["durablequeue-cache:\(schema):\(namespace)", key])
+            if let entry = try await entry(session, namespace: namespace, key: key) {
+                switch entry.state {
+                case .complete:
+                    return .complete(output: entry.output ?? "null")
+                case .inProgress:
+                    if let running = entry.job, let (state, _, _) = try await stateRow(session, running, lock: false), !state.isTerminal {
+                        return .computing(running, enqueued: false)
+                    }
+                case .failed:
+                    if let maxFailures, entry.failures >= maxFailures { return .failed(entry.error, failures: entry.failures) }
+                }
+            }
+            let id = try await insert(session, job, now: now).id
+            try await session.execute(
+                """
+                INSERT INTO cache_entries (namespace, key, state, kind, job_id, max_failures, updated_at)
+                VALUES ($1, $2, 'inProgress', $3, $4, $5, $6)
+                ON CONFLICT (namespace, key) DO UPDATE SET
+                    state = 'inProgress', kind = excluded.kind, job_id = excluded.job_id,
+                    max_failures = excluded.max_failures, updated_at = excluded.updated_at
+                """, [namespace, key, job.kind, id.rawValue, maxFailures, now])
+            return .computing(id, enqueued: true)
+        }
+    }
+
+    /// A key's entry; nil if never requested or reset.
+    package func cacheEntry(namespace: String, key: String) async throws -> CacheEntryRecord? {
+        try await read("read cache key '\(key)' in '\(namespace)'") { [self] session in try await entry(session, namespace: namespace, key: key) }
+    }
+
+    /// Forgets a key (or every key of `namespace`, or every key); returns how many.
+    package func resetCache(namespace: String?, key: String?) async throws -> Int {
+        try await write("reset cache entries", transaction: false) { [self] session in
+            try await session.execute(
+                "DELETE FROM cache_entries WHERE ($1::text IS NULL OR namespace = $1) AND ($2::text IS NULL OR key = $2)",
+                [namespace, key])
+        }
+    }
+
+    /// Records how job `id` ended in the cache entry it computes, if any.
+    func recordCacheOutcome(_ session: PostgresSession, ofJob id: JobID, now: Int64) async throws {
+        try await session.execute(
+            """
+            UPDATE cache_entries
+            SET state = CASE j.state WHEN 'succeeded' THEN 'complete' ELSE 'failed' END,
+                output = CASE j.state WHEN 'succeeded' THEN j.output END,
+                error = CASE j.state WHEN 'succeeded' THEN NULL
+                        ELSE coalesce(j.error, jsonb_build_object('type', 'Cancelled', 'message', 'the job was cancelled',
+                                                                  'retryable', false)) END,
+                failures = failures + CASE WHEN j.state <> 'succeeded' THEN 1 ELSE 0 END,
+                updated_at = $2
+            FROM (SELECT state, output, error FROM jobs WHERE id = $1) AS j
+            WHERE cache_entries.job_id = $1
+            """, [id.rawValue, now])
+    }
+
+    private func entry(_ session: PostgresSession, namespace: String, key: String) async throws -> CacheEntryRecord? {
+        guard
+            let row = try await session.rows(
+                "SELECT state, job_id, output::text, error::text, failures FROM cache_entries WHERE namespace = $1 AND key = $2",
+                [namespace, key]
+            ).first
+        else { return nil }
+        guard let state = CacheEntryRecord.State(rawValue: try row.string(0)) else {
+            throw DurableQueueError(.corrupt, "unknown cache state '\(try row.string(0))' in cache_entries")
+        }
+        return CacheEntryRecord(
+            state: state, job: try row.optionalInt64(1).map { JobID($0) }, output: try row.optionalString(2),
+            error: Self.failure(try row.optionalString(3)), failures: try row.int(4))
+    }
+}

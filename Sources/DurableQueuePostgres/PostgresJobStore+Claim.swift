@@ -1,0 +1,229 @@
+import DurableQueue
+import Foundation
+
+extension PostgresJobStore {
+    /// Claims as ``ClaimRequest`` says, in one transaction: due scheduled jobs become `pending` first;
+    /// then queue by queue, from the request's rotation, each queue's jobs in index order (higher
+    /// priority first, then FIFO or LIFO) until the room is used.
+    package func claim(_ request: ClaimRequest) async throws -> [ClaimedJob] {
+        try Self.validate(request)
+        return try await write("claim jobs", notify: false) { [self] session in try await claim(session, request) }
+    }
+
+    static func validate(_ request: ClaimRequest) throws {
+        guard request.room >= 0 else { throw invalidArgument("room", "\(request.room) is negative") }
+        guard request.leaseDuration > 0 else { throw invalidArgument("leaseDuration", "\(request.leaseDuration) ms is not positive") }
+    }
+
+    /// A queue's settings as a claim reads them, with whether it has pending jobs.
+    private struct QueueState {
+        var name: String
+        var concurrencyLimit: Int
+        var suspended: Bool
+        var measuredFromEnd: Bool
+        var rateCount: Int
+        var rateWindow: Int64
+        var nextStart: Int64
+        var throttleInterval: Int64
+        var hasPending: Bool
+
+        init(_ row: PostgresResultRow) throws {
+            name = try row.string(0)
+            concurrencyLimit = try row.int(1)
+            suspended = try row.bool(2)
+            measuredFromEnd = try row.string(3) == "end"
+            rateCount = try row.int(4)
+            rateWindow = try row.int64(5)
+            nextStart = try row.int64(6)
+            throttleInterval = try row.int64(7)
+            hasPending = try row.bool(8)
+        }
+
+        /// Whether starts must be counted under the queue's lock: a limit, a throttle or a rate limit.
+        var isLimited: Bool {
+            concurrencyLimit > 0 || measuredFromEnd || rateCount > 0 || throttleInterval > 0 || nextStart > 0
+        }
+    }
+
+    private static let queueStatesStatement = """
+        SELECT q.name, q.concurrency_limit, q.suspended, q.throttle_measured_from, q.rate_limit_count,
+               q.rate_limit_window_ms, q.next_start_at, q.throttle_interval_ms,
+               EXISTS (SELECT 1 FROM jobs AS j WHERE j.queue = q.name AND j.state = 'pending')::int,
+               EXISTS (SELECT 1 FROM jobs WHERE state = 'scheduled' AND run_at <= $1)::int
+        FROM queues AS q ORDER BY q.name
+        """
+
+    /// ``claim(_:)`` inside the caller's transaction.
+    func claim(_ session: PostgresSession, _ request: ClaimRequest) async throws -> [ClaimedJob] {
+        var rows = try await session.rows(Self.queueStatesStatement, [request.now])
+        if let first = rows.first, try first.bool(9) {
+            try await promoteDueJobs(session, now: request.now)
+            rows = try await session.rows(Self.queueStatesStatement, [request.now])
+        }
+        guard request.room > 0, !request.kinds.isEmpty else { return [] }
+        let queues = try rows.map(QueueState.init).filter { request.queues?.contains($0.name) ?? true }
+        guard !queues.isEmpty else { return [] }
+        let first = Int(request.rotation.magnitude % UInt(queues.count))
+        var claimed: [ClaimedJob] = []
+        for offset in 0..<queues.count where claimed.count < request.room {
+            let queue = queues[(first + offset) % queues.count]
+            guard queue.hasPending, !queue.suspended, queue.nextStart <= request.now else { continue }
+            claimed += try await claim(session, queue: queue, limit: request.room - claimed.count, request: request)
+        }
+        return claimed
+    }
+
+    /// Claims up to `limit` jobs of `queue`. A limited queue is locked first (an advisory lock that
+    /// lasts until the transaction ends, taken in its own statement so that the counts read after it
+    /// see every claim committed before), then its starts are counted.
+    private func claim(_ session: PostgresSession, queue: QueueState, limit: Int, request: ClaimRequest) async throws
+        -> [ClaimedJob]
+    {
+        var slots = limit
+        var settings = queue
+        if queue.isLimited {
+            try await session.execute("SELECT pg_advisory_xact_lock(hashtext($1))", ["durablequeue:\(schema):\(queue.name)"])
+            guard
+                let row = try await session.rows(
+                    """
+                    SELECT q.name, q.concurrency_limit, q.suspended, q.throttle_measured_from, q.rate_limit_count,
+                           q.rate_limit_window_ms, q.next_start_at, q.throttle_interval_ms, 1,
+                           (SELECT count(*) FROM jobs WHERE queue = q.name AND state = 'running'),
+                           (SELECT count(*) FROM queue_starts AS s WHERE s.queue = q.name AND s.started_at > $2 - q.rate_limit_window_ms)
+                    FROM queues AS q WHERE q.name = $1
+                    """, [queue.name, request.now]
+                ).first
+            else { return [] }
+            settings = try QueueState(row)
+            guard !settings.suspended, settings.nextStart <= request.now else { return [] }
+            let concurrency = settings.measuredFromEnd ? 1 : settings.concurrencyLimit
+            if concurrency > 0 { slots = min(slots, concurrency - (try row.int(9))) }
+            if settings.rateCount > 0 { slots = min(slots, settings.rateCount - (try row.int(10))) }
+        }
+        guard slots > 0 else { return [] }
+        let leaseExpiresAt = request.now + request.leaseDuration
+        let claimed = try await session.rows(
+            Self.claimStatement,
+            [
+                queue.name, request.kinds.sorted(), request.excluding.map(\.rawValue), slots, request.owner, leaseExpiresAt,
+                request.now,
+            ]
+        ).map { row in
+            ClaimedJob(
+                id: JobID(try row.int64(0)), queue: queue.name, kind: try row.string(1), input: try row.string(2),
+                priority: Priority(rawValue: try row.int(3)), attempt: try row.int(4), maxAttempts: try row.optionalInt(5),
+                retryPolicy: try row.optionalString(6), timeoutMilliseconds: try row.optionalInt64(7),
+                checkpoint: try row.optionalBytes(8), runAt: try row.int64(9), leaseExpiresAt: leaseExpiresAt,
+                throttleIntervalMilliseconds: try row.int64(10), progressedAttempts: try row.int(11))
+        }
+        if !claimed.isEmpty && (queue.isLimited || claimed.contains(where: { $0.throttleIntervalMilliseconds > 0 })) {
+            try await recordStarts(session, claimed, queue: settings, now: request.now)
+        }
+        return claimed
+    }
+
+    /// Claims up to `$4` pending jobs of queue `$1` of the kinds `$2`, not `$3`, for worker `$5` until
+    /// `$6`, at `$7`, with their events: a walk of idx_jobs_next_pending that skips rows another
+    /// transaction holds. A job with a throttle interval is the last claimed: the next start waits
+    /// for it. Registers the worker as alive until the lease ends.
+    private static let claimStatement = """
+        WITH picked AS (
+            SELECT id, priority, order_key, throttle_interval_ms FROM jobs
+            WHERE queue = $1 AND state = 'pending' AND kind = ANY($2::text[]) AND id <> ALL($3::bigint[])
+            ORDER BY priority DESC, order_key
+            LIMIT $4
+            FOR UPDATE SKIP LOCKED
+        ),
+        ranked AS (
+            SELECT id, throttle_interval_ms, row_number() OVER (ORDER BY priority DESC, order_key) AS n FROM picked
+        ),
+        kept AS (
+            SELECT id FROM ranked WHERE n <= coalesce((SELECT min(n) FROM ranked WHERE throttle_interval_ms > 0), $4)
+        ),
+        claimed AS (
+            UPDATE jobs AS j SET state = 'running', attempts = j.attempts + 1, lease_owner = $5, lease_expires_at = $6,
+                                 started_at = $7, updated_at = $7
+            FROM kept WHERE j.id = kept.id
+            RETURNING j.id, j.kind, j.input::text, j.priority, j.attempts, j.max_attempts, j.retry_policy, j.timeout_ms,
+                      j.checkpoint, j.run_at, j.throttle_interval_ms, j.progressed_attempts, j.order_key
+        ),
+        events AS (
+            INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason, worker)
+            SELECT id, $7, 'pending', 'running', attempts, 'claimed', $5 FROM claimed
+        ),
+        worker AS (
+            INSERT INTO workers (id, alive_until, updated_at)
+            SELECT $5, $6, $7 WHERE EXISTS (SELECT 1 FROM claimed)
+            ON CONFLICT (id) DO UPDATE SET alive_until = greatest(workers.alive_until, excluded.alive_until),
+                                           updated_at = excluded.updated_at
+        )
+        SELECT * FROM claimed ORDER BY priority DESC, order_key
+        """
+
+    /// Moves up to 500 scheduled jobs whose time has come to `pending`, the earliest first, with
+    /// their events; rows another transaction holds are left for the next claim.
+    private func promoteDueJobs(_ session: PostgresSession, now: Int64) async throws {
+        try await session.execute(
+            """
+            WITH due AS (
+                UPDATE jobs SET state = 'pending', updated_at = $1
+                WHERE id IN (SELECT id FROM jobs WHERE state = 'scheduled' AND run_at <= $1 ORDER BY run_at LIMIT 500
+                             FOR UPDATE SKIP LOCKED)
+                RETURNING id, attempts
+            )
+            INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason)
+            SELECT id, $1, 'scheduled', 'pending', attempts, 'due' FROM due
+            """, [now])
+    }
+
+    /// Records the starts of `claimed` and moves the queue's next allowed start: past the interval
+    /// of a throttled job measured from its start, and past the window of the rate limit's oldest
+    /// counted start when the window is full. Runs under the queue's lock.
+    private func recordStarts(_ session: PostgresSession, _ claimed: [ClaimedJob], queue: QueueState, now: Int64) async throws {
+        var nextStart: Int64 = 0
+        if !queue.measuredFromEnd, let interval = claimed.map(\.throttleIntervalMilliseconds).max(), interval > 0 {
+            nextStart = now + interval
+        }
+        if queue.rateCount > 0 {
+            try await session.execute(
+                "INSERT INTO queue_starts (queue, started_at) SELECT $1, $2 FROM generate_series(1, $3)",
+                [queue.name, now, claimed.count])
+            try await session.execute(
+                "DELETE FROM queue_starts WHERE queue = $1 AND started_at <= $2", [queue.name, now - queue.rateWindow])
+            // A new start needs fewer than `count` starts in the window before it: it may come one
+            // window after the count-th most recent start.
+            if let oldestCounted = try await session.int64(
+                "SELECT started_at FROM queue_starts WHERE queue = $1 ORDER BY started_at DESC LIMIT 1 OFFSET $2",
+                [queue.name, queue.rateCount - 1])
+            {
+                nextStart = max(nextStart, oldestCounted + queue.rateWindow)
+            }
+        }
+        if nextStart > now {
+            try await session.execute(
+                "UPDATE queues SET next_start_at = greatest(next_start_at, $2) WHERE name = $1", [queue.name, nextStart])
+        }
+    }
+
+    /// After a job of `queue` with throttle interval `interval` ended at `now`, keeps the interval
+    /// before the next start if the queue measures it from the end.
+    func recordEnd(_ session: PostgresSession, queue: String, interval: Int64, now: Int64) async throws {
+        guard interval > 0 else { return }
+        try await session.execute(
+            """
+            UPDATE queues SET next_start_at = greatest(next_start_at, $2)
+            WHERE name = $1 AND throttle_measured_from = 'end'
+            """, [queue, now + interval])
+    }
+
+    /// The earliest time after `now` when a claim may find more to start.
+    package func nextWakeTime(after now: Int64) async throws -> Int64? {
+        try await read("find when the next job may start") { [self] session in
+            try await session.int64(
+                """
+                SELECT least((SELECT min(run_at) FROM jobs WHERE state = 'scheduled'),
+                             (SELECT min(next_start_at) FROM queues WHERE next_start_at > $1))
+                """, [now])
+        }
+    }
+}

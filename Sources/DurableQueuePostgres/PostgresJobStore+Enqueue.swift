@@ -1,0 +1,149 @@
+import DurableQueue
+import Foundation
+import PostgresNIO
+
+extension PostgresJobStore {
+    /// Inserts every job of `jobs`, all or none, each with its tags and creation event.
+    ///
+    /// Jobs without a unique key go in with one statement (the common case); a batch with a unique
+    /// key runs job by job, each looking for the job that holds its key.
+    package func enqueue(_ jobs: [NewJob], now: Int64) async throws -> [EnqueueOutcome] {
+        for job in jobs { try job.validate() }
+        guard !jobs.isEmpty else { return [] }
+        let operation = jobs.count == 1 ? "enqueue a '\(jobs[0].kind)' job on queue '\(jobs[0].queue)'" : "enqueue \(jobs.count) jobs"
+        if jobs.allSatisfy({ $0.uniqueKey == nil || $0.uniquePolicy == .allow }) {
+            let records = try Self.json(jobs.enumerated().map { InsertedJob($1, position: $0, now: now) })
+            // One statement, atomic by itself; creating a missing queue first may commit on its own.
+            return try await write(operation, notify: false, transaction: false) { [self] session in
+                try await ensureQueuesExist(session, Set(jobs.map(\.queue)), now: now)
+                let ids = try await session.rows(Self.insertBatchStatement, [records, now, channel]).first?.cells[0].decode([Int64].self)
+                guard let ids, ids.count == jobs.count else {
+                    throw DurableQueueError(.storage, "the database inserted \(ids?.count ?? 0) of \(jobs.count) jobs")
+                }
+                return ids.map { .inserted(JobID($0)) }
+            }
+        }
+        return try await write(operation) { [self] session in
+            var outcomes: [EnqueueOutcome] = []
+            for job in jobs { outcomes.append(try await insert(session, job, now: now)) }
+            return outcomes
+        }
+    }
+
+    /// One job of a batch, as `jsonb_to_recordset` reads it.
+    private struct InsertedJob: Encodable {
+        var position: Int
+        var queue: String
+        var kind: String
+        var state: String
+        var priority: Int
+        var runAt: Int64
+        var maxAttempts: Int?
+        var retryPolicy: String?
+        var timeoutMs: Int64?
+        var input: String
+        var throttle: Int64?
+        var tags: [String]
+
+        init(_ job: NewJob, position: Int, now: Int64) {
+            self.position = position
+            queue = job.queue
+            kind = job.kind
+            state = ((job.runAt ?? now) > now ? JobState.scheduled : JobState.pending).rawValue
+            priority = job.priority.rawValue
+            runAt = job.runAt ?? now
+            maxAttempts = job.maxAttempts
+            retryPolicy = job.retryPolicy
+            timeoutMs = job.timeoutMilliseconds
+            input = job.input
+            throttle = job.throttleIntervalMilliseconds
+            tags = Array(Set(job.tags)).sorted()
+        }
+    }
+
+    /// Inserts the jobs of `$1` (a JSON array of ``InsertedJob``) at `$2` with their tags and events,
+    /// and notifies channel `$3`; returns their ids in order. Ids come from the jobs' sequence in
+    /// the batch's order, so that the order key (the id, or minus the id on a LIFO queue) is known
+    /// in the same statement.
+    private static let insertBatchStatement = """
+        WITH batch AS (
+            SELECT nextval(pg_get_serial_sequence('jobs', 'id')) AS id, b.*
+            FROM (SELECT * FROM jsonb_to_recordset($1::jsonb)
+                      AS r("position" int, queue text, kind text, state text, priority int, "runAt" bigint,
+                           "maxAttempts" int, "retryPolicy" text, "timeoutMs" bigint, input text, throttle bigint,
+                           tags jsonb)
+                  ORDER BY "position") AS b
+        ),
+        inserted AS (
+            INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy, timeout_ms,
+                              input, created_at, updated_at, throttle_interval_ms, throttle_interval_source)
+            SELECT b.id, b.queue, b.kind, b.state, b.priority, CASE q.mode WHEN 'lifo' THEN -b.id ELSE b.id END, b."runAt",
+                   b."maxAttempts", b."retryPolicy", b."timeoutMs", b.input::jsonb, $2, $2,
+                   coalesce(b.throttle, q.throttle_interval_ms), CASE WHEN b.throttle IS NULL THEN 'queue' ELSE 'job' END
+            FROM batch AS b JOIN queues AS q ON q.name = b.queue
+        ),
+        tagged AS (
+            INSERT INTO job_tags (tag, job_id)
+            SELECT t.tag, b.id FROM batch AS b, jsonb_array_elements_text(b.tags) AS t(tag)
+        ),
+        events AS (
+            INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason)
+            SELECT id, $2, NULL, state, 0, 'enqueued' FROM batch
+        )
+        SELECT array_agg(id ORDER BY "position"), (SELECT pg_notify($3, '')) FROM batch
+        """
+
+    /// Inserts `job` with its tags and event row, or applies its unique-key policy. A job placed in
+    /// a group starts `blocked` until the group lets it run.
+    func insert(_ session: PostgresSession, _ job: NewJob, now: Int64, placement: GroupPlacement? = nil) async throws
+        -> EnqueueOutcome
+    {
+        try await ensureQueuesExist(session, [job.queue], now: now)
+        var replacing: JobID?
+        if let key = job.uniqueKey, job.uniquePolicy != .allow,
+            let existing = try await session.int64(
+                "SELECT id FROM jobs WHERE unique_key = $1 AND \(Self.holdsUniqueKey) FOR UPDATE", [key])
+        {
+            switch job.uniquePolicy {
+            case .keep, .allow:
+                return .existing(JobID(existing))
+            case .replace:
+                _ = try await requestCancel(session, JobID(existing), now: now, reason: "replaced by a job with the same unique key")
+                replacing = JobID(existing)
+            }
+        }
+        let state: JobState = placement != nil ? .blocked : (job.runAt ?? now) > now ? .scheduled : .pending
+        guard
+            let inserted = try await session.int64(
+                """
+                INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy,
+                                  timeout_ms, unique_key, input, created_at, updated_at, throttle_interval_ms,
+                                  throttle_interval_source, group_id, group_position, step_name, takes_previous_output)
+                SELECT n.id, q.name, $2, $3, $4, CASE q.mode WHEN 'lifo' THEN -n.id ELSE n.id END, $5, $6, $7, $8, $9,
+                       $10::jsonb, $11, $11, coalesce($12::bigint, q.throttle_interval_ms),
+                       CASE WHEN $12::bigint IS NULL THEN 'queue' ELSE 'job' END, $13, $14, $15, $16
+                FROM queues AS q, (SELECT nextval(pg_get_serial_sequence('jobs', 'id')) AS id) AS n
+                WHERE q.name = $1
+                RETURNING id
+                """,
+                [
+                    job.queue, job.kind, state.rawValue, job.priority.rawValue, job.runAt ?? now, job.maxAttempts,
+                    job.retryPolicy, job.timeoutMilliseconds, job.uniquePolicy == .allow ? nil : job.uniqueKey,
+                    job.input, now, job.throttleIntervalMilliseconds, placement?.group.rawValue, placement?.position,
+                    placement?.name, placement?.takesPreviousOutput ?? false,
+                ])
+        else { throw DurableQueueError(.storage, "the job was not inserted: queue '\(job.queue)' has no row") }
+        let id = JobID(inserted)
+        if !job.tags.isEmpty {
+            try await session.execute(
+                "INSERT INTO job_tags (tag, job_id) SELECT DISTINCT unnest($1::text[]), $2", [job.tags, inserted])
+        }
+        try await appendEvent(session, id, now: now, from: nil, to: state, attempt: 0, reason: "enqueued")
+        return replacing.map { .replaced(id, replacing: $0) } ?? .inserted(id)
+    }
+
+    /// The condition under which a job holds its unique key: the WHERE of idx_jobs_unique_key.
+    static let holdsUniqueKey = """
+        unique_key IS NOT NULL AND cancel_requested = 0 AND state IN ('scheduled', 'pending', 'blocked', 'running')
+        """
+}

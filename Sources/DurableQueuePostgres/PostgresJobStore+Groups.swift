@@ -1,0 +1,263 @@
+import DurableQueue
+import Foundation
+
+extension PostgresJobStore {
+    /// Inserts a sequence or group with every child, nested groups included, and starts it.
+    package func enqueue(composition root: CompositionNode, now: Int64) async throws -> GroupID {
+        guard case .group = root else {
+            throw Self.invalidArgument("composition", "the outermost step must be a sequence or a group")
+        }
+        try root.validate()
+        return try await write("enqueue a sequence or group") { [self] session in
+            let id = try await insertGroup(session, root, parent: nil, position: 0, now: now)
+            try await startGroup(session, id, now: now, reason: "enqueued")
+            return id
+        }
+    }
+
+    /// Cancels group `id` and everything unfinished in it; false if it had finished.
+    package func cancel(group id: GroupID, now: Int64) async throws -> Bool {
+        try await write("cancel group \(id)") { [self] session in
+            guard let group = try await groupRow(session, id, lock: true) else { throw Self.groupNotFound(id) }
+            if group.state.isTerminal { return false }
+            try await cancelTree(session, id, now: now, reason: "group \(id) cancelled")
+            return true
+        }
+    }
+
+    /// The group's current state.
+    package func groupState(_ id: GroupID) async throws -> JobState {
+        try await read("read group \(id)") { [self] session in
+            guard let group = try await groupRow(session, id, lock: false) else { throw Self.groupNotFound(id) }
+            return group.state
+        }
+    }
+
+    /// The group with every child's state and output, nested groups included.
+    package func groupResult(_ id: GroupID) async throws -> GroupResult {
+        try await read("read group \(id)") { [self] session in try await result(session, of: id) }
+    }
+
+    // MARK: - Inserting and starting
+
+    private func insertGroup(_ session: PostgresSession, _ node: CompositionNode, parent: GroupID?, position: Int, now: Int64) async throws
+        -> GroupID
+    {
+        guard case .group(let kind, let children, let maxConcurrent, let name) = node else {
+            preconditionFailure("insertGroup is called with groups only")
+        }
+        guard
+            let inserted = try await session.int64(
+                """
+                INSERT INTO groups (kind, state, parent_id, position, name, max_concurrent, created_at, updated_at)
+                VALUES ($1, 'blocked', $2, $3, $4, $5, $6, $6) RETURNING id
+                """, [kind.rawValue, parent?.rawValue, position, name, maxConcurrent, now])
+        else { throw DurableQueueError(.storage, "the group row was not inserted") }
+        let id = GroupID(inserted)
+        try await appendGroupEvent(session, id, now: now, from: nil, to: .blocked, reason: "enqueued")
+        for (index, child) in children.enumerated() {
+            switch child {
+            case .job(let job, let name, let takesPreviousOutput):
+                _ = try await insert(
+                    session, job, now: now,
+                    placement: GroupPlacement(group: id, position: index, name: name, takesPreviousOutput: takesPreviousOutput))
+            case .group:
+                _ = try await insertGroup(session, child, parent: id, position: index, now: now)
+            }
+        }
+        return id
+    }
+
+    private func startGroup(_ session: PostgresSession, _ id: GroupID, now: Int64, reason: String) async throws {
+        let changed = try await session.execute(
+            "UPDATE groups SET state = 'running', updated_at = $1 WHERE id = $2 AND state = 'blocked'", [now, id.rawValue])
+        guard changed == 1 else { return }  // started already (an empty group ended at once)
+        try await appendGroupEvent(session, id, now: now, from: .blocked, to: .running, reason: reason)
+        try await advanceGroup(session, id, now: now)
+    }
+
+    /// Starts a blocked child: a job becomes pending (or scheduled), taking `previousOutput` as its
+    /// input if it asked for it; a group starts its own children.
+    private func start(_ session: PostgresSession, _ child: GroupChild, of group: GroupID, previousOutput: String?, now: Int64) async throws {
+        let reason = "its turn in group \(group)"
+        if let job = child.job {
+            if let row = try await session.rows(
+                """
+                UPDATE jobs SET state = CASE WHEN run_at > $2 THEN 'scheduled' ELSE 'pending' END,
+                                input = CASE takes_previous_output WHEN 1 THEN coalesce($3::jsonb, 'null'::jsonb) ELSE input END,
+                                updated_at = $2
+                WHERE id = $1 AND state = 'blocked'
+                RETURNING state, attempts
+                """, [job.rawValue, now, previousOutput]
+            ).first {
+                try await appendEvent(session, job, now: now, from: .blocked, to: try Self.state(row.string(0)), attempt: try row.int(1), reason: reason)
+            }
+        } else if let nested = child.group {
+            try await startGroup(session, nested, now: now, reason: reason)
+        }
+    }
+
+    // MARK: - Advancing
+
+    /// Starts what group `id` may start next, or ends it when its children decide its outcome;
+    /// called when one of its children ended. The group's row is locked first, so that two nodes
+    /// ending two children at once take turns and the second sees the first's change.
+    func advanceGroup(_ session: PostgresSession, _ id: GroupID, now: Int64) async throws {
+        guard let group = try await groupRow(session, id, lock: true), group.state == .running else { return }
+        let children = try await self.children(session, of: id)
+        let ended = children.filter(\.state.isTerminal)
+        switch group.kind {
+        case .sequence:
+            if let stopped = ended.first(where: { $0.state != .succeeded }) {
+                for child in children where !child.state.isTerminal {
+                    try await cancelChild(session, child, now: now, reason: "an earlier step of sequence \(id) did not succeed")
+                }
+                // The sequence ends once nothing in it runs any more.
+                guard try await self.children(session, of: id).allSatisfy(\.state.isTerminal) else { return }
+                let what = stopped.name.map { "step '\($0)'" } ?? "step \(stopped.position + 1)"
+                return try await end(
+                    session, id, as: stopped.state == .failed ? .failed : .cancelled, children: children, now: now,
+                    reason: "\(what) \(stopped.state.rawValue)")
+            }
+            if ended.count == children.count {
+                return try await end(session, id, as: .succeeded, children: children, now: now, reason: "every step succeeded")
+            }
+            guard !children.contains(where: \.isActive), let next = children.firstIndex(where: { $0.state == .blocked }) else {
+                return
+            }
+            try await start(session, children[next], of: id, previousOutput: next > 0 ? children[next - 1].output : nil, now: now)
+        case .concurrent:
+            if ended.count == children.count {
+                let state: JobState =
+                    ended.allSatisfy { $0.state == .succeeded } ? .succeeded
+                    : ended.contains { $0.state == .failed } ? .failed : .cancelled
+                let failed = ended.filter { $0.state != .succeeded }.count
+                return try await end(
+                    session, id, as: state, children: children, now: now,
+                    reason: failed == 0 ? "every child succeeded" : "\(failed) of \(children.count) children did not succeed")
+            }
+            var active = children.filter(\.isActive).count
+            for child in children where child.state == .blocked {
+                if group.maxConcurrent > 0 && active >= group.maxConcurrent { break }
+                try await start(session, child, of: id, previousOutput: nil, now: now)
+                active += 1
+            }
+        }
+    }
+
+    /// Records the group's end (with the children's outputs by name when it succeeded) and lets its
+    /// parent go on.
+    private func end(_ session: PostgresSession, _ id: GroupID, as state: JobState, children: [GroupChild], now: Int64, reason: String)
+        async throws
+    {
+        guard let group = try await groupRow(session, id, lock: true), !group.state.isTerminal else { return }
+        let finalState: JobState = group.cancelRequested && state != .succeeded ? .cancelled : state
+        try await session.execute(
+            """
+            UPDATE groups SET state = $2, output = $3::jsonb, error = $4, finished_at = $5, updated_at = $5 WHERE id = $1
+            """,
+            [
+                id.rawValue, finalState.rawValue, finalState == .succeeded ? try GroupChild.outputObject(children) : nil,
+                finalState == .succeeded ? nil : reason, now,
+            ])
+        try await appendGroupEvent(session, id, now: now, from: group.state, to: finalState, reason: reason)
+        if let parent = group.parent { try await advanceGroup(session, parent, now: now) }
+    }
+
+    // MARK: - Cancelling
+
+    private func cancelTree(_ session: PostgresSession, _ id: GroupID, now: Int64, reason: String) async throws {
+        try await session.execute("UPDATE groups SET cancel_requested = 1, updated_at = $1 WHERE id = $2", [now, id.rawValue])
+        for child in try await children(session, of: id) where !child.state.isTerminal {
+            try await cancelChild(session, child, now: now, reason: reason)
+        }
+        guard let group = try await groupRow(session, id, lock: true) else { return }
+        if group.state == .blocked {
+            try await end(session, id, as: .cancelled, children: [], now: now, reason: reason)
+        } else {
+            try await advanceGroup(session, id, now: now)
+        }
+    }
+
+    private func cancelChild(_ session: PostgresSession, _ child: GroupChild, now: Int64, reason: String) async throws {
+        if let job = child.job {
+            _ = try await requestCancel(session, job, now: now, reason: reason)
+        } else if let group = child.group {
+            try await cancelTree(session, group, now: now, reason: reason)
+        }
+    }
+
+    // MARK: - Reading
+
+    private func groupRow(_ session: PostgresSession, _ id: GroupID, lock: Bool) async throws
+        -> (kind: GroupKind, state: JobState, maxConcurrent: Int, cancelRequested: Bool, parent: GroupID?)?
+    {
+        guard
+            let row = try await session.rows(
+                "SELECT kind, state, max_concurrent, cancel_requested, parent_id FROM groups WHERE id = $1" + (lock ? " FOR UPDATE" : ""),
+                [id.rawValue]
+            ).first
+        else { return nil }
+        return (
+            GroupKind(rawValue: try row.string(0)) ?? .sequence, try Self.state(row.string(1)), try row.int(2), try row.bool(3),
+            try row.optionalInt64(4).map { GroupID($0) }
+        )
+    }
+
+    /// The jobs and groups directly in group `id`, in order.
+    private func children(_ session: PostgresSession, of id: GroupID) async throws -> [GroupChild] {
+        try await session.rows(
+            """
+            SELECT group_position, id, NULL::bigint, step_name, state, output::text FROM jobs WHERE group_id = $1
+            UNION ALL
+            SELECT position, NULL::bigint, id, name, state, output::text FROM groups WHERE parent_id = $1
+            ORDER BY 1
+            """, [id.rawValue]
+        ).map { row in
+            GroupChild(
+                position: try row.int(0), job: try row.optionalInt64(1).map { JobID($0) },
+                group: try row.optionalInt64(2).map { GroupID($0) }, name: try row.optionalString(3),
+                state: try Self.state(row.string(4)), output: try row.optionalString(5))
+        }
+    }
+
+    private func result(_ session: PostgresSession, of id: GroupID) async throws -> GroupResult {
+        guard
+            let row = try await session.rows("SELECT name, state, error, output::text FROM groups WHERE id = $1", [id.rawValue]).first
+        else { throw Self.groupNotFound(id) }
+        var errors: [JobID: JobFailure] = [:]
+        for found in try await session.rows(
+            "SELECT id, error::text FROM jobs WHERE group_id = $1 AND error IS NOT NULL", [id.rawValue])
+        {
+            errors[JobID(try found.int64(0))] = Self.failure(try found.optionalString(1))
+        }
+        var children: [GroupResult.Child] = []
+        for child in try await self.children(session, of: id) {
+            let content: GroupResult.Child.Content =
+                if let job = child.job {
+                    .job(job, error: errors[job])
+                } else {
+                    .group(try await result(session, of: child.group ?? id))
+                }
+            children.append(
+                GroupResult.Child(
+                    name: child.name, position: child.position, state: child.state, content: content,
+                    output: child.job == nil ? nil : child.output))
+        }
+        return GroupResult(
+            id: id, name: try row.optionalString(0), state: try Self.state(row.string(1)), reason: try row.optionalString(2),
+            output: try row.optionalString(3), children: children)
+    }
+
+    private func appendGroupEvent(_ session: PostgresSession, _ id: GroupID, now: Int64, from: JobState?, to: JobState, reason: String)
+        async throws
+    {
+        try await session.execute(
+            "INSERT INTO group_events (group_id, at, from_state, to_state, reason) VALUES ($1, $2, $3, $4, $5)",
+            [id.rawValue, now, from?.rawValue, to.rawValue, reason])
+    }
+
+    static func groupNotFound(_ id: GroupID) -> DurableQueueError {
+        DurableQueueError(.groupNotFound, "no sequence or group has id \(id)")
+    }
+}

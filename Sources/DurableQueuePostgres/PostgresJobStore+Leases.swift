@@ -1,0 +1,141 @@
+import DurableQueue
+import Foundation
+
+extension PostgresJobStore {
+    /// The workers holding running jobs, each once.
+    package func leaseOwners() async throws -> [String] {
+        try await read("list the workers running jobs") { [self] session in
+            try await session.rows("SELECT DISTINCT lease_owner FROM jobs WHERE state = 'running' AND lease_owner IS NOT NULL")
+                .map { try $0.string(0) }
+        }
+    }
+
+    /// Extends the leases of `attempts` that `owner` still holds (a heartbeat) and its row in
+    /// `workers`, in one statement; returns the attempts still held, with their cancel flags.
+    package func renewLeases(_ attempts: [AttemptID], owner: String, expiresAt: Int64) async throws -> [HeldLease] {
+        try await write("renew the leases of worker '\(owner)'", notify: false, transaction: false) { [self] session in
+            try await session.rows(
+                """
+                WITH renewed AS (
+                    UPDATE jobs AS j SET lease_expires_at = $4
+                    FROM unnest($1::bigint[], $2::bigint[]) AS a(id, attempt)
+                    WHERE j.id = a.id AND j.attempts = a.attempt AND j.state = 'running' AND j.lease_owner = $3
+                    RETURNING j.id, j.attempts, j.cancel_requested
+                ),
+                worker AS (
+                    INSERT INTO workers (id, alive_until, updated_at) VALUES ($3, $4, now_ms())
+                    ON CONFLICT (id) DO UPDATE SET alive_until = greatest(workers.alive_until, excluded.alive_until),
+                                                   updated_at = excluded.updated_at
+                )
+                SELECT * FROM renewed
+                """, [attempts.map(\.job.rawValue), attempts.map { Int64($0.number) }, owner, expiresAt]
+            ).map { row in
+                HeldLease(attempt: AttemptID(job: JobID(try row.int64(0)), number: try row.int(1)), cancelRequested: try row.bool(2))
+            }
+        }
+    }
+
+    /// Takes back running jobs whose lease expired before `now`, whose worker is one of
+    /// `deadOwners`, or whose worker's heartbeat in `workers` lapsed: to `pending` (the attempt
+    /// counts), `cancelled` if a cancel was requested, or `failed` with no attempt left. Rows another
+    /// transaction holds (an ending being recorded) are left for the next round.
+    package func recoverExpiredLeases(now: Int64, deadOwners: [String]) async throws -> [RecoveredJob] {
+        try await write("recover jobs with expired leases") { [self] session in
+            let expired = try await session.rows(
+                """
+                SELECT id, attempts - progressed_attempts, max_attempts, cancel_requested, lease_owner, queue,
+                       throttle_interval_ms, attempts, group_id,
+                       lease_owner = ANY($2::text[]) OR lease_owner IN (SELECT id FROM workers WHERE alive_until < $1)
+                FROM jobs
+                WHERE state = 'running'
+                  AND (lease_expires_at < $1 OR lease_owner = ANY($2::text[])
+                       OR lease_owner IN (SELECT id FROM workers WHERE alive_until < $1))
+                ORDER BY id
+                FOR UPDATE SKIP LOCKED
+                """, [now, deadOwners])
+            var recovered: [RecoveredJob] = []
+            for row in expired {
+                let id = JobID(try row.int64(0))
+                let counted = try row.int(1)
+                let maxAttempts = try row.optionalInt(2)
+                let owner = try row.optionalString(4)
+                let attempts = try row.int(7)
+                let worker = owner ?? "unknown"
+                let cause = deadOwners.contains(worker) ? "its process is gone" : "lease expired"
+                let interrupted = "worker '\(worker)' stopped during attempt \(attempts) (\(cause))"
+                let (state, reason): (JobState, String)
+                if try row.bool(3) {
+                    (state, reason) = (.cancelled, "cancel requested; \(interrupted)")
+                } else if let maxAttempts, counted >= maxAttempts {
+                    (state, reason) = (.failed, "\(interrupted); no attempts left")
+                } else {
+                    (state, reason) = (.pending, interrupted)
+                }
+                let failure = JobFailure(type: "LeaseExpired", message: interrupted, retryable: state == .pending)
+                try await session.execute(
+                    """
+                    UPDATE jobs SET state = $2, error = $3::jsonb, lease_owner = NULL, lease_expires_at = NULL,
+                                    finished_at = $4, updated_at = $5
+                    WHERE id = $1
+                    """, [id.rawValue, state.rawValue, try Self.json(failure), state.isTerminal ? now : nil, now])
+                try await appendEvent(session, id, now: now, from: .running, to: state, attempt: attempts, reason: reason, worker: owner)
+                try await recordEnd(session, queue: try row.string(5), interval: try row.int64(6), now: now)
+                if state.isTerminal {
+                    try await jobEnded(session, id, group: try row.optionalInt64(8).map { GroupID($0) }, now: now)
+                }
+                recovered.append(RecoveredJob(id: id, previousOwner: owner, state: state))
+            }
+            // Workers silent for a day are forgotten.
+            try await session.execute("DELETE FROM workers WHERE alive_until < $1", [now - 86_400_000])
+            return recovered
+        }
+    }
+
+    /// Gives running attempts back without counting them (shutdown); returns those released.
+    package func release(_ attempts: [AttemptID], owner: String, now: Int64, reason: String) async throws -> [AttemptID] {
+        try await write("release \(attempts.count) job(s) of worker '\(owner)'") { [self] session in
+            var released: [AttemptID] = []
+            for attempt in attempts.sorted(by: { $0.job.rawValue < $1.job.rawValue }) {
+                let id = attempt.job
+                guard
+                    let row = try await session.rows(
+                        """
+                        UPDATE jobs SET state = CASE cancel_requested WHEN 1 THEN 'cancelled' ELSE 'pending' END,
+                                        attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
+                                        progressed_attempts = progressed_attempts
+                                            - CASE WHEN checkpoint_attempt = attempts THEN 1 ELSE 0 END,
+                                        checkpoint_attempt = CASE WHEN checkpoint_attempt = attempts THEN NULL
+                                                                  ELSE checkpoint_attempt END,
+                                        finished_at = CASE cancel_requested WHEN 1 THEN $3::bigint END, updated_at = $3
+                        WHERE id = $1 AND state = 'running' AND lease_owner = $2 AND attempts = $4
+                        RETURNING attempts, cancel_requested, queue, throttle_interval_ms, group_id
+                        """, [id.rawValue, owner, now, attempt.number]
+                    ).first
+                else { continue }
+                let cancelled = try row.bool(1)
+                try await appendEvent(
+                    session, id, now: now, from: .running, to: cancelled ? .cancelled : .pending, attempt: try row.int(0), reason: reason,
+                    worker: owner)
+                try await recordEnd(session, queue: try row.string(2), interval: try row.int64(3), now: now)
+                if cancelled { try await jobEnded(session, id, group: try row.optionalInt64(4).map { GroupID($0) }, now: now) }
+                released.append(attempt)
+            }
+            return released
+        }
+    }
+
+    /// Running jobs of `owner` whose cancel was requested.
+    package func cancelRequested(owner: String) async throws -> [JobID] {
+        try await read("find cancelled jobs of worker '\(owner)'") { [self] session in
+            try await session.rows(
+                "SELECT id FROM jobs WHERE state = 'running' AND lease_owner = $1 AND cancel_requested = 1", [owner]
+            ).map { JobID(try $0.int64(0)) }
+        }
+    }
+
+    /// The count of notifications heard; a new number at every call while nobody listens.
+    package func changeToken() async throws -> Int64 { changes.token }
+
+    /// Calls `onChange` whenever another node (or this one) commits a change.
+    package func observeChanges(_ onChange: @escaping @Sendable () -> Void) { changes.observe(onChange) }
+}

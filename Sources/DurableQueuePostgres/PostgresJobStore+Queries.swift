@@ -1,0 +1,133 @@
+import DurableQueue
+import Foundation
+import PostgresNIO
+
+extension PostgresJobStore {
+    /// Job `id` with its tags.
+    package func job(_ id: JobID) async throws -> JobRecord {
+        try await read("read job \(id)") { [self] session in
+            guard let job = try await jobs(session, where: "WHERE j.id = $1", [id.rawValue]).first else { throw Self.jobNotFound(id) }
+            return job
+        }
+    }
+
+    /// Job `id`'s state and progress.
+    package func status(of id: JobID) async throws -> JobStatus {
+        try await read("read the state of job \(id)") { [self] session in
+            guard let row = try await session.rows("SELECT state, progress FROM jobs WHERE id = $1", [id.rawValue]).first else {
+                throw Self.jobNotFound(id)
+            }
+            return JobStatus(state: try Self.state(row.string(0)), progress: try row.optionalDouble(1))
+        }
+    }
+
+    /// Job `id`'s events, oldest first.
+    package func history(of id: JobID) async throws -> [JobEvent] {
+        try await read("read the history of job \(id)") { [self] session in
+            let rows = try await session.rows(
+                """
+                SELECT e.at, e.from_state, e.to_state, e.attempt, e.reason, e.worker
+                FROM jobs AS j LEFT JOIN job_events AS e ON e.job_id = j.id
+                WHERE j.id = $1 ORDER BY e.id
+                """, [id.rawValue])
+            guard !rows.isEmpty else { throw Self.jobNotFound(id) }
+            return try rows.compactMap { row in
+                guard let at = try row.optionalInt64(0) else { return nil }
+                return JobEvent(
+                    jobID: id, at: at, from: try row.optionalString(1).map(Self.state), to: try Self.state(row.string(2)),
+                    attempt: try row.int(3), reason: try row.optionalString(4), worker: try row.optionalString(5))
+            }
+        }
+    }
+
+    /// The jobs `filter` matches, in its order, at most its limit.
+    package func jobs(_ filter: JobFilter) async throws -> [JobRecord] {
+        guard filter.limit > 0 else { throw Self.invalidArgument("limit", "\(filter.limit) is not positive") }
+        let order = filter.order == .newestFirst ? "DESC" : "ASC"
+        return try await read("list jobs") { [self] session in
+            let (clause, values) = Self.whereClause(filter)
+            return try await jobs(session, where: "\(clause) ORDER BY j.id \(order) LIMIT $\(values.count + 1)", values + [filter.limit])
+        }
+    }
+
+    /// How many jobs `filter` matches (its limit aside).
+    package func count(_ filter: JobFilter) async throws -> Int {
+        try await read("count jobs") { session in
+            let (clause, values) = Self.whereClause(filter)
+            return Int(try await session.int64("SELECT count(*) FROM jobs AS j \(clause)", values) ?? 0)
+        }
+    }
+
+    /// How many jobs wait (scheduled, pending, blocked) in each queue, every queue listed.
+    package func waitingJobCounts() async throws -> [String: Int] {
+        try await read("count waiting jobs") { [self] session in
+            var counts: [String: Int] = [:]
+            for row in try await session.rows(
+                """
+                SELECT q.name, (SELECT count(*) FROM jobs WHERE queue = q.name AND state IN ('scheduled', 'pending', 'blocked'))
+                FROM queues AS q
+                """)
+            {
+                counts[try row.string(0)] = try row.int(1)
+            }
+            return counts
+        }
+    }
+
+    /// How many jobs wait (pending or scheduled) of each kind not in `known`.
+    package func waitingJobs(ofKindsOtherThan known: Set<String>) async throws -> [String: Int] {
+        try await read("count waiting jobs by kind") { [self] session in
+            var counts: [String: Int] = [:]
+            for row in try await session.rows(
+                """
+                SELECT kind, count(*) FROM jobs
+                WHERE state IN ('pending', 'scheduled') AND kind <> ALL($1::text[])
+                GROUP BY kind
+                """, [known.sorted()])
+            {
+                counts[try row.string(0)] = try row.int(1)
+            }
+            return counts
+        }
+    }
+
+    /// The WHERE clause of `filter` over `jobs AS j` and its values: only the conditions set, each a
+    /// constant piece of SQL with its value bound.
+    private static func whereClause(_ filter: JobFilter) -> (String, [(any PostgresValue)?]) {
+        var conditions: [String] = []
+        var values: [(any PostgresValue)?] = []
+        func add(_ condition: String, _ value: any PostgresValue) {
+            values.append(value)
+            conditions.append(condition.replacingOccurrences(of: "$?", with: "$\(values.count)"))
+        }
+        if let tag = filter.tag { add("j.id IN (SELECT job_id FROM job_tags WHERE tag = $?)", tag) }
+        if let states = filter.states { add("j.state = ANY($?::text[])", states.map(\.rawValue).sorted()) }
+        if let queues = filter.queues { add("j.queue = ANY($?::text[])", queues.sorted()) }
+        if let kinds = filter.kinds { add("j.kind = ANY($?::text[])", kinds.sorted()) }
+        return (conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "), values)
+    }
+
+    private func jobs(_ session: PostgresSession, where clause: String, _ values: [(any PostgresValue)?]) async throws -> [JobRecord] {
+        try await session.rows(
+            """
+            SELECT j.id, j.queue, j.kind, j.state, j.priority, j.run_at, j.attempts, j.max_attempts, j.retry_policy,
+                   j.timeout_ms, j.unique_key, j.cancel_requested, j.lease_owner, j.lease_expires_at, j.input::text, j.output::text,
+                   j.error::text, j.progress, j.checkpoint, j.created_at, j.updated_at, j.started_at, j.finished_at,
+                   coalesce((SELECT array_agg(tag ORDER BY tag) FROM job_tags WHERE job_id = j.id), '{}'), j.throttle_interval_ms
+            FROM jobs AS j
+            \(clause)
+            """, values
+        ).map { row in
+            JobRecord(
+                id: JobID(try row.int64(0)), queue: try row.string(1), kind: try row.string(2), state: try Self.state(row.string(3)),
+                priority: Priority(rawValue: try row.int(4)), runAt: try row.int64(5), attempts: try row.int(6),
+                maxAttempts: try row.optionalInt(7), retryPolicy: try row.optionalString(8), timeoutMilliseconds: try row.optionalInt64(9),
+                uniqueKey: try row.optionalString(10), cancelRequested: try row.bool(11), leaseOwner: try row.optionalString(12),
+                leaseExpiresAt: try row.optionalInt64(13), input: try row.string(14), output: try row.optionalString(15),
+                error: try row.optionalString(16).map { try JSONDecoder().decode(JobFailure.self, from: Data($0.utf8)) },
+                progress: try row.optionalDouble(17), checkpoint: try row.optionalBytes(18), createdAt: try row.int64(19),
+                updatedAt: try row.int64(20), startedAt: try row.optionalInt64(21), finishedAt: try row.optionalInt64(22),
+                tags: try row.cells[23].decode([String].self), throttleIntervalMilliseconds: try row.int64(24))
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import DurableQueue
+import Synchronization
+
+extension PostgresJobStore {
+    /// Replaces a queue's settings, all but an existing queue's suspension.
+    package func configure(_ queue: QueueConfiguration, now: Int64) async throws {
+        try queue.validate()
+        try await write("configure queue '\(queue.name)'") { [self] session in
+            let previous = try await queues(session, named: queue.name, lock: true).first
+            var settings = queue
+            settings.isSuspended = previous?.isSuspended ?? queue.isSuspended
+            try await store(session, settings, replacing: previous, now: now)
+        }
+    }
+
+    /// Applies `change` to a queue's settings (the defaults for a new queue) in one transaction.
+    package func updateQueue(named name: String, now: Int64, _ change: @escaping @Sendable (inout QueueConfiguration) -> Void)
+        async throws -> QueueConfiguration
+    {
+        try await write("update queue '\(name)'") { [self] session in
+            let previous = try await queues(session, named: name, lock: true).first
+            var settings = previous ?? QueueConfiguration(name)
+            change(&settings)
+            guard settings.name == name else {
+                throw Self.invalidArgument("queue name", "an update cannot rename queue '\(name)'")
+            }
+            try settings.validate()
+            try await store(session, settings, replacing: previous, now: now)
+            return settings
+        }
+    }
+
+    /// Writes `queue`'s settings over `previous` (nil: a new queue) and applies what the change
+    /// implies to its jobs and starts.
+    private func store(_ session: PostgresSession, _ queue: QueueConfiguration, replacing previous: QueueConfiguration?, now: Int64)
+        async throws
+    {
+        let throttle = queue.throttle ?? Throttle(.zero)
+        let rate = queue.rateLimit
+        try await session.execute(
+            """
+            INSERT INTO queues (name, mode, concurrency_limit, suspended, throttle_interval_ms, throttle_measured_from,
+                                throttle_mutability, rate_limit_count, rate_limit_window_ms, created_at, updated_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+            ON CONFLICT (name) DO UPDATE SET
+                mode = excluded.mode, concurrency_limit = excluded.concurrency_limit, suspended = excluded.suspended,
+                throttle_interval_ms = excluded.throttle_interval_ms,
+                throttle_measured_from = excluded.throttle_measured_from,
+                throttle_mutability = excluded.throttle_mutability, rate_limit_count = excluded.rate_limit_count,
+                rate_limit_window_ms = excluded.rate_limit_window_ms, updated_at = excluded.updated_at
+            """,
+            [
+                queue.name, queue.mode.rawValue, queue.concurrencyLimit, queue.isSuspended, throttle.interval.milliseconds,
+                throttle.measuredFrom.rawValue, throttle.mutability.rawValue, rate?.count ?? 0, rate?.window.milliseconds ?? 0, now,
+            ])
+        knownQueues.withLock { _ = $0.insert(queue.name) }
+        if let previous, previous.mode != queue.mode {
+            // order_key is +id on FIFO queues and -id on LIFO queues: flip it for unfinished jobs.
+            try await session.execute(
+                "UPDATE jobs SET order_key = -order_key WHERE queue = $1 AND state IN ('scheduled', 'pending', 'blocked', 'running')",
+                [queue.name])
+        }
+        let previousInterval = previous?.throttle?.interval ?? .zero
+        if previous != nil, previousInterval != throttle.interval, throttle.mutability != .none {
+            try await session.execute(
+                """
+                UPDATE jobs SET throttle_interval_ms = $2, throttle_interval_source = 'queue'
+                WHERE queue = $1 AND state IN ('scheduled', 'pending', 'blocked')
+                  AND ($3 = 'all' OR throttle_interval_source = 'queue')
+                """, [queue.name, throttle.interval.milliseconds, throttle.mutability.rawValue])
+        }
+        if queue.throttle == nil && queue.rateLimit == nil {
+            try await session.execute("UPDATE queues SET next_start_at = 0 WHERE name = $1", [queue.name])
+        }
+        if queue.rateLimit == nil {
+            try await session.execute("DELETE FROM queue_starts WHERE queue = $1", [queue.name])
+        }
+    }
+
+    /// Suspends or resumes a queue.
+    package func setSuspended(_ suspended: Bool, queue: String, now: Int64) async throws {
+        try await write("\(suspended ? "suspend" : "resume") queue '\(queue)'") { [self] session in
+            let changed = try await session.execute(
+                "UPDATE queues SET suspended = $1, updated_at = $2 WHERE name = $3", [suspended, now, queue])
+            guard changed == 1 else {
+                throw DurableQueueError(.invalidArgument, "no queue is named '\(queue)'", queue: queue)
+            }
+        }
+    }
+
+    /// A queue's stored settings; nil for a queue the store does not have.
+    package func queue(named name: String) async throws -> QueueConfiguration? {
+        try await read("read queue '\(name)'") { [self] session in try await queues(session, named: name, lock: false).first }
+    }
+
+    /// Every queue's settings, job counts and next allowed start.
+    package func queueStatuses() async throws -> [QueueStatus] {
+        try await read("read the queues") { [self] session in
+            var counts: [String: [JobState: Int]] = [:]
+            for row in try await session.rows("SELECT queue, state, count(*) FROM jobs GROUP BY queue, state") {
+                counts[try row.string(0), default: [:]][try Self.state(row.string(1))] = try row.int(2)
+            }
+            var nextStarts: [String: Int64] = [:]
+            for row in try await session.rows("SELECT name, next_start_at FROM queues WHERE next_start_at > 0") {
+                nextStarts[try row.string(0)] = try row.int64(1)
+            }
+            return try await queues(session, named: nil, lock: false).map { queue in
+                QueueStatus(
+                    configuration: queue, counts: QueueCounts(queue: queue.name, counts: counts[queue.name] ?? [:]),
+                    nextStartAt: nextStarts[queue.name])
+            }
+        }
+    }
+
+    /// The settings of queue `name` (of every queue, by name, for nil); `lock` holds the row.
+    private func queues(_ session: PostgresSession, named name: String?, lock: Bool) async throws -> [QueueConfiguration] {
+        try await session.rows(
+            """
+            SELECT name, mode, concurrency_limit, suspended, throttle_interval_ms, throttle_measured_from,
+                   throttle_mutability, rate_limit_count, rate_limit_window_ms
+            FROM queues WHERE $1::text IS NULL OR name = $1 ORDER BY name
+            """ + (lock ? " FOR UPDATE" : ""), [name]
+        ).map { row in
+            let throttle = Throttle(
+                .milliseconds(try row.int64(4)), measuredFrom: Throttle.Measurement(rawValue: try row.string(5)) ?? .start,
+                mutability: Throttle.Mutability(rawValue: try row.string(6)) ?? .all)
+            let rateCount = try row.int(7)
+            return QueueConfiguration(
+                try row.string(0), mode: try QueueMode(validating: row.string(1)), concurrencyLimit: try row.int(2),
+                isSuspended: try row.bool(3), throttle: throttle == Throttle(.zero) ? nil : throttle,
+                rateLimit: rateCount > 0 ? RateLimit(rateCount, per: .milliseconds(try row.int64(8))) : nil)
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import DurableQueue
+import Synchronization
+import Foundation
+
+extension PostgresJobStore {
+    /// Appends one row to the history, inside the transaction that changed the job.
+    func appendEvent(
+        _ session: PostgresSession, _ id: JobID, now: Int64, from: JobState?, to: JobState, attempt: Int, reason: String?,
+        worker: String? = nil
+    ) async throws {
+        try await session.execute(
+            """
+            INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason, worker)
+            VALUES ($1, $2, $3, $4, $5, $6, $7)
+            """, [id.rawValue, now, from?.rawValue, to.rawValue, attempt, reason, worker])
+    }
+
+    /// Job `id`'s state, attempt count and cancel flag, or nil if there is no such job; `lock` holds
+    /// its row until the transaction ends, so that what is decided from it stays true.
+    func stateRow(_ session: PostgresSession, _ id: JobID, lock: Bool) async throws -> (state: JobState, attempts: Int, cancel: Bool)? {
+        guard
+            let row = try await session.rows(
+                "SELECT state, attempts, cancel_requested FROM jobs WHERE id = $1" + (lock ? " FOR UPDATE" : ""), [id.rawValue]
+            ).first
+        else { return nil }
+        return (try Self.state(row.string(0)), try row.int(1), try row.bool(2))
+    }
+
+    /// Creates the rows of the queues in `names` that have none, with default settings.
+    func ensureQueuesExist(_ session: PostgresSession, _ names: Set<String>, now: Int64) async throws {
+        let missing = knownQueues.withLock { names.subtracting($0) }
+        guard !missing.isEmpty else { return }
+        try await session.execute(
+            """
+            INSERT INTO queues (name, created_at, updated_at) SELECT unnest($1::text[]), $2, $2
+            ON CONFLICT (name) DO NOTHING
+            """, [missing.sorted(), now])
+        knownQueues.withLock { $0.formUnion(missing) }
+    }
+
+    /// Parses a stored state; the CHECK constraint makes a failure mean a newer or damaged schema.
+    static func state(_ text: String) throws -> JobState {
+        guard let state = JobState(rawValue: text) else {
+            throw DurableQueueError(.corrupt, "unknown job state '\(text)' in the jobs table")
+        }
+        return state
+    }
+
+    /// `value` encoded as JSON text.
+    static func json(_ value: some Encodable) throws -> String {
+        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+    }
+
+    /// A stored failure, or nil for one this version cannot read.
+    static func failure(_ json: String?) -> JobFailure? {
+        json.flatMap { try? JSONDecoder().decode(JobFailure.self, from: Data($0.utf8)) }
+    }
+
+    static func jobNotFound(_ id: JobID) -> DurableQueueError {
+        DurableQueueError(.jobNotFound, "no job has id \(id)", jobID: id)
+    }
+
+    static func invalidArgument(_ parameter: String, _ problem: String) -> DurableQueueError {
+        DurableQueueError(.invalidArgument, "invalid \(parameter): \(problem)")
+    }
+}

@@ -1,0 +1,209 @@
+import DurableQueue
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// Jobs in a PostgreSQL database that workers on many machines share: the ``JobStore`` of
+/// `JobQueue(postgres:)`.
+///
+/// The tables, columns, text states and millisecond times are the SQLite file's (see the
+/// `Migrations` folder), so `psql` shows what `sqlite3` shows. Each method is one transaction. Claims
+/// walk a queue's pending jobs in index order with `FOR UPDATE SKIP LOCKED`; a queue with a
+/// concurrency limit, throttle or rate limit is serialised across nodes by a transaction-level
+/// advisory lock taken before counting. Every write that may interest another node sends a
+/// notification inside its transaction; one connection listens, so waiting engines and handles
+/// wake at once, and poll when it is down.
+package final class PostgresJobStore: JobStore {
+    /// The database and schema, for messages (never the password).
+    package let location: String
+    /// Where the tables live.
+    let schema: String
+    /// The notification channel of this schema.
+    let channel: String
+    let client: PostgresClient
+    let logger: Logger
+    /// Runs the client's pool and the listener until the store is released.
+    private let background: Task<Void, Never>
+    let changes: ChangeFeed
+    /// Queues known to have a row, so that enqueue skips creating them.
+    let knownQueues = Mutex<Set<String>>([])
+    /// The database's clock, which leases and schedules follow on every node.
+    package let clock: DatabaseClock
+
+    /// Connects to `storage`, creates its schema if missing and migrates it to the newest version.
+    ///
+    /// - Throws: ``DurableQueueError``: `invalidArgument` for a bad setting, `cannotOpen` when the
+    ///   server cannot be reached or refuses the login, `schemaTooNew` for a schema a newer version
+    ///   wrote.
+    package init(_ storage: PostgresStorage, logger: Logger = Logger(label: "DurableQueue.postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
+        async throws
+    {
+        try storage.validate()
+        self.location = storage.location
+        self.schema = storage.schema
+        self.channel = "durablequeue_\(storage.schema.lowercased())"
+        self.logger = logger
+        let client = PostgresClient(configuration: storage.clientConfiguration, backgroundLogger: logger)
+        self.client = client
+        let changes = ChangeFeed()
+        self.changes = changes
+        let channel = channel
+        background = Task {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await client.run() }
+                group.addTask { await changes.listen(client: client, channel: channel, logger: logger) }
+            }
+        }
+        do {
+            try await PostgresMigrator.migrate(client: client, schema: storage.schema, logger: logger)
+            clock = try await DatabaseClock.measure(client: client, logger: logger)
+        } catch {
+            background.cancel()
+            throw Self.mapped(error, operation: "open the job database", location: storage.location)
+        }
+    }
+
+    deinit {
+        background.cancel()
+    }
+
+    /// How many times a transaction that lost a serialization race or a deadlock runs again.
+    private static let raceRetries = 20
+
+    /// Runs `body` in a transaction and commits it; a transaction that lost a race with another
+    /// (a deadlock, a serialization failure, a unique key taken meanwhile) runs again from the start.
+    ///
+    /// - Parameters:
+    ///   - operation: What is being done, in words, for the error message.
+    ///   - notify: Whether to tell the listening nodes that something changed, in the transaction.
+    ///   - transaction: false for a `body` whose statements each stand alone (one statement, or
+    ///     statements that may commit one by one): they run without `BEGIN` and `COMMIT`.
+    func write<T: Sendable>(
+        _ operation: @autoclosure () -> String, notify: Bool = true, transaction: Bool = true,
+        _ body: @escaping @Sendable (PostgresSession) async throws -> T
+    ) async throws -> T {
+        let operation = operation()
+        // A call finishes what it began even when its caller's task is cancelled (a shutdown gives
+        // running jobs back from a cancelled task): the pool refuses connections to cancelled tasks.
+        return try await Task { try await runWrite(operation, notify: notify, transaction: transaction, body) }.value
+    }
+
+    private func runWrite<T: Sendable>(
+        _ operation: String, notify: Bool, transaction: Bool, _ body: @Sendable (PostgresSession) async throws -> T
+    ) async throws -> T {
+        var attempt = 0
+        while true {
+            do {
+                return try await client.withConnection { connection in
+                    let session = PostgresSession(connection: connection, logger: logger)
+                    guard transaction else {
+                        let result = try await body(session)
+                        if notify { try await session.execute("SELECT pg_notify($1, '')", [channel]) }
+                        return result
+                    }
+                    try await session.execute("BEGIN")
+                    do {
+                        let result = try await body(session)
+                        if notify { try await session.execute("SELECT pg_notify($1, '')", [channel]) }
+                        try await session.execute("COMMIT")
+                        return result
+                    } catch {
+                        _ = try? await session.execute("ROLLBACK")
+                        throw error
+                    }
+                }
+            } catch where Self.lostRace(error) && attempt < Self.raceRetries {
+                attempt += 1
+                knownQueues.withLock { $0.removeAll() }
+                try await Task.sleep(for: .milliseconds(Int.random(in: 1...(2 * attempt))))
+            } catch {
+                knownQueues.withLock { $0.removeAll() }
+                throw Self.mapped(error, operation: operation, location: location)
+            }
+        }
+    }
+
+    /// Runs `body`'s reads on one connection (each statement sees what was committed when it began).
+    func read<T: Sendable>(_ operation: @autoclosure () -> String, _ body: @escaping @Sendable (PostgresSession) async throws -> T)
+        async throws -> T
+    {
+        let operation = operation()
+        return try await Task {
+            do {
+                return try await client.withConnection { connection in
+                    try await body(PostgresSession(connection: connection, logger: logger))
+                }
+            } catch {
+                throw Self.mapped(error, operation: operation, location: location)
+            }
+        }.value
+    }
+
+    /// Whether `error` says the transaction lost a race that running it again settles.
+    private static func lostRace(_ error: any Error) -> Bool {
+        guard let state = (error as? PSQLError)?.serverInfo?[.sqlState] else { return false }
+        // serialization_failure, deadlock_detected, unique_violation (a key taken by a concurrent commit).
+        return state == "40001" || state == "40P01" || state == "23505"
+    }
+
+    /// The public error for `error`; a ``DurableQueueError`` passes through with the location added.
+    static func mapped(_ error: any Error, operation: String, location: String) -> DurableQueueError {
+        if var error = error as? DurableQueueError {
+            if error.path == nil { error.path = location }
+            return error
+        }
+        guard let error = error as? PSQLError else {
+            return DurableQueueError(.storage, "could not \(operation)", path: location, underlying: error)
+        }
+        if let info = error.serverInfo {
+            let state = info[.sqlState] ?? ""
+            let message = info[.message] ?? "server error \(state)"
+            let code: DurableQueueError.Code =
+                switch state {
+                case "40001", "40P01", "55P03": .databaseLocked
+                case "25006": .readOnly
+                case "3D000", "28000", "28P01", "42501": .cannotOpen
+                case "XX001", "XX002": .corrupt
+                default: .storage
+                }
+            return DurableQueueError(code, "could not \(operation): \(message)", path: location, underlying: nil)
+        }
+        let cause =
+            switch error.code {
+            case .connectionError, .serverClosedConnection, .uncleanShutdown: "the database server cannot be reached"
+            case .poolClosed, .clientClosedConnection: "the connection pool is closed"
+            case .sslUnsupported: "the server does not offer TLS, which the configuration requires"
+            case .authMechanismRequiresPassword: "the server asks for a password and none was given"
+            default: "\(error.code)"
+            }
+        let code: DurableQueueError.Code = error.code == .sslUnsupported || error.code == .authMechanismRequiresPassword ? .cannotOpen : .storage
+        return DurableQueueError(code, "could not \(operation): \(cause)", path: location, underlying: nil)
+    }
+}
+
+extension PostgresStorage {
+    /// The pool's configuration: one connection more than asked, for the listener.
+    var clientConfiguration: PostgresClient.Configuration {
+        var configuration: PostgresClient.Configuration =
+            switch endpoint {
+            case .tcp(let host, let port):
+                PostgresClient.Configuration(
+                    host: host, port: port, username: username, password: password, database: database, tls: clientTLS)
+            case .unixSocket(let path):
+                PostgresClient.Configuration(unixSocketPath: path, username: username, password: password, database: database)
+            }
+        configuration.options.maximumConnections = maximumConnections + 1
+        configuration.options.connectTimeout = .seconds(10)
+        configuration.options.additionalStartupParameters = [("search_path", schema), ("application_name", "DurableQueue")]
+        return configuration
+    }
+
+    private var clientTLS: PostgresClient.Configuration.TLS {
+        switch tls {
+        case .disable: .disable
+        case .prefer: .prefer(.makeClientConfiguration())
+        case .require: .require(.makeClientConfiguration())
+        }
+    }
+}

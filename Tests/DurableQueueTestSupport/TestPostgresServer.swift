@@ -1,0 +1,124 @@
+import Foundation
+
+/// A real PostgreSQL server for the tests: Debian's `postgresql`, initialised on a temporary
+/// directory and started on 127.0.0.1 the first time a test asks for it, as a non-root user when the
+/// tests run as root; stopped when the test process exits. A server that cannot start fails the
+/// tests that need it, with its log: they never skip.
+///
+/// `DURABLEQUEUE_TEST_POSTGRES_PORT` names a server started elsewhere (trust authentication for
+/// user `postgres` on 127.0.0.1) instead.
+package enum TestPostgresServer {
+    /// The port of the running server (started on first use).
+    package static func port() throws -> Int { try started.get() }
+
+    /// A `postgres://` URL for schema `schema` of the server's database.
+    package static func url(schema: String) throws -> String {
+        "postgres://postgres@127.0.0.1:\(try port())/postgres?schema=\(schema)&sslmode=disable"
+    }
+
+    /// A schema name of its own for the store in `directory`: the same directory, the same schema
+    /// (two stores on it are two processes sharing one database).
+    package static func schema(for directory: TemporaryDirectory) -> String {
+        "t_" + sha256Hex(Array(directory.url.path.utf8)).prefix(24)
+    }
+
+    private static let started: Result<Int, any Error> = Result {
+        if let port = ProcessInfo.processInfo.environment["DURABLEQUEUE_TEST_POSTGRES_PORT"].flatMap(Int.init) { return port }
+        return try start()
+    }
+
+    /// Where Debian installs the server's programs.
+    private static func binaries() throws -> String {
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        guard let newest = versions.compactMap(Int.init).max() else {
+            throw ServerError("PostgreSQL is not installed (no /usr/lib/postgresql/<version>/bin): apt-get install postgresql")
+        }
+        return "/usr/lib/postgresql/\(newest)/bin"
+    }
+
+    private static func start() throws -> Int {
+        let bin = try binaries()
+        let directory = try TemporaryDirectory()
+        let data = directory.path("data")
+        let log = directory.path("server.log")
+        // initdb refuses to run as root: the server runs as the postgres user Debian creates.
+        let runAs = geteuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []
+        if geteuid() == 0 {
+            try run(["/bin/chown", "postgres:postgres", directory.url.path])
+        }
+        try run(runAs + ["\(bin)/initdb", "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"])
+        let port = try freePort()
+        let options = [
+            "-p \(port)", "-k \(directory.url.path)", "-c listen_addresses=127.0.0.1", "-c max_connections=600",
+            "-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off",
+        ].joined(separator: " ")
+        do {
+            try run(runAs + ["\(bin)/pg_ctl", "-D", data, "-l", log, "-w", "-t", "60", "-o", options, "start"])
+        } catch {
+            let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            throw ServerError("PostgreSQL did not start: \(error)\n\(output)")
+        }
+        Stopper.register(stop: runAs + ["\(bin)/pg_ctl", "-D", data, "-m", "immediate", "stop"], directory: directory)
+        return port
+    }
+
+    /// Runs `arguments` and waits for it (posix_spawn and waitpid: nothing else reaps it); its
+    /// output goes to a file, read back for the error if it fails.
+    private static func run(_ arguments: [String]) throws {
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("dq-pg-\(UUID().uuidString).log").path
+        defer { unlink(outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
+        guard spawned == 0 else { throw ServerError("could not start \(arguments[0]): error \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard status == 0 else {
+            let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+            throw ServerError("\(arguments.joined(separator: " ")) failed (status \(status)): \(text)")
+        }
+    }
+
+    /// A TCP port nothing listens on now, chosen by the kernel.
+    private static func freePort() throws -> Int {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw ServerError("no socket for a free port") }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+        }
+        guard bound else { throw ServerError("could not bind a free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Stops the server when the test process exits.
+    private enum Stopper {
+        nonisolated(unsafe) static var command: [String] = []
+        nonisolated(unsafe) static var directory: TemporaryDirectory?
+
+        static func register(stop: [String], directory: TemporaryDirectory) {
+            command = stop
+            self.directory = directory
+            atexit {
+                try? TestPostgresServer.run(Stopper.command)
+                Stopper.directory?.remove()
+            }
+        }
+    }
+
+    struct ServerError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}
