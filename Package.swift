@@ -90,6 +90,7 @@ let package = Package(
         .executableTarget(
             name: "durableq",
             dependencies: [
+                "DurableQueuePostgres",
                 "DurableQueue",
                 "DurableDownloads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

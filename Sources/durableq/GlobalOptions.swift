@@ -1,10 +1,15 @@
 import ArgumentParser
 import DurableQueue
+import DurableQueuePostgres
 import Foundation
 
-/// Which file a command works on, and how it opens it.
+/// Which file (or PostgreSQL database) a command works on, and how it opens it.
 struct DatabaseOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The DurableQueue file.", valueName: "path"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The DurableQueue file, or a PostgreSQL database as postgres://user[:password]@host[:port]/database[?schema=name].",
+            valueName: "path|url"))
     var db: String = "durableq.sqlite"
 
     @Option(
@@ -21,9 +26,15 @@ struct DatabaseOptions: ParsableArguments {
 
     /// Opens the file for a command that changes state (through the library, so every change has
     /// its event). `create` makes a missing file; otherwise a missing file is an error.
-    func openQueue(create: Bool, configuration: JobQueue.Configuration = JobQueue.Configuration()) throws -> JobQueue {
-        if !create { try requireFile() }
+    /// A postgres:// URL opens that database (its schema is created if missing).
+    func openQueue(create: Bool, configuration: JobQueue.Configuration = JobQueue.Configuration()) async throws -> JobQueue {
         var configuration = configuration
+        configuration.storageFailureTimeout = storageTimeout.duration
+        if isPostgres {
+            configuration.recoverDeadLocalWorkers = false  // process ids mean nothing across hosts
+            return try await JobQueue(postgres: try PostgresStorage(url: db), configuration: configuration)
+        }
+        if !create { try requireFile() }
         configuration.storage = StorageOptions(busyTimeout: busyTimeout.duration, createIfMissing: create)
         configuration.storageFailureTimeout = storageTimeout.duration
         return try JobQueue(path: db, configuration: configuration)
@@ -33,9 +44,10 @@ struct DatabaseOptions: ParsableArguments {
     ///
     /// A file that cannot be written (its directory is read-only, say) is opened read-only: reading
     /// works wherever the file can be read.
-    func openForReading() throws -> JobQueue {
+    func openForReading() async throws -> JobQueue {
+        if isPostgres { return try await openQueue(create: false) }
         do {
-            return try openQueue(create: false)
+            return try await openQueue(create: false)
         } catch let writable as DurableQueueError where writable.code == .readOnly || writable.code == .cannotOpen {
             var configuration = JobQueue.Configuration()
             configuration.storage = StorageOptions(busyTimeout: busyTimeout.duration, readOnly: true)
@@ -46,6 +58,9 @@ struct DatabaseOptions: ParsableArguments {
             }
         }
     }
+
+    /// Whether `db` names a PostgreSQL database rather than a file.
+    var isPostgres: Bool { db.hasPrefix("postgres://") || db.hasPrefix("postgresql://") }
 
     /// Throws a clear error when the file does not exist.
     private func requireFile() throws {

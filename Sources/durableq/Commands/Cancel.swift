@@ -24,7 +24,7 @@ struct Cancel: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let jobs = try database.openQueue(create: false)
+        let jobs = try await database.openQueue(create: false)
         if let id {
             let before = try await jobs.store.job(JobID(id)).state
             try await jobs.cancel(JobID(id))

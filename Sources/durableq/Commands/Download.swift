@@ -56,7 +56,7 @@ struct Download: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let worker = try HTTPWorker(
+        let worker = try await HTTPWorker(
             database: database, queues: ["downloads"], maxConcurrentJobs: concurrency, network: network,
             verbose: verbose)
         let store = worker.queue.store

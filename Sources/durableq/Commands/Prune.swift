@@ -20,7 +20,7 @@ struct Prune: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let jobs = try database.openQueue(create: false)
+        let jobs = try await database.openQueue(create: false)
         var deleted = 0
         for state in state.map({ [$0] }) ?? [.succeeded, .failed, .cancelled] {
             deleted += try await jobs.prune(state: state, olderThan: olderThan.duration)

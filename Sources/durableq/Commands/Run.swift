@@ -28,7 +28,7 @@ struct Run: AsyncParsableCommand {
 
     func run() async throws {
         let queues = queue.isEmpty ? nil : queue
-        let worker = try HTTPWorker(
+        let worker = try await HTTPWorker(
             database: database, queues: queues.map(Set.init), maxConcurrentJobs: concurrency, network: network,
             verbose: verbose)
         let initial = try await worker.queue.store.jobs(HTTPWorker.unfinished(queues: queues)).map(\.id)

@@ -13,7 +13,7 @@ struct Show: AsyncParsableCommand {
     var id: Int64
 
     func run() async throws {
-        let store = try database.openForReading().store
+        let store = try await database.openForReading().store
         let job = try await store.job(JobID(id))
         let history = try await store.history(of: JobID(id))
         if output.json {

@@ -11,7 +11,7 @@ struct Status: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let queue = try database.openForReading()
+        let queue = try await database.openForReading()
         let statuses = try await queue.store.queueStatuses()
         if output.json {
             JSONValue.array(statuses.map(\.json)).print()

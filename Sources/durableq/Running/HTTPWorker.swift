@@ -22,7 +22,7 @@ struct HTTPWorker {
     /// on Ctrl-C running jobs are given back immediately, recorded, to resume on the next run.
     init(
         database: DatabaseOptions, queues: Set<String>?, maxConcurrentJobs: Int = 16, network: NetworkOptions, verbose: Bool
-    ) throws {
+    ) async throws {
         var logger = Logger(label: "durableq") { label -> any LogHandler in
             verbose ? StreamLogHandler.standardError(label: label) : SwiftLogNoOpLogHandler()
         }
@@ -30,7 +30,7 @@ struct HTTPWorker {
         self.logger = logger
         let configuration = JobQueue.Configuration(
             maxConcurrentJobs: maxConcurrentJobs, queues: queues, gracefulShutdownTimeout: .zero, recoverDeadLocalWorkers: true)
-        queue = try database.openQueue(create: true, configuration: configuration)
+        queue = try await database.openQueue(create: true, configuration: configuration)
         let board = TransferBoard()
         self.board = board
         http = HTTPJobs(
