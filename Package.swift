@@ -102,14 +102,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "durableq-bench",
-            dependencies: ["DurableQueue"],
+            dependencies: ["DurableQueue", "DurableQueuePostgres"],
             path: "Benchmarks/durableq-bench",
             swiftSettings: swiftSettings
         ),
         // Helper processes for the tests (targets, not products): crash, freeze and full-disk tests.
         .executableTarget(
             name: "durableq-test-worker",
-            dependencies: ["DurableQueue", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["DurableQueue", "DurableQueuePostgres", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -158,6 +158,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),

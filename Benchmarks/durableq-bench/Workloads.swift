@@ -1,31 +1,37 @@
 import DurableQueue
+import DurableQueuePostgres
 import Foundation
 
-/// The benchmark's workloads, each on a fresh file in `directory`.
+/// The benchmark's workloads, each on a fresh file in `directory`, or with `postgres` (a
+/// postgres:// URL without a schema) on a fresh schema of that database.
 struct Workloads {
     var directory: URL
     var durability: Durability
     var n: Int
+    var postgres: String?
 
     /// Jobs each engine runs at once: enough that claims and endings are grouped many per transaction.
     static let maxConcurrentJobs = 64
 
-    /// A fresh file's path.
+    /// A fresh file's path, or a fresh schema's URL.
     func freshPath(_ name: String) -> String {
-        directory.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8)).sqlite").path
+        let unique = UUID().uuidString.prefix(8).lowercased()
+        if let postgres { return postgres + (postgres.contains("?") ? "&" : "?") + "schema=bench_\(name)_\(unique)" }
+        return directory.appendingPathComponent("\(name)-\(unique).sqlite").path
     }
 
     /// Opens `path` with the benchmark's settings and the no-op job registered, counting starts.
-    func open(_ path: String, counter: StartCounter = StartCounter()) throws -> JobQueue {
+    func open(_ path: String, counter: StartCounter = StartCounter()) async throws -> JobQueue {
         let configuration = JobQueue.Configuration(
             storage: StorageOptions(durability: durability), maxConcurrentJobs: Self.maxConcurrentJobs, retention: .forever)
-        let queue = try JobQueue(path: path, configuration: configuration)
+        let queue = try await openQueue(path, configuration: configuration)
         queue.register(NoOpJob(started: { counter.increment() }))
         return queue
     }
 
-    /// The SQLite settings of a file opened like the workloads' files.
+    /// The SQLite settings of a file opened like the workloads' files (PostgreSQL's are the server's).
     func settings() async throws -> SQLiteSettings {
+        if postgres != nil { return SQLiteSettings(version: "none (PostgreSQL)", journalMode: "-", synchronous: "-") }
         let store = try SQLiteJobStore(path: freshPath("settings"), options: StorageOptions(durability: durability))
         let found = try await store.sqliteSettings()
         return SQLiteSettings(version: found.version, journalMode: found.journalMode, synchronous: found.synchronous)
@@ -33,7 +39,7 @@ struct Workloads {
 
     /// N enqueues, each awaited (committed) before the next, by `callers` concurrent callers.
     func enqueue(callers: Int) async throws -> Measurement {
-        let queue = try open(freshPath("enqueue"))
+        let queue = try await open(freshPath("enqueue"))
         let start = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for caller in 0..<callers {
@@ -51,7 +57,7 @@ struct Workloads {
 
     /// N jobs in batches of 1,000, one transaction each.
     func batch() async throws -> Measurement {
-        let queue = try open(freshPath("batch"))
+        let queue = try await open(freshPath("batch"))
         let start = ContinuousClock.now
         try await prefill(queue, count: n)
         return Measurement(workload: "batch", jobs: n, seconds: secondsSince(start))
@@ -70,9 +76,9 @@ struct Workloads {
     /// N prefilled jobs, the file reopened, drained by the engine until none is unfinished.
     func drain() async throws -> Measurement {
         let path = freshPath("drain")
-        try await prefill(try open(path), count: n)
+        try await prefill(try await open(path), count: n)
         let counter = StartCounter()
-        let queue = try open(path, counter: counter)
+        let queue = try await open(path, counter: counter)
         let start = ContinuousClock.now
         let engine = Task { try await queue.run() }
         // Polls the file only once every job has started, so that counting does not slow the drain.
@@ -88,7 +94,7 @@ struct Workloads {
     func latency(samples: Int = 1000) async throws -> Measurement {
         let (starts, continuation) = AsyncStream.makeStream(of: ContinuousClock.Instant.self)
         let configuration = JobQueue.Configuration(storage: StorageOptions(durability: durability), retention: .forever)
-        let queue = try JobQueue(path: freshPath("latency"), configuration: configuration)
+        let queue = try await openQueue(freshPath("latency"), configuration: configuration)
         queue.register(NoOpJob(started: { continuation.yield(.now) }))
         let engine = Task { try await queue.run() }
         var iterator = starts.makeAsyncIterator()
@@ -115,13 +121,13 @@ struct Workloads {
     /// jobs and the enqueue rate of N jobs (the median of `rounds` each), and the peak memory.
     func backlog(_ backlog: Int, rounds: Int) async throws -> Measurement {
         let path = freshPath("backlog")
-        try await prefill(try open(path), count: backlog)
+        try await prefill(try await open(path), count: backlog)
         // The prefill leaves hundreds of megabytes of dirty pages; the kernel writing them back
         // during the measurement would slow it by as much as half, and by a different amount each run.
         sync()
         let counter = StartCounter()
         let start = ContinuousClock.now
-        let queue = try open(path, counter: counter)
+        let queue = try await open(path, counter: counter)
         var ready = 0.0
         var drains: [Double] = []
         for round in 1...rounds {
@@ -154,7 +160,7 @@ struct Workloads {
     /// N prefilled jobs drained by `processes` worker processes (this executable with `--worker`).
     func processes(_ processes: Int) async throws -> Measurement {
         let path = freshPath("processes")
-        try await prefill(try open(path), count: n)
+        try await prefill(try await open(path), count: n)
         let start = ContinuousClock.now
         let children = try (0..<processes).map { _ in
             let child = Process()
@@ -170,7 +176,7 @@ struct Workloads {
     /// Throttle precision: 50 jobs on a queue throttled to one start per 20 ms; the average gap
     /// between starts minus the interval.
     func throttle() async throws -> Measurement {
-        let queue = try open(freshPath("throttle"))
+        let queue = try await open(freshPath("throttle"))
         try await queue.configure(QueueConfiguration("paced", throttle: Throttle(.milliseconds(20))))
         let handles = try await queue.enqueue(NoOpJob.self, batch: (0..<51).map(NoOpJob.Input.init), options: EnqueueOptions(queue: "paced"))
         let start = ContinuousClock.now
@@ -188,11 +194,19 @@ struct Workloads {
     }
 }
 
-/// The `--worker PATH` mode: drains the file and exits.
+/// A queue on `path`: a SQLite file, or a PostgreSQL database named by a postgres:// URL.
+func openQueue(_ path: String, configuration: JobQueue.Configuration) async throws -> JobQueue {
+    if path.hasPrefix("postgres://") {
+        return try await JobQueue(postgres: try PostgresStorage(url: path), configuration: configuration)
+    }
+    return try JobQueue(path: path, configuration: configuration)
+}
+
+/// The `--worker PATH` mode: drains the file (or database) and exits.
 func runWorker(path: String, durability: Durability) async throws {
     let configuration = JobQueue.Configuration(
         storage: StorageOptions(durability: durability), maxConcurrentJobs: Workloads.maxConcurrentJobs, retention: .forever)
-    let queue = try JobQueue(path: path, configuration: configuration)
+    let queue = try await openQueue(path, configuration: configuration)
     queue.register(NoOpJob(started: {}))
     let engine = Task { try await queue.run() }
     while try await queue.unfinishedJobCount() > 0 { try await Task.sleep(for: .milliseconds(5)) }

@@ -5,14 +5,16 @@ import Foundation
 //
 //   swift run -c release durableq-bench [--n 10000] [--backlog 1000000] [--sync normal|full]
 //       [--baseline path/to/baseline.c] [--only enqueue,batch,drain,latency,backlog,processes,throttle]
-//       [--repeat 3] [--dir DIR]
+//       [--repeat 3] [--dir DIR] [--postgres postgres://user@host:port/database]
 //
 // Prints one JSON line per workload (with the SQLite version, journal mode and synchronous setting),
 // then a table. Every run uses a fresh file in DIR (default .build/bench-runs/<time>, on disk). The
 // rate workloads run --repeat times (each followed by the baseline's) and report the median run.
+// With --postgres every workload runs on a fresh schema of that database instead of a file.
 
 let usage = """
     usage: durableq-bench [--n N] [--backlog N] [--sync normal|full] [--baseline baseline.c] [--only w1,w2] [--repeat R] [--dir DIR]
+                          [--postgres postgres://user@host:port/database]
     """
 
 var options: [String: String] = [:]
@@ -39,7 +41,7 @@ let chosen = Set(options["only"].map { $0.split(separator: ",").map(String.init)
 let directory = URL(fileURLWithPath: options["dir"] ?? ".build/bench-runs/\(Int(Date().timeIntervalSince1970))", isDirectory: true)
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 
-let workloads = Workloads(directory: directory, durability: durability, n: n)
+let workloads = Workloads(directory: directory, durability: durability, n: n, postgres: options["postgres"])
 let settings = try await workloads.settings()
 let baseline = try options["baseline"].map {
     try Baseline(source: $0, directory: directory, synchronous: durability == .powerLoss ? "FULL" : "NORMAL")

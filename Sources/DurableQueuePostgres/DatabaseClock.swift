@@ -6,7 +6,9 @@ import PostgresNIO
 /// The database server's clock, read through this machine's: every node of one database stamps
 /// leases, schedules and history with the same time, whatever its own clock says.
 ///
-/// The offset between the two clocks is measured when the store opens (half a round trip's error).
+/// The offset between the two clocks is measured when the store opens. An offset within the
+/// measurement's error (half the round trip) is taken as none: a server on the same machine, or
+/// one whose clock is synchronised with this machine's, leaves times as this machine reads them.
 package struct DatabaseClock: TimeSource {
     /// How far the server's clock is ahead of this machine's.
     package let offset: TimeInterval
@@ -30,7 +32,10 @@ package struct DatabaseClock: TimeSource {
                 let local = sent.timeIntervalSince1970 + roundTrip / 2
                 if best == nil || roundTrip < best!.roundTrip { best = (roundTrip, Double(server) / 1000 - local) }
             }
-            return DatabaseClock(offset: best?.offset ?? 0)
+            guard let best else { return DatabaseClock(offset: 0) }
+            // The server's reading is rounded to a millisecond too.
+            let uncertainty = best.roundTrip / 2 + 0.001
+            return DatabaseClock(offset: abs(best.offset) <= uncertainty ? 0 : best.offset)
         }
     }
 }

@@ -47,7 +47,7 @@ extension PostgresJobStore {
 
     /// Forgets a key (or every key of `namespace`, or every key); returns how many.
     package func resetCache(namespace: String?, key: String?) async throws -> Int {
-        try await write("reset cache entries", transaction: false) { [self] session in
+        try await write("reset cache entries", transaction: false) { session in
             try await session.execute(
                 "DELETE FROM cache_entries WHERE ($1::text IS NULL OR namespace = $1) AND ($2::text IS NULL OR key = $2)",
                 [namespace, key])

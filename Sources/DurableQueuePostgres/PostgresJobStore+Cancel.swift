@@ -109,7 +109,7 @@ extension PostgresJobStore {
             throw Self.invalidArgument("state", "only finished jobs can be pruned, not '\(state.rawValue)' ones")
         }
         guard limit > 0 else { throw Self.invalidArgument("limit", "\(limit) is not positive") }
-        return try await write("prune \(state.rawValue) jobs", notify: false) { [self] session in
+        return try await write("prune \(state.rawValue) jobs", notify: false) { session in
             let jobs = try await session.execute(
                 """
                 DELETE FROM jobs WHERE id IN (

@@ -102,13 +102,16 @@ extension PostgresJobStore {
         }
         guard slots > 0 else { return [] }
         let leaseExpiresAt = request.now + request.leaseDuration
-        let claimed = try await session.rows(
+        let rows = try await session.rows(
             Self.claimStatement,
             [
                 queue.name, request.kinds.sorted(), request.excluding.map(\.rawValue), slots, request.owner, leaseExpiresAt,
                 request.now,
             ]
-        ).map { row in
+        )
+        // In the queue's order: higher priority first, then by order key.
+        let ordered = try rows.map { ($0, try $0.int(3), try $0.int64(12)) }.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.2 < $1.2 }
+        let claimed = try ordered.map { row, _, _ in
             ClaimedJob(
                 id: JobID(try row.int64(0)), queue: queue.name, kind: try row.string(1), input: try row.string(2),
                 priority: Priority(rawValue: try row.int(3)), attempt: try row.int(4), maxAttempts: try row.optionalInt(5),
@@ -123,10 +126,12 @@ extension PostgresJobStore {
     }
 
     /// Claims up to `$4` pending jobs of queue `$1` of the kinds `$2`, not `$3`, for worker `$5` until
-    /// `$6`, at `$7`, with their events: a walk of idx_jobs_next_pending that skips rows another
-    /// transaction holds. A job with a throttle interval is the last claimed: the next start waits
-    /// for it. Registers the worker as alive until the lease ends.
-    private static let claimStatement = """
+    /// `$6`, at `$7`, with their events: a walk of idx_jobs_next_pending in its order (no sort; a
+    /// test checks the plan) that skips rows another transaction holds. A job with a throttle
+    /// interval is the last claimed (the next start waits for it): a picked job is kept unless a
+    /// throttled one comes before it. Registers the worker as alive until the lease ends. The rows
+    /// come back in no particular order.
+    package static let claimStatement = """
         WITH picked AS (
             SELECT id, priority, order_key, throttle_interval_ms FROM jobs
             WHERE queue = $1 AND state = 'pending' AND kind = ANY($2::text[]) AND id <> ALL($3::bigint[])
@@ -134,11 +139,11 @@ extension PostgresJobStore {
             LIMIT $4
             FOR UPDATE SKIP LOCKED
         ),
-        ranked AS (
-            SELECT id, throttle_interval_ms, row_number() OVER (ORDER BY priority DESC, order_key) AS n FROM picked
-        ),
         kept AS (
-            SELECT id FROM ranked WHERE n <= coalesce((SELECT min(n) FROM ranked WHERE throttle_interval_ms > 0), $4)
+            SELECT p.id FROM picked AS p
+            WHERE NOT EXISTS (SELECT 1 FROM picked AS t
+                              WHERE t.throttle_interval_ms > 0
+                                AND (t.priority > p.priority OR (t.priority = p.priority AND t.order_key < p.order_key)))
         ),
         claimed AS (
             UPDATE jobs AS j SET state = 'running', attempts = j.attempts + 1, lease_owner = $5, lease_expires_at = $6,
@@ -157,7 +162,7 @@ extension PostgresJobStore {
             ON CONFLICT (id) DO UPDATE SET alive_until = greatest(workers.alive_until, excluded.alive_until),
                                            updated_at = excluded.updated_at
         )
-        SELECT * FROM claimed ORDER BY priority DESC, order_key
+        SELECT * FROM claimed
         """
 
     /// Moves up to 500 scheduled jobs whose time has come to `pending`, the earliest first, with
@@ -218,7 +223,7 @@ extension PostgresJobStore {
 
     /// The earliest time after `now` when a claim may find more to start.
     package func nextWakeTime(after now: Int64) async throws -> Int64? {
-        try await read("find when the next job may start") { [self] session in
+        try await read("find when the next job may start") { session in
             try await session.int64(
                 """
                 SELECT least((SELECT min(run_at) FROM jobs WHERE state = 'scheduled'),

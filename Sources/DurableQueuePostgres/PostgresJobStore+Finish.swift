@@ -163,7 +163,7 @@ extension PostgresJobStore {
         if let progress, !(0...1).contains(progress) {
             throw Self.invalidArgument("progress", "\(progress) is outside 0…1")
         }
-        return try await write("save the progress of job \(attempt.job)", transaction: false) { [self] session in
+        return try await write("save the progress of job \(attempt.job)", transaction: false) { session in
             try await session.execute(
                 """
                 UPDATE jobs SET progress = coalesce($3, progress),

@@ -4,7 +4,7 @@ import Foundation
 extension PostgresJobStore {
     /// The workers holding running jobs, each once.
     package func leaseOwners() async throws -> [String] {
-        try await read("list the workers running jobs") { [self] session in
+        try await read("list the workers running jobs") { session in
             try await session.rows("SELECT DISTINCT lease_owner FROM jobs WHERE state = 'running' AND lease_owner IS NOT NULL")
                 .map { try $0.string(0) }
         }
@@ -13,7 +13,7 @@ extension PostgresJobStore {
     /// Extends the leases of `attempts` that `owner` still holds (a heartbeat) and its row in
     /// `workers`, in one statement; returns the attempts still held, with their cancel flags.
     package func renewLeases(_ attempts: [AttemptID], owner: String, expiresAt: Int64) async throws -> [HeldLease] {
-        try await write("renew the leases of worker '\(owner)'", notify: false, transaction: false) { [self] session in
+        try await write("renew the leases of worker '\(owner)'", notify: false, transaction: false) { session in
             try await session.rows(
                 """
                 WITH renewed AS (
@@ -126,7 +126,7 @@ extension PostgresJobStore {
 
     /// Running jobs of `owner` whose cancel was requested.
     package func cancelRequested(owner: String) async throws -> [JobID] {
-        try await read("find cancelled jobs of worker '\(owner)'") { [self] session in
+        try await read("find cancelled jobs of worker '\(owner)'") { session in
             try await session.rows(
                 "SELECT id FROM jobs WHERE state = 'running' AND lease_owner = $1 AND cancel_requested = 1", [owner]
             ).map { JobID(try $0.int64(0)) }

@@ -13,7 +13,7 @@ extension PostgresJobStore {
 
     /// Job `id`'s state and progress.
     package func status(of id: JobID) async throws -> JobStatus {
-        try await read("read the state of job \(id)") { [self] session in
+        try await read("read the state of job \(id)") { session in
             guard let row = try await session.rows("SELECT state, progress FROM jobs WHERE id = $1", [id.rawValue]).first else {
                 throw Self.jobNotFound(id)
             }
@@ -23,7 +23,7 @@ extension PostgresJobStore {
 
     /// Job `id`'s events, oldest first.
     package func history(of id: JobID) async throws -> [JobEvent] {
-        try await read("read the history of job \(id)") { [self] session in
+        try await read("read the history of job \(id)") { session in
             let rows = try await session.rows(
                 """
                 SELECT e.at, e.from_state, e.to_state, e.attempt, e.reason, e.worker
@@ -60,7 +60,7 @@ extension PostgresJobStore {
 
     /// How many jobs wait (scheduled, pending, blocked) in each queue, every queue listed.
     package func waitingJobCounts() async throws -> [String: Int] {
-        try await read("count waiting jobs") { [self] session in
+        try await read("count waiting jobs") { session in
             var counts: [String: Int] = [:]
             for row in try await session.rows(
                 """
@@ -76,7 +76,7 @@ extension PostgresJobStore {
 
     /// How many jobs wait (pending or scheduled) of each kind not in `known`.
     package func waitingJobs(ofKindsOtherThan known: Set<String>) async throws -> [String: Int] {
-        try await read("count waiting jobs by kind") { [self] session in
+        try await read("count waiting jobs by kind") { session in
             var counts: [String: Int] = [:]
             for row in try await session.rows(
                 """

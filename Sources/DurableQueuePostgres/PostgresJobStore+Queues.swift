@@ -79,7 +79,7 @@ extension PostgresJobStore {
 
     /// Suspends or resumes a queue.
     package func setSuspended(_ suspended: Bool, queue: String, now: Int64) async throws {
-        try await write("\(suspended ? "suspend" : "resume") queue '\(queue)'") { [self] session in
+        try await write("\(suspended ? "suspend" : "resume") queue '\(queue)'") { session in
             let changed = try await session.execute(
                 "UPDATE queues SET suspended = $1, updated_at = $2 WHERE name = $3", [suspended, now, queue])
             guard changed == 1 else {

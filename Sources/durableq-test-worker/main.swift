@@ -1,5 +1,7 @@
 // A second process for the tests: it works on the same file as the test. Not a product. Usage:
 //
+// PATH is a SQLite file, or a postgres:// URL for a PostgreSQL database.
+//
 //   durableq-test-worker enqueue PATH COUNT
 //       Prints "ready", enqueues COUNT jobs on queue "shared", one transaction each, prints "done".
 //   durableq-test-worker compose PATH
@@ -19,6 +21,7 @@
 //       once running, and with --announce-starts "started ID" as each attempt starts. With --until-done
 //       it stops gracefully when no job is left unfinished; otherwise it runs until killed.
 import DurableQueue
+import DurableQueuePostgres
 import Foundation
 import Logging
 
@@ -102,6 +105,17 @@ struct StepJob: Job {
     }
 }
 
+/// A queue on `path`: a SQLite file, or the PostgreSQL database a postgres:// URL names.
+func openQueue(
+    _ path: String, configuration: JobQueue.Configuration = JobQueue.Configuration(),
+    logger: Logger = Logger(label: "worker", factory: { _ in SwiftLogNoOpLogHandler() })
+) async throws -> JobQueue {
+    if path.hasPrefix("postgres://") {
+        return try await JobQueue(postgres: try PostgresStorage(url: path), configuration: configuration, logger: logger)
+    }
+    return try JobQueue(path: path, configuration: configuration, logger: logger)
+}
+
 /// Runs the engine; with `untilDone`, stops it once every job has finished.
 func work(
     path: String, logPath: String, untilDone: Bool, leaseMilliseconds: Int64, jobMilliseconds: Int, maxJobs: Int,
@@ -113,7 +127,7 @@ func work(
         maxConcurrentJobs: maxJobs, leaseDuration: .milliseconds(leaseMilliseconds),
         heartbeatInterval: .milliseconds(leaseMilliseconds / 3), pollInterval: .milliseconds(20),
         storageFailureTimeout: .milliseconds(storageTimeoutMilliseconds))
-    let queue = try JobQueue(path: path, configuration: configuration, logger: logger)
+    let queue = try await openQueue(path, configuration: configuration, logger: logger)
     let recorder = AttemptRecorder(
         log: LineLog(path: logPath), longestMilliseconds: jobMilliseconds, announcesStarts: announcesStarts,
         ignoresCancellation: ignoresCancellation)
@@ -139,14 +153,14 @@ do {
     switch arguments.dropFirst().first {
     case "enqueue" where arguments.count == 4:
         guard let count = Int(arguments[3]) else { throw DurableQueueError(.invalidArgument, "COUNT is not a number") }
-        let queue = try JobQueue(path: arguments[2])
+        let queue = try await openQueue(arguments[2])
         say("ready")
         for index in 0..<count {
             _ = try await queue.enqueue(RecordJob.self, RecordJob.Input(index: index), options: EnqueueOptions(queue: "shared"))
         }
         say("done")
     case "compose" where arguments.count == 3:
-        let queue = try JobQueue(path: arguments[2])
+        let queue = try await openQueue(arguments[2])
         // Kills interrupt attempts, and each interrupted attempt counts: let steps retry forever.
         let options = EnqueueOptions(retry: .unlimited(backoff: .constant(.zero)))
         let chain = try await queue.enqueue(
@@ -157,7 +171,7 @@ do {
             .group((0..<20).map { .job(StepJob.self, $0, name: "c\($0)", options: options) }, maxConcurrent: 4, name: "fan"))
         say("chain \(chain.id) fan \(fan.id)")
     case "cache" where arguments.count == 5:
-        let queue = try JobQueue(path: arguments[2], configuration: JobQueue.Configuration(pollInterval: .milliseconds(20)))
+        let queue = try await openQueue(arguments[2], configuration: JobQueue.Configuration(pollInterval: .milliseconds(20)))
         queue.register(
             StepJob(recorder: AttemptRecorder(log: LineLog(path: arguments[3]), longestMilliseconds: 300, announcesStarts: false)))
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -26,8 +26,11 @@ import Testing
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(values == Array(repeating: "s+", count: 8))
-            #expect(tracker.startedInputs == ["s"])
-            #expect(try await queue.store.jobs(JobFilter(limit: 100)).count == 1)
+            let jobs = try await queue.store.jobs(JobFilter(limit: 100))
+            var histories: [String] = []
+            for job in jobs { histories.append("\(job.id): " + (try await queue.store.history(of: job.id)).map { "\($0.to.rawValue)@\($0.at) \($0.reason ?? "")" }.joined(separator: ", ")) }
+            #expect(tracker.startedInputs == ["s"], "\(histories)")
+            #expect(jobs.count == 1)
         }
     }
 

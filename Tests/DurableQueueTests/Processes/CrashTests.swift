@@ -7,15 +7,15 @@ import Testing
 @Suite(.serialized, .tags(.crash), .timeLimit(.minutes(5))) struct CrashTests {
     private static func now() -> Int64 { Date().millisecondsSince1970 }
 
-    @Test func killingTheWorkerAtRandomMomentsLosesNothingAndRunsNothingTwice() async throws {
+    @Test(arguments: StoreBackend.all) func killingTheWorkerAtRandomMomentsLosesNothingAndRunsNothingTwice(_ backend: StoreBackend) async throws {
         let seed = SeededGenerator.testSeed
         var random = SeededGenerator(state: seed)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path("jobs.sqlite")
+        let path = try backend.location(directory)
         let logPath = directory.path("work.log")
         let count = 1_000
-        let store = try await prefillRecordJobs(count, queue: "crash", path: path)
+        let store = try await prefillRecordJobs(count, queue: "crash", on: backend, in: directory)
 
         // Jobs cancelled while no worker ran, with their attempt count at that moment.
         var cancelled: [JobID: Int] = [:]
@@ -75,15 +75,15 @@ import Testing
         #expect(interrupted > 0, "the kills interrupted no attempt; the test proved nothing (seed \(seed))")
     }
 
-    @Test func twoProcessesShareOneFileAndRunEachJobOnce() async throws {
+    @Test(arguments: StoreBackend.all) func twoProcessesShareOneFileAndRunEachJobOnce(_ backend: StoreBackend) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path("jobs.sqlite")
+        let path = try backend.location(directory)
         let logPath = directory.path("work.log")
         let errors = [directory.path("worker-1.err"), directory.path("worker-2.err")]
-        let store = try SQLiteJobStore(path: path)
+        let store = try await backend.make(directory)
         let count = 600
-        _ = try await store.enqueue(batch: (0..<count).map { NewJob(queue: "shared", kind: "record", input: "{\"index\":\($0)}") }, now: Self.now())
+        _ = try await store.enqueue((0..<count).map { NewJob(queue: "shared", kind: "record", input: "{\"index\":\($0)}") }, now: Self.now())
 
         let workers = try errors.map { try WorkerProcess(["work", path, logPath, "--until-done"], errorLog: $0) }
         for worker in workers { #expect(await worker.waitForExit() == 0) }
@@ -92,7 +92,7 @@ import Testing
         #expect(log.starts.count == count, "each job started exactly once")
         #expect(Set(log.starts.map(\.job)).count == count)
         #expect(Set(log.starts.map(\.pid)).count == 2, "both processes ran jobs")
-        let counts = try #require(try await store.counts().first { $0.queue == "shared" })
+        let counts = try #require(try await store.queueStatuses().first { $0.configuration.name == "shared" }?.counts)
         #expect(counts[.succeeded] == count)
         for errorLog in errors {
             let text = try String(contentsOfFile: errorLog, encoding: .utf8)

@@ -7,15 +7,15 @@ import Testing
 /// Workers frozen (SIGSTOP) past their leases while another process takes their jobs back, then
 /// thawed: what an app suspension or a VM pause does.
 @Suite(.serialized, .tags(.crash), .timeLimit(.minutes(5))) struct FreezeTests {
-    @Test func aWorkerFrozenPastItsLeaseNeverRecordsAStaleResultNorRunsAJobTwiceAtOnce() async throws {
+    @Test(arguments: StoreBackend.all) func aWorkerFrozenPastItsLeaseNeverRecordsAStaleResultNorRunsAJobTwiceAtOnce(_ backend: StoreBackend) async throws {
         let seed = SeededGenerator.testSeed
         var random = SeededGenerator(state: seed)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path("jobs.sqlite")
+        let path = try backend.location(directory)
         let logPath = directory.path("work.log")
         let count = 1_000
-        let store = try await prefillRecordJobs(count, queue: "freeze", path: path)
+        let store = try await prefillRecordJobs(count, queue: "freeze", on: backend, in: directory)
 
         // Handlers work for up to 300 ms in steps and ignore cancellation, so a frozen worker's
         // handlers go on and return values after its 300 ms leases have expired and the other worker

@@ -6,22 +6,25 @@ import Testing
 
 /// Throttled queues with real worker processes, on the wall clock.
 @Suite(.serialized, .tags(.crash), .timeLimit(.minutes(2))) struct ThrottleProcessTests {
-    /// A file with `count` "record" jobs on queue "shared", throttled by `interval` from each start.
-    private static func throttledFile(_ directory: TemporaryDirectory, count: Int, interval: Duration) async throws -> String {
-        let path = directory.path("jobs.sqlite")
-        let store = try SQLiteJobStore(path: path)
+    /// A store of `backend` with `count` "record" jobs on queue "shared", throttled by `interval`
+    /// from each start; returns its location for the workers.
+    private static func throttledStore(
+        _ backend: StoreBackend, _ directory: TemporaryDirectory, count: Int, interval: Duration
+    ) async throws -> String {
+        let path = try backend.location(directory)
+        let store = try await backend.make(directory)
         let now = Date().millisecondsSince1970
         try await store.configure(QueueConfiguration("shared", throttle: Throttle(interval)), now: now)
         let jobs = (0..<count).map { NewJob(queue: "shared", kind: "record", input: "{\"index\":\($0)}") }
-        _ = try await store.enqueue(batch: jobs, now: now)
+        _ = try await store.enqueue(jobs, now: now)
         return path
     }
 
-    @Test func aWorkerKilledRightAfterAStartWaitsTheRestOfTheIntervalWhenRestarted() async throws {
+    @Test(arguments: StoreBackend.all) func aWorkerKilledRightAfterAStartWaitsTheRestOfTheIntervalWhenRestarted(_ backend: StoreBackend) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         // Enough jobs that a worker the test is slow to kill (a loaded machine) cannot run them all.
-        let path = try await Self.throttledFile(directory, count: 50, interval: .milliseconds(200))
+        let path = try await Self.throttledStore(backend, directory, count: 50, interval: .milliseconds(200))
         let arguments = ["work", path, directory.path("work.log"), "--announce-starts", "--lease-ms", "5000", "--job-ms", "1"]
 
         let first = try WorkerProcess(arguments)
@@ -35,24 +38,24 @@ import Testing
         second.kill()
         _ = await second.waitForExit()
 
-        let starts = try await startTimes(try SQLiteJobStore(path: path), queue: "shared")
+        let starts = try await startTimes(try await backend.make(directory), queue: "shared")
         #expect(starts.count >= 2)
         #expect(gaps(starts).allSatisfy { $0 >= 200 }, "starts \(starts)")
         print("throttle kill test: gaps \(gaps(starts)) ms")
     }
 
-    @Test func twoWorkerProcessesOnOneThrottledQueueNeverStartCloserThanTheInterval() async throws {
+    @Test(arguments: StoreBackend.all) func twoWorkerProcessesOnOneThrottledQueueNeverStartCloserThanTheInterval(_ backend: StoreBackend) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let count = 12
-        let path = try await Self.throttledFile(directory, count: count, interval: .milliseconds(100))
+        let path = try await Self.throttledStore(backend, directory, count: count, interval: .milliseconds(100))
         let workers = try (0..<2).map { _ in
             try WorkerProcess(["work", path, directory.path("work.log"), "--until-done", "--job-ms", "150"])
         }
         for worker in workers { #expect(await worker.waitForExit() == 0) }
 
         let processes = Set(try WorkLog(path: directory.path("work.log")).starts.map(\.pid)).count
-        let starts = try await startTimes(try SQLiteJobStore(path: path), queue: "shared")
+        let starts = try await startTimes(try await backend.make(directory), queue: "shared")
         #expect(starts.count == count)
         #expect(gaps(starts).allSatisfy { $0 >= 100 }, "starts \(starts) by \(processes) process(es)")
         print("two throttled workers: \(processes) processes started jobs, gaps \(gaps(starts)) ms")

@@ -5,12 +5,12 @@ import Testing
 @testable import DurableQueue
 
 @Suite struct TwoProcessTests {
-    @Test(.timeLimit(.minutes(2)))
-    func anotherProcessWritingNeverSurfacesALockError() async throws {
+    @Test(.timeLimit(.minutes(2)), arguments: StoreBackend.all)
+    func anotherProcessWritingNeverSurfacesALockError(_ backend: StoreBackend) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path("jobs.sqlite")
-        let store = try SQLiteJobStore(path: path)
+        let path = try backend.location(directory)
+        let store = try await backend.make(directory)
         let count = 400
         let worker = try WorkerProcess(["enqueue", path, String(count)])
         #expect(await worker.waitForLine("ready"))
@@ -28,7 +28,7 @@ import Testing
         }
         #expect(await worker.waitForExit() == 0)
         #expect(finished == count)
-        let counts = try #require(try await store.counts().first { $0.queue == "shared" })
+        let counts = try #require(try await store.queueStatuses().first { $0.configuration.name == "shared" }?.counts)
         #expect(counts[.succeeded] == count)
         #expect(try await store.historyIsConsistent())
     }

@@ -44,9 +44,11 @@ struct WorkLog {
 
 /// Opens a new file at `path` and enqueues `count` "record" jobs on `queue` (inputs `{"index":N}`,
 /// unlimited attempts) for `durableq-test-worker work` to run.
-func prefillRecordJobs(_ count: Int, queue: String, path: String) async throws -> SQLiteJobStore {
-    let store = try SQLiteJobStore(path: path)
+func prefillRecordJobs(_ count: Int, queue: String, on backend: StoreBackend, in directory: TemporaryDirectory) async throws
+    -> any JobStore
+{
+    let store = try await backend.make(directory)
     let jobs = (0..<count).map { NewJob(queue: queue, kind: "record", input: "{\"index\":\($0)}", maxAttempts: nil) }
-    _ = try await store.enqueue(batch: jobs, now: Date().millisecondsSince1970)
+    _ = try await store.enqueue(jobs, now: Date().millisecondsSince1970)
     return store
 }

@@ -41,6 +41,34 @@ import Testing
         }
     }
 
+    /// Four workers (each its own store: its own connection, as on four machines) claiming at the
+    /// same moment never start more than the limit: each counts the running jobs only after the
+    /// claims before it committed.
+    @Test(arguments: StoreBackend.all) func simultaneousClaimsFromSeveralWorkersNeverExceedTheLimit(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var workers: [any JobStore] = []
+        for _ in 0..<4 { workers.append(try await backend.make(directory)) }
+        try await workers[0].configure(QueueConfiguration("q", concurrencyLimit: 3), now: 0)
+        _ = try await workers[0].enqueue(batch: (0..<200).map { _ in job("q") }, now: 1)
+        for round in 0..<25 {
+            let claimed = try await withThrowingTaskGroup(of: [(Int, ClaimedJob)].self) { group in
+                for (index, worker) in workers.enumerated() {
+                    group.addTask {
+                        try await worker.take("q", limit: 5, owner: "w\(index)", now: 10 + Int64(round)).map { (index, $0) }
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(claimed.count <= 3, "round \(round): \(claimed.count) jobs running on a queue limited to 3")
+            #expect(try await workers[0].count(JobFilter(state: .running)) <= 3)
+            for (index, job) in claimed {
+                _ = try await workers[index].finish(
+                    [FinishedAttempt(job.attemptID, owner: "w\(index)", outcome: .succeeded(output: "1"))], now: 10 + Int64(round))
+            }
+        }
+    }
+
     @Test(arguments: StoreBackend.all) func aSuspendedQueueStartsNothingUntilResumed(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store, _ async throws in
             _ = try await store.add(job("q"))

@@ -10,18 +10,22 @@ import DurableQueuePostgres
 /// one as its argument, so a new backend runs them all without copying any.
 struct StoreBackend: Sendable, CustomTestStringConvertible {
     let name: String
+    /// Where the store of a directory lives, as a worker process is told: a file, or a URL.
+    let location: @Sendable (TemporaryDirectory) throws -> String
     /// A new, empty store whose files (if any) go in the directory.
     let make: @Sendable (TemporaryDirectory) async throws -> any JobStore
 
     var testDescription: String { name }
 
     /// One SQLite file.
-    static let sqlite = StoreBackend(name: "SQLite") { directory in
+    static let sqlite = StoreBackend(name: "SQLite", location: { $0.path("jobs.sqlite") }) { directory in
         try SQLiteJobStore(path: directory.path("jobs.sqlite"))
     }
 
     /// A schema of its own in the test PostgreSQL server's database (see ``TestPostgresServer``).
-    static let postgres = StoreBackend(name: "PostgreSQL") { directory in
+    static let postgres = StoreBackend(
+        name: "PostgreSQL", location: { try TestPostgresServer.url(schema: TestPostgresServer.schema(for: $0)) }
+    ) { directory in
         try await PostgresJobStore(PostgresStorage(url: try TestPostgresServer.url(schema: TestPostgresServer.schema(for: directory))))
     }
 
