@@ -95,44 +95,17 @@ extension PostgresJobStore {
     private static func change(for ending: FinishedAttempt, row: EndedRow, position: Int, now: Int64) -> EndingChange {
         let number = ending.attempt.number
         guard row.state == .running, row.owner == ending.owner, row.attempts == number else {
-            let what =
-                switch ending.outcome {
-                case .succeeded: "returned a result"
-                case .failed, .retry: "failed"
-                case .cancelled: "stopped"
-                }
             return EndingChange(
                 position: position, id: row.id.rawValue, update: false, from: row.state.rawValue, state: row.state.rawValue,
-                attempt: number, reason: "attempt \(number) \(what) after its worker lost the job; discarded", worker: ending.owner)
+                attempt: number, reason: ResolvedEnding.discardedNote(ending.outcome, attempt: number), worker: ending.owner)
         }
-        var state: JobState
-        var output: String?
-        var failure: JobFailure?
-        var runAt: Int64?
-        var reason: String
-        switch ending.outcome {
-        case .succeeded(let value):
-            (state, output, reason) = (.succeeded, value, "succeeded")
-        case .failed(let error):
-            (state, failure, reason) = (.failed, error, error.description)
-        case .retry(let error, let at):
-            // Attempts that saved progress (a new checkpoint) do not count.
-            let exhausted = row.maxAttempts.map { row.attempts - row.progressed >= $0 } ?? false
-            (state, failure) = (exhausted ? .failed : (at > now ? .scheduled : .pending), error)
-            runAt = exhausted ? nil : at
-            reason = exhausted ? "\(error) (no attempts left)" : "\(error) (will retry)"
-        case .cancelled(let why):
-            (state, reason) = (.cancelled, why)
-        }
-        if row.cancelRequested && state != .cancelled {
-            // A cancel requested before this commit wins, even over a handler that ignored it and returned.
-            (state, output, runAt) = (.cancelled, nil, nil)
-            reason = "cancel requested; attempt ended with: \(reason)"
-        }
+        let resolved = ResolvedEnding(
+            ending.outcome, attempts: row.attempts, maxAttempts: row.maxAttempts, progressedAttempts: row.progressed,
+            cancelRequested: row.cancelRequested, now: now)
         return EndingChange(
-            position: position, id: row.id.rawValue, update: true, from: JobState.running.rawValue, state: state.rawValue,
-            output: output, error: failure.flatMap { try? json($0) }, runAt: runAt, finished: state.isTerminal ? now : nil,
-            attempt: row.attempts, reason: reason, worker: ending.owner)
+            position: position, id: row.id.rawValue, update: true, from: JobState.running.rawValue, state: resolved.state.rawValue,
+            output: resolved.output, error: resolved.failure.flatMap { try? json($0) }, runAt: resolved.runAt,
+            finished: resolved.state.isTerminal ? now : nil, attempt: row.attempts, reason: resolved.reason, worker: ending.owner)
     }
 
     /// Applies the ``EndingChange``s of `$1` at `$2`, appends their history rows in order and

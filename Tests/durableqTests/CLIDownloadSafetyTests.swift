@@ -109,7 +109,7 @@ import Testing
     @Test func readCommandsNeitherWriteAnEmptyFileNorFailOnAReadOnlyDirectory() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        FileManager.default.createFile(atPath: directory.path("empty.sqlite"), contents: nil)
+        _ = FileManager.default.createFile(atPath: directory.path("empty.sqlite"), contents: nil)
         let empty = try await durableq(["status", "--db", "empty.sqlite"], in: directory.url.path)
         #expect(empty.status == 1 && empty.stderr.contains("not a DurableQueue file: the file is empty"), "\(empty)")
         #expect(try FileManager.default.attributesOfItem(atPath: directory.path("empty.sqlite"))[.size] as? Int == 0)

@@ -40,30 +40,10 @@ extension SQLiteJobStore {
             return nil
         }
 
-        var state: JobState
-        var output: String?
-        var failure: JobFailure?
-        var runAt: Int64?
-        var reason: String
-        switch attempt.outcome {
-        case .succeeded(let value):
-            (state, output, reason) = (.succeeded, value, "succeeded")
-        case .failed(let error):
-            (state, failure, reason) = (.failed, error, error.description)
-        case .retry(let error, let at):
-            // Attempts that saved progress (a new checkpoint) do not count.
-            let exhausted = row.maxAttempts.map { row.attempts - row.progressed >= $0 } ?? false
-            (state, failure) = (exhausted ? .failed : (at > now ? .scheduled : .pending), error)
-            runAt = exhausted ? nil : at
-            reason = exhausted ? "\(error) (no attempts left)" : "\(error) (will retry)"
-        case .cancelled(let why):
-            (state, reason) = (.cancelled, why)
-        }
-        if row.cancelRequested && state != .cancelled {
-            // A cancel requested before this commit wins, even over a handler that ignored it and returned.
-            (state, output, runAt) = (.cancelled, nil, nil)
-            reason = "cancel requested; attempt ended with: \(reason)"
-        }
+        let ending = ResolvedEnding(
+            attempt.outcome, attempts: row.attempts, maxAttempts: row.maxAttempts, progressedAttempts: row.progressed,
+            cancelRequested: row.cancelRequested, now: now)
+        let (state, reason) = (ending.state, ending.reason)
         try connection.execute(
             """
             UPDATE jobs SET state = ?2, output = coalesce(?3, output), error = coalesce(?4, error),
@@ -72,7 +52,7 @@ extension SQLiteJobStore {
             WHERE id = ?1
             """,
             [
-                attempt.id.rawValue, state.rawValue, output, try failure.map(Self.json), runAt,
+                attempt.id.rawValue, state.rawValue, ending.output, try ending.failure.map(Self.json), ending.runAt,
                 state.isTerminal ? now : nil, now,
             ])
         try appendEvent(attempt.id, now: now, from: .running, to: state, attempt: row.attempts, reason: reason, worker: attempt.owner)
@@ -87,15 +67,9 @@ extension SQLiteJobStore {
     /// to the current state; a job that no longer exists gets none.
     private func noteDiscarded(_ attempt: FinishedAttempt, now: Int64) throws {
         guard let (state, _, _) = try stateRow(attempt.id) else { return }
-        let ending =
-            switch attempt.outcome {
-            case .succeeded: "returned a result"
-            case .failed, .retry: "failed"
-            case .cancelled: "stopped"
-            }
         try appendEvent(
             attempt.id, now: now, from: state, to: state, attempt: attempt.attempt.number,
-            reason: "attempt \(attempt.attempt.number) \(ending) after its worker lost the job; discarded",
+            reason: ResolvedEnding.discardedNote(attempt.outcome, attempt: attempt.attempt.number),
             worker: attempt.owner)
     }
 

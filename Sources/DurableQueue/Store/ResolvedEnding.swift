@@ -1,0 +1,50 @@
+/// What a reported ending does to its job's row: the one rule every store applies, inside the
+/// transaction that found the row still showing the attempt running under its owner.
+///
+/// A retry with no attempts left fails (attempts that saved a new checkpoint do not count), and a
+/// cancel requested before the commit wins over any ending, a success included.
+package struct ResolvedEnding: Sendable, Hashable {
+    /// The job's new state.
+    package var state: JobState
+    /// The output to store (a success).
+    package var output: String?
+    /// The error to store (a failure or a retry).
+    package var failure: JobFailure?
+    /// When a retried job runs again.
+    package var runAt: Int64?
+    /// The reason in the history.
+    package var reason: String
+
+    package init(_ outcome: AttemptOutcome, attempts: Int, maxAttempts: Int?, progressedAttempts: Int, cancelRequested: Bool, now: Int64) {
+        switch outcome {
+        case .succeeded(let value):
+            (state, output, failure, runAt, reason) = (.succeeded, value, nil, nil, "succeeded")
+        case .failed(let error):
+            (state, output, failure, runAt, reason) = (.failed, nil, error, nil, error.description)
+        case .retry(let error, let at):
+            let exhausted = maxAttempts.map { attempts - progressedAttempts >= $0 } ?? false
+            (state, output, failure) = (exhausted ? .failed : (at > now ? .scheduled : .pending), nil, error)
+            runAt = exhausted ? nil : at
+            reason = exhausted ? "\(error) (no attempts left)" : "\(error) (will retry)"
+        case .cancelled(let why):
+            (state, output, failure, runAt, reason) = (.cancelled, nil, nil, nil, why)
+        }
+        if cancelRequested && state != .cancelled {
+            // Even over a handler that ignored the cancel and returned.
+            (state, output, runAt) = (.cancelled, nil, nil)
+            reason = "cancel requested; attempt ended with: \(reason)"
+        }
+    }
+
+    /// The history note of an ending whose attempt the row no longer shows running under its owner
+    /// (its lease expired and the job was recovered, perhaps run again): the ending is discarded.
+    package static func discardedNote(_ outcome: AttemptOutcome, attempt: Int) -> String {
+        let ending =
+            switch outcome {
+            case .succeeded: "returned a result"
+            case .failed, .retry: "failed"
+            case .cancelled: "stopped"
+            }
+        return "attempt \(attempt) \(ending) after its worker lost the job; discarded"
+    }
+}
