@@ -11,9 +11,10 @@ package enum TestPostgresServer {
     /// The port of the running server (started on first use).
     package static func port() throws -> Int { try started.get() }
 
-    /// A `postgres://` URL for schema `schema` of the server's database.
+    /// A `postgres://` URL for schema `schema` of the server's database. Each store opens at most
+    /// four connections (and one that listens): many tests run at once, each with a store or several.
     package static func url(schema: String) throws -> String {
-        "postgres://postgres@127.0.0.1:\(try port())/postgres?schema=\(schema)&sslmode=disable"
+        "postgres://postgres@127.0.0.1:\(try port())/postgres?schema=\(schema)&sslmode=disable&max_connections=4"
     }
 
     /// A schema name of its own for the store in `directory`: the same directory, the same schema
