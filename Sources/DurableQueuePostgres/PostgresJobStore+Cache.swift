@@ -3,7 +3,8 @@ import Foundation
 
 extension PostgresJobStore {
     /// The stored value of a key, the job computing it, or a new job `job` enqueued for it: one job
-    /// per key whatever the number of callers and nodes (they take turns on the key's advisory lock).
+    /// per key whatever the number of callers and nodes. They take turns on the key's row, created
+    /// first if missing (a caller that finds another's uncommitted row waits for its commit).
     package func cachedValue(namespace: String, key: String, job: NewJob, maxFailures: Int?, now: Int64) async throws -> CacheLookup {
         if let maxFailures, maxFailures < 1 {
             throw Self.invalidArgument("maxFailures", "\(maxFailures) is below 1; use nil for unlimited")
@@ -14,8 +15,11 @@ extension PostgresJobStore {
         }
         return try await write("look up cache key '\(key)' in '\(namespace)'") { [self] session in
             try await session.execute(
-                "SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))", ["durablequeue-cache:\(schema):\(namespace)", key])
-            if let entry = try await entry(session, namespace: namespace, key: key) {
+                """
+                INSERT INTO cache_entries (namespace, key, state, kind, max_failures, updated_at)
+                VALUES ($1, $2, 'inProgress', $3, $4, $5) ON CONFLICT (namespace, key) DO NOTHING
+                """, [namespace, key, job.kind, maxFailures, now])
+            if let entry = try await entry(session, namespace: namespace, key: key, lock: true) {
                 switch entry.state {
                 case .complete:
                     return .complete(output: entry.output ?? "null")
@@ -42,7 +46,7 @@ extension PostgresJobStore {
 
     /// A key's entry; nil if never requested or reset.
     package func cacheEntry(namespace: String, key: String) async throws -> CacheEntryRecord? {
-        try await read("read cache key '\(key)' in '\(namespace)'") { [self] session in try await entry(session, namespace: namespace, key: key) }
+        try await read("read cache key '\(key)' in '\(namespace)'") { [self] session in try await entry(session, namespace: namespace, key: key, lock: false) }
     }
 
     /// Forgets a key (or every key of `namespace`, or every key); returns how many.
@@ -71,10 +75,12 @@ extension PostgresJobStore {
             """, [id.rawValue, now])
     }
 
-    private func entry(_ session: PostgresSession, namespace: String, key: String) async throws -> CacheEntryRecord? {
+    /// A key's entry; `lock` holds its row until the transaction ends.
+    private func entry(_ session: PostgresSession, namespace: String, key: String, lock: Bool) async throws -> CacheEntryRecord? {
         guard
             let row = try await session.rows(
-                "SELECT state, job_id, output::text, error::text, failures FROM cache_entries WHERE namespace = $1 AND key = $2",
+                "SELECT state, job_id, output::text, error::text, failures FROM cache_entries WHERE namespace = $1 AND key = $2"
+                    + (lock ? " FOR UPDATE" : ""),
                 [namespace, key]
             ).first
         else { return nil }
