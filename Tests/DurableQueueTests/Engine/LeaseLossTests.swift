@@ -52,8 +52,10 @@ import Testing
     @Test(arguments: StoreBackend.all) func aLostLeaseStopsThatAttemptAndTheJobRunsAgainHereOnlyAfterItEnds(_ backend: StoreBackend) async throws {
         let gate = Gate()
         let tracker = RunTracker()
+        // The lease is lost by the recovery below, not by time: a long lease keeps a loaded machine
+        // (a claim slower than the lease) from releasing the first attempt before it starts.
         let configuration = JobQueue.Configuration(
-            leaseDuration: .milliseconds(300), heartbeatInterval: .milliseconds(50), pollInterval: .milliseconds(20))
+            leaseDuration: .seconds(3), heartbeatInterval: .milliseconds(50), pollInterval: .milliseconds(20))
         try await withRunningQueue(on: backend, configuration: configuration, register: { $0.register(Stubborn(gate: gate, tracker: tracker)) }) {
             queue in
             let handle = try await queue.enqueue(Stubborn.self, "x", options: EnqueueOptions(retry: .unlimited(backoff: .constant(.zero))))
