@@ -60,7 +60,7 @@ public struct DurableQueueError: Error, CustomStringConvertible {
     public var jobID: JobID?
     /// The queue concerned, if any.
     public var queue: String?
-    /// The database file concerned, if any.
+    /// The database file concerned (or, for a database server, its address), if any.
     public var path: String?
     /// The lower-level error that caused this one, if any.
     public var underlying: (any Error)?
@@ -86,12 +86,12 @@ public struct DurableQueueError: Error, CustomStringConvertible {
         self.underlying = underlying
     }
 
-    /// The message followed by the file, the job, the queue and the cause where known.
+    /// The message followed by the job, the queue, the file (or database) and the cause where known.
     public var description: String {
         var text = message
         if let jobID { text += " (job \(jobID))" }
         if let queue { text += " (queue '\(queue)')" }
-        if let path { text += " (file \(path))" }
+        if let path { text += path.contains("://") ? " (database \(path))" : " (file \(path))" }
         if let underlying { text += ": \(underlying)" }
         return text
     }
@@ -107,7 +107,7 @@ public struct DurableQueueError: Error, CustomStringConvertible {
     }
 
     /// An `invalidArgument` error naming the parameter; thrown before any change is made.
-    static func invalidArgument(_ parameter: String, _ problem: String) -> Self {
+    package static func invalidArgument(_ parameter: String, _ problem: String) -> Self {
         DurableQueueError(.invalidArgument, "invalid \(parameter): \(problem)")
     }
 }

@@ -7,11 +7,11 @@ extension PostgresJobStore {
     /// first if missing (a caller that finds another's uncommitted row waits for its commit).
     package func cachedValue(namespace: String, key: String, job: NewJob, maxFailures: Int?, now: Int64) async throws -> CacheLookup {
         if let maxFailures, maxFailures < 1 {
-            throw Self.invalidArgument("maxFailures", "\(maxFailures) is below 1; use nil for unlimited")
+            throw DurableQueueError.invalidArgument("maxFailures", "\(maxFailures) is below 1; use nil for unlimited")
         }
         try job.validate()
         if job.uniqueKey != nil {
-            throw Self.invalidArgument("uniqueKey", "a cache's jobs cannot have a unique key: the cache key is one")
+            throw DurableQueueError.invalidArgument("uniqueKey", "a cache's jobs cannot have a unique key: the cache key is one")
         }
         return try await write("look up cache key '\(key)' in '\(namespace)'") { [self] session in
             try await session.execute(

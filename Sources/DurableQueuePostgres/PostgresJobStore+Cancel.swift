@@ -35,7 +35,7 @@ extension PostgresJobStore {
     /// caller's transaction, with the job's row locked.
     func requestCancel(_ session: PostgresSession, _ id: JobID, now: Int64, reason: String) async throws -> CancelOutcome {
         guard let (state, attempts, cancelRequested) = try await stateRow(session, id, lock: true) else {
-            throw Self.jobNotFound(id)
+            throw DurableQueueError.jobNotFound(id)
         }
         if state.isTerminal { return .alreadyFinished(state) }
         if state == .running {
@@ -74,8 +74,8 @@ extension PostgresJobStore {
                 let row = try await session.rows(
                     "SELECT state, attempts, group_id, unique_key FROM jobs WHERE id = $1 FOR UPDATE", [id.rawValue]
                 ).first
-            else { throw Self.jobNotFound(id) }
-            let state = try Self.state(row.string(0))
+            else { throw DurableQueueError.jobNotFound(id) }
+            let state = try JobState(stored: row.string(0))
             guard state == .failed || state == .cancelled else {
                 throw DurableQueueError(
                     .invalidArgument, "only a failed or cancelled job can be retried; this one is \(state.rawValue)", jobID: id)
@@ -106,9 +106,9 @@ extension PostgresJobStore {
     /// Deletes up to `limit` jobs (and outermost groups) that finished in `state` before the cutoff.
     package func prune(state: JobState, finishedBefore: Int64, limit: Int) async throws -> Int {
         guard state.isTerminal else {
-            throw Self.invalidArgument("state", "only finished jobs can be pruned, not '\(state.rawValue)' ones")
+            throw DurableQueueError.invalidArgument("state", "only finished jobs can be pruned, not '\(state.rawValue)' ones")
         }
-        guard limit > 0 else { throw Self.invalidArgument("limit", "\(limit) is not positive") }
+        guard limit > 0 else { throw DurableQueueError.invalidArgument("limit", "\(limit) is not positive") }
         return try await write("prune \(state.rawValue) jobs", notify: false) { session in
             let jobs = try await session.execute(
                 """

@@ -11,8 +11,8 @@ extension PostgresJobStore {
     }
 
     static func validate(_ request: ClaimRequest) throws {
-        guard request.room >= 0 else { throw invalidArgument("room", "\(request.room) is negative") }
-        guard request.leaseDuration > 0 else { throw invalidArgument("leaseDuration", "\(request.leaseDuration) ms is not positive") }
+        guard request.room >= 0 else { throw DurableQueueError.invalidArgument("room", "\(request.room) is negative") }
+        guard request.leaseDuration > 0 else { throw DurableQueueError.invalidArgument("leaseDuration", "\(request.leaseDuration) ms is not positive") }
     }
 
     /// A queue's settings as a claim reads them, with whether it has pending jobs.

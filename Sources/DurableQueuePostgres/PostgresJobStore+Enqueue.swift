@@ -12,7 +12,7 @@ extension PostgresJobStore {
         guard !jobs.isEmpty else { return [] }
         let operation = jobs.count == 1 ? "enqueue a '\(jobs[0].kind)' job on queue '\(jobs[0].queue)'" : "enqueue \(jobs.count) jobs"
         if jobs.allSatisfy({ $0.uniqueKey == nil || $0.uniquePolicy == .allow }) {
-            let records = try Self.json(jobs.enumerated().map { InsertedJob($1, position: $0, now: now) })
+            let records = try JobCodec.encode(jobs.enumerated().map { InsertedJob($1, position: $0, now: now) })
             // One statement, atomic by itself; creating a missing queue first may commit on its own.
             return try await write(operation, notify: false, transaction: false) { [self] session in
                 try await ensureQueuesExist(session, Set(jobs.map(\.queue)), now: now)

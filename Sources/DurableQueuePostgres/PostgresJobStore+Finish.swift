@@ -33,7 +33,7 @@ extension PostgresJobStore {
                 rows[ending.id] = row
             }
             if !changes.isEmpty {
-                try await session.execute(Self.recordEndingsStatement, [try Self.json(changes), now, channel])
+                try await session.execute(Self.recordEndingsStatement, [try JobCodec.encode(changes), now, channel])
             }
             for (id, state) in recorded.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
                 guard let row = rows[id] else { continue }
@@ -60,7 +60,7 @@ extension PostgresJobStore {
 
         init(_ row: PostgresResultRow) throws {
             id = JobID(try row.int64(0))
-            state = try PostgresJobStore.state(row.string(1))
+            state = try JobState(stored: row.string(1))
             owner = try row.optionalString(2)
             attempts = try row.int(3)
             maxAttempts = try row.optionalInt(4)
@@ -104,7 +104,7 @@ extension PostgresJobStore {
             cancelRequested: row.cancelRequested, now: now)
         return EndingChange(
             position: position, id: row.id.rawValue, update: true, from: JobState.running.rawValue, state: resolved.state.rawValue,
-            output: resolved.output, error: resolved.failure.flatMap { try? json($0) }, runAt: resolved.runAt,
+            output: resolved.output, error: resolved.failure.flatMap { try? JobCodec.encode($0) }, runAt: resolved.runAt,
             finished: resolved.state.isTerminal ? now : nil, attempt: row.attempts, reason: resolved.reason, worker: ending.owner)
     }
 
@@ -134,7 +134,7 @@ extension PostgresJobStore {
         -> Bool
     {
         if let progress, !(0...1).contains(progress) {
-            throw Self.invalidArgument("progress", "\(progress) is outside 0…1")
+            throw DurableQueueError.invalidArgument("progress", "\(progress) is outside 0…1")
         }
         return try await write("save the progress of job \(attempt.job)", transaction: false) { session in
             try await session.execute(

@@ -5,7 +5,7 @@ extension PostgresJobStore {
     /// Inserts a sequence or group with every child, nested groups included, and starts it.
     package func enqueue(composition root: CompositionNode, now: Int64) async throws -> GroupID {
         guard case .group = root else {
-            throw Self.invalidArgument("composition", "the outermost step must be a sequence or a group")
+            throw DurableQueueError.invalidArgument("composition", "the outermost step must be a sequence or a group")
         }
         try root.validate()
         return try await write("enqueue a sequence or group") { [self] session in
@@ -18,7 +18,7 @@ extension PostgresJobStore {
     /// Cancels group `id` and everything unfinished in it; false if it had finished.
     package func cancel(group id: GroupID, now: Int64) async throws -> Bool {
         try await write("cancel group \(id)") { [self] session in
-            guard let group = try await groupRow(session, id, lock: true) else { throw Self.groupNotFound(id) }
+            guard let group = try await groupRow(session, id, lock: true) else { throw DurableQueueError.groupNotFound(id) }
             if group.state.isTerminal { return false }
             try await cancelTree(session, id, now: now, reason: "group \(id) cancelled")
             return true
@@ -28,7 +28,7 @@ extension PostgresJobStore {
     /// The group's current state.
     package func groupState(_ id: GroupID) async throws -> JobState {
         try await read("read group \(id)") { [self] session in
-            guard let group = try await groupRow(session, id, lock: false) else { throw Self.groupNotFound(id) }
+            guard let group = try await groupRow(session, id, lock: false) else { throw DurableQueueError.groupNotFound(id) }
             return group.state
         }
     }
@@ -90,7 +90,7 @@ extension PostgresJobStore {
                 RETURNING state, attempts
                 """, [job.rawValue, now, previousOutput]
             ).first {
-                try await appendEvent(session, job, now: now, from: .blocked, to: try Self.state(row.string(0)), attempt: try row.int(1), reason: reason)
+                try await appendEvent(session, job, now: now, from: .blocked, to: try JobState(stored: row.string(0)), attempt: try row.int(1), reason: reason)
             }
         } else if let nested = child.group {
             try await startGroup(session, nested, now: now, reason: reason)
@@ -199,7 +199,7 @@ extension PostgresJobStore {
             ).first
         else { return nil }
         return (
-            GroupKind(rawValue: try row.string(0)) ?? .sequence, try Self.state(row.string(1)), try row.int(2), try row.bool(3),
+            GroupKind(rawValue: try row.string(0)) ?? .sequence, try JobState(stored: row.string(1)), try row.int(2), try row.bool(3),
             try row.optionalInt64(4).map { GroupID($0) }
         )
     }
@@ -217,14 +217,14 @@ extension PostgresJobStore {
             GroupChild(
                 position: try row.int(0), job: try row.optionalInt64(1).map { JobID($0) },
                 group: try row.optionalInt64(2).map { GroupID($0) }, name: try row.optionalString(3),
-                state: try Self.state(row.string(4)), output: try row.optionalString(5))
+                state: try JobState(stored: row.string(4)), output: try row.optionalString(5))
         }
     }
 
     private func result(_ session: PostgresSession, of id: GroupID) async throws -> GroupResult {
         guard
             let row = try await session.rows("SELECT name, state, error, output::text FROM groups WHERE id = $1", [id.rawValue]).first
-        else { throw Self.groupNotFound(id) }
+        else { throw DurableQueueError.groupNotFound(id) }
         var errors: [JobID: JobFailure] = [:]
         for found in try await session.rows(
             "SELECT id, error::text FROM jobs WHERE group_id = $1 AND error IS NOT NULL", [id.rawValue])
@@ -245,7 +245,7 @@ extension PostgresJobStore {
                     output: child.job == nil ? nil : child.output))
         }
         return GroupResult(
-            id: id, name: try row.optionalString(0), state: try Self.state(row.string(1)), reason: try row.optionalString(2),
+            id: id, name: try row.optionalString(0), state: try JobState(stored: row.string(1)), reason: try row.optionalString(2),
             output: try row.optionalString(3), children: children)
     }
 
@@ -255,9 +255,5 @@ extension PostgresJobStore {
         try await session.execute(
             "INSERT INTO group_events (group_id, at, from_state, to_state, reason) VALUES ($1, $2, $3, $4, $5)",
             [id.rawValue, now, from?.rawValue, to.rawValue, reason])
-    }
-
-    static func groupNotFound(_ id: GroupID) -> DurableQueueError {
-        DurableQueueError(.groupNotFound, "no sequence or group has id \(id)")
     }
 }

@@ -35,21 +35,22 @@ extension PostgresJobStore {
         }
     }
 
-    /// Takes back running jobs whose lease expired before `now`, whose worker is one of
-    /// `deadOwners`, or whose worker's heartbeat in `workers` lapsed: to `pending` (the attempt
-    /// counts), `cancelled` if a cancel was requested, or `failed` with no attempt left. Rows another
-    /// transaction holds (an ending being recorded) are left for the next round.
+    /// Takes back running jobs whose lease expired before `now`, or whose worker is one of
+    /// `deadOwners`: to `pending` (the attempt counts), `cancelled` if a cancel was requested, or
+    /// `failed` with no attempt left. Rows another transaction holds (an ending being recorded) are
+    /// left for the next round.
+    ///
+    /// A worker's heartbeat renews its leases and its `workers` row together, and the row never
+    /// ends before the worker's leases: a worker whose heartbeat lapsed is found through its jobs'
+    /// expired leases, on whatever host it ran.
     package func recoverExpiredLeases(now: Int64, deadOwners: [String]) async throws -> [RecoveredJob] {
         try await write("recover jobs with expired leases") { [self] session in
             let expired = try await session.rows(
                 """
                 SELECT id, attempts - progressed_attempts, max_attempts, cancel_requested, lease_owner, queue,
-                       throttle_interval_ms, attempts, group_id,
-                       lease_owner = ANY($2::text[]) OR lease_owner IN (SELECT id FROM workers WHERE alive_until < $1)
+                       throttle_interval_ms, attempts, group_id
                 FROM jobs
-                WHERE state = 'running'
-                  AND (lease_expires_at < $1 OR lease_owner = ANY($2::text[])
-                       OR lease_owner IN (SELECT id FROM workers WHERE alive_until < $1))
+                WHERE state = 'running' AND (lease_expires_at < $1 OR lease_owner = ANY($2::text[]))
                 ORDER BY id
                 FOR UPDATE SKIP LOCKED
                 """, [now, deadOwners])
@@ -77,7 +78,7 @@ extension PostgresJobStore {
                     UPDATE jobs SET state = $2, error = $3::jsonb, lease_owner = NULL, lease_expires_at = NULL,
                                     finished_at = $4, updated_at = $5
                     WHERE id = $1
-                    """, [id.rawValue, state.rawValue, try Self.json(failure), state.isTerminal ? now : nil, now])
+                    """, [id.rawValue, state.rawValue, try JobCodec.encode(failure), state.isTerminal ? now : nil, now])
                 try await appendEvent(session, id, now: now, from: .running, to: state, attempt: attempts, reason: reason, worker: owner)
                 try await recordEnd(session, queue: try row.string(5), interval: try row.int64(6), now: now)
                 if state.isTerminal {

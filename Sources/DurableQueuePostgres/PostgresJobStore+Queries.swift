@@ -6,7 +6,7 @@ extension PostgresJobStore {
     /// Job `id` with its tags.
     package func job(_ id: JobID) async throws -> JobRecord {
         try await read("read job \(id)") { [self] session in
-            guard let job = try await jobs(session, where: "WHERE j.id = $1", [id.rawValue]).first else { throw Self.jobNotFound(id) }
+            guard let job = try await jobs(session, where: "WHERE j.id = $1", [id.rawValue]).first else { throw DurableQueueError.jobNotFound(id) }
             return job
         }
     }
@@ -15,9 +15,9 @@ extension PostgresJobStore {
     package func status(of id: JobID) async throws -> JobStatus {
         try await read("read the state of job \(id)") { session in
             guard let row = try await session.rows("SELECT state, progress FROM jobs WHERE id = $1", [id.rawValue]).first else {
-                throw Self.jobNotFound(id)
+                throw DurableQueueError.jobNotFound(id)
             }
-            return JobStatus(state: try Self.state(row.string(0)), progress: try row.optionalDouble(1))
+            return JobStatus(state: try JobState(stored: row.string(0)), progress: try row.optionalDouble(1))
         }
     }
 
@@ -30,11 +30,11 @@ extension PostgresJobStore {
                 FROM jobs AS j LEFT JOIN job_events AS e ON e.job_id = j.id
                 WHERE j.id = $1 ORDER BY e.id
                 """, [id.rawValue])
-            guard !rows.isEmpty else { throw Self.jobNotFound(id) }
+            guard !rows.isEmpty else { throw DurableQueueError.jobNotFound(id) }
             return try rows.compactMap { row in
                 guard let at = try row.optionalInt64(0) else { return nil }
                 return JobEvent(
-                    jobID: id, at: at, from: try row.optionalString(1).map(Self.state), to: try Self.state(row.string(2)),
+                    jobID: id, at: at, from: try row.optionalString(1).map(JobState.init(stored:)), to: try JobState(stored: row.string(2)),
                     attempt: try row.int(3), reason: try row.optionalString(4), worker: try row.optionalString(5))
             }
         }
@@ -42,7 +42,7 @@ extension PostgresJobStore {
 
     /// The jobs `filter` matches, in its order, at most its limit.
     package func jobs(_ filter: JobFilter) async throws -> [JobRecord] {
-        guard filter.limit > 0 else { throw Self.invalidArgument("limit", "\(filter.limit) is not positive") }
+        guard filter.limit > 0 else { throw DurableQueueError.invalidArgument("limit", "\(filter.limit) is not positive") }
         let order = filter.order == .newestFirst ? "DESC" : "ASC"
         return try await read("list jobs") { [self] session in
             let (clause, values) = Self.whereClause(filter)
@@ -119,7 +119,7 @@ extension PostgresJobStore {
             """, values
         ).map { row in
             JobRecord(
-                id: JobID(try row.int64(0)), queue: try row.string(1), kind: try row.string(2), state: try Self.state(row.string(3)),
+                id: JobID(try row.int64(0)), queue: try row.string(1), kind: try row.string(2), state: try JobState(stored: row.string(3)),
                 priority: Priority(rawValue: try row.int(4)), runAt: try row.int64(5), attempts: try row.int(6),
                 maxAttempts: try row.optionalInt(7), retryPolicy: try row.optionalString(8), timeoutMilliseconds: try row.optionalInt64(9),
                 uniqueKey: try row.optionalString(10), cancelRequested: try row.bool(11), leaseOwner: try row.optionalString(12),

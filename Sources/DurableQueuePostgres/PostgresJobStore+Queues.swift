@@ -22,7 +22,7 @@ extension PostgresJobStore {
             var settings = previous ?? QueueConfiguration(name)
             change(&settings)
             guard settings.name == name else {
-                throw Self.invalidArgument("queue name", "an update cannot rename queue '\(name)'")
+                throw DurableQueueError.invalidArgument("queue name", "an update cannot rename queue '\(name)'")
             }
             try settings.validate()
             try await store(session, settings, replacing: previous, now: now)
@@ -98,7 +98,7 @@ extension PostgresJobStore {
         try await read("read the queues") { [self] session in
             var counts: [String: [JobState: Int]] = [:]
             for row in try await session.rows("SELECT queue, state, count(*) FROM jobs GROUP BY queue, state") {
-                counts[try row.string(0), default: [:]][try Self.state(row.string(1))] = try row.int(2)
+                counts[try row.string(0), default: [:]][try JobState(stored: row.string(1))] = try row.int(2)
             }
             var nextStarts: [String: Int64] = [:]
             for row in try await session.rows("SELECT name, next_start_at FROM queues WHERE next_start_at > 0") {

@@ -23,7 +23,7 @@ extension PostgresJobStore {
                 "SELECT state, attempts, cancel_requested FROM jobs WHERE id = $1" + (lock ? " FOR UPDATE" : ""), [id.rawValue]
             ).first
         else { return nil }
-        return (try Self.state(row.string(0)), try row.int(1), try row.bool(2))
+        return (try JobState(stored: row.string(0)), try row.int(1), try row.bool(2))
     }
 
     /// Creates the rows of the queues in `names` that have none, with default settings.
@@ -38,29 +38,8 @@ extension PostgresJobStore {
         knownQueues.withLock { $0.formUnion(missing) }
     }
 
-    /// Parses a stored state; the CHECK constraint makes a failure mean a newer or damaged schema.
-    static func state(_ text: String) throws -> JobState {
-        guard let state = JobState(rawValue: text) else {
-            throw DurableQueueError(.corrupt, "unknown job state '\(text)' in the jobs table")
-        }
-        return state
-    }
-
-    /// `value` encoded as JSON text.
-    static func json(_ value: some Encodable) throws -> String {
-        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
-    }
-
     /// A stored failure, or nil for one this version cannot read.
     static func failure(_ json: String?) -> JobFailure? {
-        json.flatMap { try? JSONDecoder().decode(JobFailure.self, from: Data($0.utf8)) }
-    }
-
-    static func jobNotFound(_ id: JobID) -> DurableQueueError {
-        DurableQueueError(.jobNotFound, "no job has id \(id)", jobID: id)
-    }
-
-    static func invalidArgument(_ parameter: String, _ problem: String) -> DurableQueueError {
-        DurableQueueError(.invalidArgument, "invalid \(parameter): \(problem)")
+        json.flatMap { try? JobCodec.decode(JobFailure.self, from: $0) }
     }
 }

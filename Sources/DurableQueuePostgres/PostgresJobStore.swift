@@ -56,11 +56,14 @@ package final class PostgresJobStore: JobStore {
             }
         }
         do {
+            try await storage.probe(logger: logger)
             try await PostgresMigrator.migrate(client: client, schema: storage.schema, logger: logger)
             clock = try await DatabaseClock.measure(client: client, logger: logger)
         } catch {
             background.cancel()
-            throw Self.mapped(error, operation: "open the job database", location: storage.location)
+            let mapped = Self.mapped(error, operation: "open the job database", location: storage.location)
+            // Whatever kept the store from opening (no server, no database, a refused login) is why it cannot open.
+            throw DurableQueueError(.cannotOpen, mapped.message, path: mapped.path)
         }
     }
 
@@ -171,7 +174,8 @@ package final class PostgresJobStore: JobStore {
         }
         let cause =
             switch error.code {
-            case .connectionError, .serverClosedConnection, .uncleanShutdown: "the database server cannot be reached"
+            case .connectionError, .serverClosedConnection, .uncleanShutdown:
+                "the database server cannot be reached" + (error.underlying.map { " (\($0))" } ?? "")
             case .poolClosed, .clientClosedConnection: "the connection pool is closed"
             case .sslUnsupported: "the server does not offer TLS, which the configuration requires"
             case .authMechanismRequiresPassword: "the server asks for a password and none was given"
@@ -195,8 +199,34 @@ extension PostgresStorage {
             }
         configuration.options.maximumConnections = maximumConnections + 1
         configuration.options.connectTimeout = .seconds(10)
-        configuration.options.additionalStartupParameters = [("search_path", schema), ("application_name", "DurableQueue")]
+        // Quoted: the schema was created quoted, so its name keeps its case.
+        configuration.options.additionalStartupParameters = [("search_path", "\"\(schema)\""), ("application_name", "DurableQueue")]
         return configuration
+    }
+
+    /// Connects once outside the pool and closes the connection: a wrong address, database or login
+    /// fails at once with the server's own reason, where the pool would retry for a minute and then
+    /// report only that it gave up.
+    func probe(logger: Logger) async throws {
+        var configuration: PostgresConnection.Configuration =
+            switch endpoint {
+            case .tcp(let host, let port):
+                PostgresConnection.Configuration(
+                    host: host, port: port, username: username, password: password, database: database, tls: try connectionTLS())
+            case .unixSocket(let path):
+                PostgresConnection.Configuration(unixSocketPath: path, username: username, password: password, database: database)
+            }
+        configuration.options.connectTimeout = .seconds(10)
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+        try await connection.close()
+    }
+
+    private func connectionTLS() throws -> PostgresConnection.Configuration.TLS {
+        switch tls {
+        case .disable: .disable
+        case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        }
     }
 
     private var clientTLS: PostgresClient.Configuration.TLS {

@@ -41,7 +41,7 @@ extension SQLiteJobStore {
     /// Called inside a write transaction.
     func requestCancel(_ id: JobID, now: Int64, reason: String) throws -> CancelOutcome {
         guard let (state, attempts, cancelRequested) = try stateRow(id) else {
-            throw DurableQueueError(.jobNotFound, "no job has id \(id)", jobID: id)
+            throw DurableQueueError.jobNotFound(id)
         }
         if state.isTerminal { return .alreadyFinished(state) }
         if state == .running {
@@ -66,16 +66,8 @@ extension SQLiteJobStore {
     func stateRow(_ id: JobID) throws -> (JobState, Int, Bool)? {
         var result: (JobState, Int, Bool)?
         try connection.query("SELECT state, attempts, cancel_requested FROM jobs WHERE id = ?", [id.rawValue]) { row in
-            result = (try Self.state(row.string(0)), Int(row.int64(1)), row.int64(2) != 0)
+            result = (try JobState(stored: row.string(0)), Int(row.int64(1)), row.int64(2) != 0)
         }
         return result
-    }
-
-    /// Parses a stored state; the CHECK constraint makes a failure mean a newer or damaged file.
-    static func state(_ text: String) throws -> JobState {
-        guard let state = JobState(rawValue: text) else {
-            throw DurableQueueError(.corrupt, "unknown job state '\(text)' in the jobs table")
-        }
-        return state
     }
 }

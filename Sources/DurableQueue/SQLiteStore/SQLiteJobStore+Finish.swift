@@ -52,7 +52,7 @@ extension SQLiteJobStore {
             WHERE id = ?1
             """,
             [
-                attempt.id.rawValue, state.rawValue, ending.output, try ending.failure.map(Self.json), ending.runAt,
+                attempt.id.rawValue, state.rawValue, ending.output, try ending.failure.map(JobCodec.encode), ending.runAt,
                 state.isTerminal ? now : nil, now,
             ])
         try appendEvent(attempt.id, now: now, from: .running, to: state, attempt: row.attempts, reason: reason, worker: attempt.owner)
@@ -97,10 +97,5 @@ extension SQLiteJobStore {
                 """, [attempt.job.rawValue, owner, progress, checkpoint, now, attempt.number])
             return connection.changes == 1
         }
-    }
-
-    /// `value` encoded as JSON text.
-    static func json(_ value: some Encodable) throws -> String {
-        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
     }
 }

@@ -24,7 +24,7 @@ extension SQLiteJobStore {
     /// - Throws: `groupNotFound`.
     package func cancel(group id: GroupID, now: Int64) throws -> Bool {
         try write("cancel group \(id)") {
-            guard let group = try groupRow(id) else { throw Self.groupNotFound(id) }
+            guard let group = try groupRow(id) else { throw DurableQueueError.groupNotFound(id) }
             if group.state.isTerminal { return false }
             try cancelTree(id, now: now, reason: "group \(id) cancelled")
             return true
@@ -36,7 +36,7 @@ extension SQLiteJobStore {
     /// - Throws: `groupNotFound`.
     package func groupState(_ id: GroupID) throws -> JobState {
         try read("read group \(id)") {
-            guard let group = try groupRow(id) else { throw Self.groupNotFound(id) }
+            guard let group = try groupRow(id) else { throw DurableQueueError.groupNotFound(id) }
             return group.state
         }
     }
@@ -99,7 +99,7 @@ extension SQLiteJobStore {
                 WHERE id = ?1 AND state = 'blocked'
                 RETURNING state, attempts
                 """, [job.rawValue, now, previousOutput]
-            ) { row in started = (try Self.state(row.string(0)), Int(row.int64(1))) }
+            ) { row in started = (try JobState(stored: row.string(0)), Int(row.int64(1))) }
             if let started {
                 try appendEvent(job, now: now, from: .blocked, to: started.state, attempt: started.attempts, reason: reason)
             }
@@ -202,7 +202,7 @@ extension SQLiteJobStore {
             "SELECT kind, state, max_concurrent, cancel_requested, parent_id FROM groups WHERE id = ?", [id.rawValue]
         ) { found in
             row = (
-                GroupKind(rawValue: found.string(0)) ?? .sequence, try Self.state(found.string(1)), Int(found.int64(2)),
+                GroupKind(rawValue: found.string(0)) ?? .sequence, try JobState(stored: found.string(1)), Int(found.int64(2)),
                 found.int64(3) != 0, found.optionalInt64(4).map { GroupID($0) }
             )
         }
@@ -224,7 +224,7 @@ extension SQLiteJobStore {
                 GroupChild(
                     position: Int(row.int64(0)), job: row.optionalInt64(1).map { JobID($0) },
                     group: row.optionalInt64(2).map { GroupID($0) }, name: row.optionalString(3),
-                    state: try Self.state(row.string(4)), output: row.optionalString(5)))
+                    state: try JobState(stored: row.string(4)), output: row.optionalString(5)))
         }
         return children
     }
@@ -232,9 +232,9 @@ extension SQLiteJobStore {
     private func result(of id: GroupID) throws -> GroupResult {
         var row: (name: String?, state: JobState, error: String?, output: String?)?
         try connection.query("SELECT name, state, error, output FROM groups WHERE id = ?", [id.rawValue]) { found in
-            row = (found.optionalString(0), try Self.state(found.string(1)), found.optionalString(2), found.optionalString(3))
+            row = (found.optionalString(0), try JobState(stored: found.string(1)), found.optionalString(2), found.optionalString(3))
         }
-        guard let row else { throw Self.groupNotFound(id) }
+        guard let row else { throw DurableQueueError.groupNotFound(id) }
         var errors: [JobID: JobFailure] = [:]
         try connection.query("SELECT id, error FROM jobs WHERE group_id = ? AND error IS NOT NULL", [id.rawValue]) { found in
             errors[JobID(found.int64(0))] = try? JSONDecoder().decode(JobFailure.self, from: Data(found.string(1).utf8))
@@ -256,9 +256,5 @@ extension SQLiteJobStore {
         try connection.execute(
             "INSERT INTO group_events (group_id, at, from_state, to_state, reason) VALUES (?, ?, ?, ?, ?)",
             [id.rawValue, now, from?.rawValue, to.rawValue, reason])
-    }
-
-    static func groupNotFound(_ id: GroupID) -> DurableQueueError {
-        DurableQueueError(.groupNotFound, "no sequence or group has id \(id)")
     }
 }

@@ -73,7 +73,7 @@ extension SQLiteJobStore {
                     UPDATE jobs SET state = ?2, error = ?3, lease_owner = NULL, lease_expires_at = NULL,
                                     finished_at = ?4, updated_at = ?5
                     WHERE id = ?1
-                    """, [job.id.rawValue, state.rawValue, try Self.json(failure), state.isTerminal ? now : nil, now])
+                    """, [job.id.rawValue, state.rawValue, try JobCodec.encode(failure), state.isTerminal ? now : nil, now])
                 try appendEvent(job.id, now: now, from: .running, to: state, attempt: job.attempts, reason: reason, worker: job.owner)
                 try recordEnd(queue: job.queue, interval: job.throttleInterval, now: now)
                 if state.isTerminal { try jobEnded(job.id, now: now) }

@@ -7,7 +7,7 @@ extension SQLiteJobStore {
     package func job(_ id: JobID) throws -> JobRecord {
         try read("read job \(id)") {
             guard let job = try jobs(where: "WHERE j.id = ?1", [id.rawValue]).first else {
-                throw DurableQueueError(.jobNotFound, "no job has id \(id)", jobID: id)
+                throw DurableQueueError.jobNotFound(id)
             }
             return job
         }
@@ -20,9 +20,9 @@ extension SQLiteJobStore {
         try read("read the state of job \(id)") {
             var status: JobStatus?
             try connection.query("SELECT state, progress FROM jobs WHERE id = ?", [id.rawValue]) { row in
-                status = JobStatus(state: try Self.state(row.string(0)), progress: row.optionalDouble(1))
+                status = JobStatus(state: try JobState(stored: row.string(0)), progress: row.optionalDouble(1))
             }
-            guard let status else { throw DurableQueueError(.jobNotFound, "no job has id \(id)", jobID: id) }
+            guard let status else { throw DurableQueueError.jobNotFound(id) }
             return status
         }
     }
@@ -33,7 +33,7 @@ extension SQLiteJobStore {
     package func history(of id: JobID) throws -> [JobEvent] {
         try read("read the history of job \(id)") {
             guard try stateRow(id) != nil else {
-                throw DurableQueueError(.jobNotFound, "no job has id \(id)", jobID: id)
+                throw DurableQueueError.jobNotFound(id)
             }
             var events: [JobEvent] = []
             try connection.query(
@@ -44,8 +44,8 @@ extension SQLiteJobStore {
             ) { row in
                 events.append(
                     JobEvent(
-                        jobID: id, at: row.int64(0), from: try row.optionalString(1).map(Self.state),
-                        to: try Self.state(row.string(2)), attempt: Int(row.int64(3)), reason: row.optionalString(4),
+                        jobID: id, at: row.int64(0), from: try row.optionalString(1).map(JobState.init(stored:)),
+                        to: try JobState(stored: row.string(2)), attempt: Int(row.int64(3)), reason: row.optionalString(4),
                         worker: row.optionalString(5)))
             }
             return events
@@ -107,7 +107,7 @@ extension SQLiteJobStore {
             var byQueue: [String: [JobState: Int]] = [:]
             try connection.query("SELECT name FROM queues") { row in byQueue[row.string(0)] = [:] }
             try connection.query("SELECT queue, state, count(*) FROM jobs GROUP BY queue, state") { row in
-                byQueue[row.string(0), default: [:]][try Self.state(row.string(1))] = Int(row.int64(2))
+                byQueue[row.string(0), default: [:]][try JobState(stored: row.string(1))] = Int(row.int64(2))
             }
             return byQueue.keys.sorted().map { QueueCounts(queue: $0, counts: byQueue[$0] ?? [:]) }
         }
@@ -127,7 +127,7 @@ extension SQLiteJobStore {
         ) { row in
             records.append(
                 JobRecord(
-                    id: JobID(row.int64(0)), queue: row.string(1), kind: row.string(2), state: try Self.state(row.string(3)),
+                    id: JobID(row.int64(0)), queue: row.string(1), kind: row.string(2), state: try JobState(stored: row.string(3)),
                     priority: Priority(rawValue: Int(row.int64(4))), runAt: row.int64(5), attempts: Int(row.int64(6)),
                     maxAttempts: row.optionalInt(7), retryPolicy: row.optionalString(8), timeoutMilliseconds: row.optionalInt64(9),
                     uniqueKey: row.optionalString(10), cancelRequested: row.int64(11) != 0, leaseOwner: row.optionalString(12),

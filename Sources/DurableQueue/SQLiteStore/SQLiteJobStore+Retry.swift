@@ -9,9 +9,9 @@ extension SQLiteJobStore {
         try write("retry job \(id)") {
             var found: (state: JobState, attempts: Int, group: Int64?, uniqueKey: String?)?
             try connection.query("SELECT state, attempts, group_id, unique_key FROM jobs WHERE id = ?", [id.rawValue]) { row in
-                found = (try Self.state(row.string(0)), Int(row.int64(1)), row.optionalInt64(2), row.optionalString(3))
+                found = (try JobState(stored: row.string(0)), Int(row.int64(1)), row.optionalInt64(2), row.optionalString(3))
             }
-            guard let found else { throw DurableQueueError(.jobNotFound, "no job has id \(id)", jobID: id) }
+            guard let found else { throw DurableQueueError.jobNotFound(id) }
             guard found.state == .failed || found.state == .cancelled else {
                 throw DurableQueueError(
                     .invalidArgument, "only a failed or cancelled job can be retried; this one is \(found.state.rawValue)",

@@ -39,7 +39,7 @@ package struct GroupChild: Sendable {
     /// The children's outputs as one JSON object, keyed by name (or position when unnamed).
     package static func outputObject(_ children: [GroupChild]) throws -> String {
         let members = try children.map { child in
-            let key = String(decoding: try JSONEncoder().encode(child.name ?? String(child.position)), as: UTF8.self)
+            let key = try JobCodec.encode(child.name ?? String(child.position))
             return "\(key):\(child.output ?? "null")"
         }
         return "{" + members.joined(separator: ",") + "}"

@@ -18,7 +18,8 @@ struct HTTPWorker {
 
     /// Opens `database` to work on `queues` (all when nil).
     ///
-    /// Jobs left running by a process of this host that is gone (kill -9) are taken back at once;
+    /// Jobs left running by a process of this host that is gone (kill -9) are taken back at once (on
+    /// a file; on PostgreSQL when their leases expire);
     /// on Ctrl-C running jobs are given back immediately, recorded, to resume on the next run.
     init(
         database: DatabaseOptions, queues: Set<String>?, maxConcurrentJobs: Int = 16, network: NetworkOptions, verbose: Bool

@@ -33,6 +33,9 @@ import Testing
 
     @Test(arguments: StoreBackend.all) func aHandlerThatIgnoresCancellationEndsCancelledItsResultDiscarded(_ backend: StoreBackend) async throws {
         let gate = Gate()
+        // A handler waiting for the gate ignores cancellation: open it however the test ends, or a failed
+        // expectation leaves the engine (and the test process) waiting for it forever.
+        defer { gate.isOpen.withLock { $0 = true } }
         let tracker = RunTracker()
         try await withRunningQueue(on: backend, register: { $0.register(Stubborn(gate: gate, tracker: tracker)) }) { queue in
             let handle = try await queue.enqueue(Stubborn.self, "x")
@@ -51,6 +54,9 @@ import Testing
 
     @Test(arguments: StoreBackend.all) func aLostLeaseStopsThatAttemptAndTheJobRunsAgainHereOnlyAfterItEnds(_ backend: StoreBackend) async throws {
         let gate = Gate()
+        // A handler waiting for the gate ignores cancellation: open it however the test ends, or a failed
+        // expectation leaves the engine (and the test process) waiting for it forever.
+        defer { gate.isOpen.withLock { $0 = true } }
         let tracker = RunTracker()
         // The lease is lost by the recovery below, not by time: a long lease keeps a loaded machine
         // (a claim slower than the lease) from releasing the first attempt before it starts.

@@ -20,6 +20,9 @@ final class Gate: Sendable {
         let time = ManualClock()
         let tracker = RunTracker()
         let gate = Gate()
+        // A handler waiting for the gate ignores cancellation: open it however the test ends, or a failed
+        // expectation leaves the engine (and the test process) waiting for it forever.
+        defer { gate.isOpen.withLock { $0 = true } }
         let configuration = JobQueue.Configuration(
             pollInterval: .milliseconds(20), gracefulShutdownTimeout: .seconds(10), timeSource: time)
         let queue = try await backend.queue(in: directory, configuration: configuration)
