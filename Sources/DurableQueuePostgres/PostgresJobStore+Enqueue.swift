@@ -16,7 +16,7 @@ extension PostgresJobStore {
             // One statement, atomic by itself; creating a missing queue first may commit on its own.
             return try await write(operation, notify: false, transaction: false) { [self] session in
                 try await ensureQueuesExist(session, Set(jobs.map(\.queue)), now: now)
-                let ids = try await session.rows(Self.insertBatchStatement, [records, now, channel]).first?.cells[0].decode([Int64].self)
+                let ids = try await session.rows(InsertBatch.self, [records, now, channel]).first?.cells[0].decode([Int64].self)
                 guard let ids, ids.count == jobs.count else {
                     throw DurableQueueError(.storage, "the database inserted \(ids?.count ?? 0) of \(jobs.count) jobs")
                 }
@@ -65,33 +65,36 @@ extension PostgresJobStore {
     /// and notifies channel `$3`; returns their ids in order. Ids come from the jobs' sequence in
     /// the batch's order, so that the order key (the id, or minus the id on a LIFO queue) is known
     /// in the same statement.
-    private static let insertBatchStatement = """
-        WITH batch AS (
-            SELECT nextval(pg_get_serial_sequence('jobs', 'id')) AS id, b.*
-            FROM (SELECT * FROM jsonb_to_recordset($1::jsonb)
-                      AS r("position" int, queue text, kind text, state text, priority int, "runAt" bigint,
-                           "maxAttempts" int, "retryPolicy" text, "timeoutMs" bigint, input text, throttle bigint,
-                           tags jsonb)
-                  ORDER BY "position") AS b
-        ),
-        inserted AS (
-            INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy, timeout_ms,
-                              input, created_at, updated_at, throttle_interval_ms, throttle_interval_source)
-            SELECT b.id, b.queue, b.kind, b.state, b.priority, CASE q.mode WHEN 'lifo' THEN -b.id ELSE b.id END, b."runAt",
-                   b."maxAttempts", b."retryPolicy", b."timeoutMs", b.input::jsonb, $2, $2,
-                   coalesce(b.throttle, q.throttle_interval_ms), CASE WHEN b.throttle IS NULL THEN 'queue' ELSE 'job' END
-            FROM batch AS b JOIN queues AS q ON q.name = b.queue
-        ),
-        tagged AS (
-            INSERT INTO job_tags (tag, job_id)
-            SELECT t.tag, b.id FROM batch AS b, jsonb_array_elements_text(b.tags) AS t(tag)
-        ),
-        events AS (
-            INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason)
-            SELECT id, $2, NULL, state, 0, 'enqueued' FROM batch
-        )
-        SELECT array_agg(id ORDER BY "position"), (SELECT pg_notify($3, '')) FROM batch
-        """
+    private enum InsertBatch: PreparedSQL {
+        static let name = "durablequeue_insert_batch"
+        static let sql = """
+            WITH batch AS (
+                SELECT nextval(pg_get_serial_sequence('jobs', 'id')) AS id, b.*
+                FROM (SELECT * FROM jsonb_to_recordset($1::jsonb)
+                          AS r("position" int, queue text, kind text, state text, priority int, "runAt" bigint,
+                               "maxAttempts" int, "retryPolicy" text, "timeoutMs" bigint, input text, throttle bigint,
+                               tags jsonb)
+                      ORDER BY "position") AS b
+            ),
+            inserted AS (
+                INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy, timeout_ms,
+                                  input, created_at, updated_at, throttle_interval_ms, throttle_interval_source)
+                SELECT b.id, b.queue, b.kind, b.state, b.priority, CASE q.mode WHEN 'lifo' THEN -b.id ELSE b.id END, b."runAt",
+                       b."maxAttempts", b."retryPolicy", b."timeoutMs", b.input::jsonb, $2, $2,
+                       coalesce(b.throttle, q.throttle_interval_ms), CASE WHEN b.throttle IS NULL THEN 'queue' ELSE 'job' END
+                FROM batch AS b JOIN queues AS q ON q.name = b.queue
+            ),
+            tagged AS (
+                INSERT INTO job_tags (tag, job_id)
+                SELECT t.tag, b.id FROM batch AS b, jsonb_array_elements_text(b.tags) AS t(tag)
+            ),
+            events AS (
+                INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason)
+                SELECT id, $2, NULL, state, 0, 'enqueued' FROM batch
+            )
+            SELECT array_agg(id ORDER BY "position"), (SELECT pg_notify($3, '')) FROM batch
+            """
+    }
 
     /// Inserts `job` with its tags and event row, or applies its unique-key policy. A job placed in
     /// a group starts `blocked` until the group lets it run.

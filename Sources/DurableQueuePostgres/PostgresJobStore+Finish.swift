@@ -10,30 +10,22 @@ extension PostgresJobStore {
         return try await write("record the end of \(endings.count) attempt(s)", notify: false) { [self] session in
             var rows: [JobID: EndedRow] = [:]
             var cacheInUse = false
-            for row in try await session.rows(
-                """
-                SELECT id, state, lease_owner, attempts, max_attempts, cancel_requested, queue, throttle_interval_ms, group_id,
-                       progressed_attempts, EXISTS (SELECT 1 FROM cache_entries)::int
-                FROM jobs WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE
-                """, [endings.map(\.id.rawValue)])
-            {
+            for row in try await session.rows(LockEnded.self, [endings.map(\.id.rawValue)]) {
                 let ended = try EndedRow(row)
                 rows[ended.id] = ended
                 cacheInUse = try row.bool(10)
             }
-            var changes: [EndingChange] = []
+            var changes = EndingChanges()
             var recorded: [JobID: JobState] = [:]
-            for (position, ending) in endings.enumerated() {
+            for ending in endings {
                 guard var row = rows[ending.id] else { continue }  // the job was deleted
-                let change = Self.change(for: ending, row: row, position: position, now: now)
-                changes.append(change)
-                guard change.update, let state = JobState(rawValue: change.state) else { continue }
+                guard let state = try changes.append(ending, row: row, now: now) else { continue }
                 recorded[ending.id] = state
                 row.state = state
                 rows[ending.id] = row
             }
-            if !changes.isEmpty {
-                try await session.execute(Self.recordEndingsStatement, [try JobCodec.encode(changes), now, channel])
+            if !changes.ids.isEmpty {
+                try await session.rows(RecordEndings.self, changes.values + [now, channel])
             }
             for (id, state) in recorded.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
                 guard let row = rows[id] else { continue }
@@ -72,62 +64,106 @@ extension PostgresJobStore {
         }
     }
 
-    /// What one ending writes, as `jsonb_to_recordset` reads it: the job's new state and the
-    /// history row, or (`update` false) only a note that a stale ending was discarded.
-    private struct EndingChange: Encodable {
-        var position: Int
-        var id: Int64
-        var update: Bool
-        var from: String
-        var state: String
-        var output: String?
-        var error: String?
-        var runAt: Int64?
-        var finished: Int64?
-        var attempt: Int
-        var reason: String
-        var worker: String
-    }
+    /// What the endings write, a column per array as `unnest` reads them: each job's new state and
+    /// history row, or (`update` false) only a note that a stale ending was discarded. Arrays hold
+    /// no NULLs, so an empty output or error means none and flags say which times apply.
+    private struct EndingChanges {
+        var ids: [Int64] = []
+        var updates: [Bool] = []
+        var from: [String] = []
+        var states: [String] = []
+        var outputs: [String] = []
+        var errors: [String] = []
+        var runAts: [Int64] = []
+        var hasRunAt: [Bool] = []
+        var finished: [Bool] = []
+        var attempts: [Int64] = []
+        var reasons: [String] = []
+        var workers: [String] = []
 
-    /// The change `ending` makes to `row`: the state it ends in (a cancel requested before wins; a
-    /// retry with no attempts left fails), or a discarded note when the row no longer shows that
-    /// attempt running under its owner.
-    private static func change(for ending: FinishedAttempt, row: EndedRow, position: Int, now: Int64) -> EndingChange {
-        let number = ending.attempt.number
-        guard row.state == .running, row.owner == ending.owner, row.attempts == number else {
-            return EndingChange(
-                position: position, id: row.id.rawValue, update: false, from: row.state.rawValue, state: row.state.rawValue,
-                attempt: number, reason: ResolvedEnding.discardedNote(ending.outcome, attempt: number), worker: ending.owner)
+        /// The values of ``RecordEndings``' `$1` to `$12`.
+        var values: [(any PostgresValue)?] {
+            [ids, updates, from, states, outputs, errors, runAts, hasRunAt, finished, attempts, reasons, workers]
         }
-        let resolved = ResolvedEnding(
-            ending.outcome, attempts: row.attempts, maxAttempts: row.maxAttempts, progressedAttempts: row.progressed,
-            cancelRequested: row.cancelRequested, now: now)
-        return EndingChange(
-            position: position, id: row.id.rawValue, update: true, from: JobState.running.rawValue, state: resolved.state.rawValue,
-            output: resolved.output, error: resolved.failure.flatMap { try? JobCodec.encode($0) }, runAt: resolved.runAt,
-            finished: resolved.state.isTerminal ? now : nil, attempt: row.attempts, reason: resolved.reason, worker: ending.owner)
+
+        /// Adds the change `ending` makes to `row`: the state it ends in (a cancel requested before
+        /// wins; a retry with no attempts left fails), or a discarded note when the row no longer
+        /// shows that attempt running under its owner.
+        ///
+        /// - Returns: The job's new state, or nil for a discarded ending.
+        mutating func append(_ ending: FinishedAttempt, row: EndedRow, now: Int64) throws -> JobState? {
+            let number = ending.attempt.number
+            guard row.state == .running, row.owner == ending.owner, row.attempts == number else {
+                add(
+                    row.id, update: false, from: row.state, to: row.state, attempt: number,
+                    reason: ResolvedEnding.discardedNote(ending.outcome, attempt: number), worker: ending.owner)
+                return nil
+            }
+            let resolved = ResolvedEnding(
+                ending.outcome, attempts: row.attempts, maxAttempts: row.maxAttempts, progressedAttempts: row.progressed,
+                cancelRequested: row.cancelRequested, now: now)
+            add(
+                row.id, update: true, from: .running, to: resolved.state, output: resolved.output,
+                error: try resolved.failure.map { try JobCodec.encode($0) }, runAt: resolved.runAt, attempt: row.attempts,
+                reason: resolved.reason, worker: ending.owner)
+            return resolved.state
+        }
+
+        private mutating func add(
+            _ id: JobID, update: Bool, from: JobState, to state: JobState, output: String? = nil, error: String? = nil,
+            runAt: Int64? = nil, attempt: Int, reason: String, worker: String
+        ) {
+            ids.append(id.rawValue)
+            updates.append(update)
+            self.from.append(from.rawValue)
+            states.append(state.rawValue)
+            outputs.append(output ?? "")
+            errors.append(error ?? "")
+            runAts.append(runAt ?? 0)
+            hasRunAt.append(runAt != nil)
+            finished.append(update && state.isTerminal)
+            attempts.append(Int64(attempt))
+            reasons.append(reason)
+            workers.append(worker)
+        }
     }
 
-    /// Applies the ``EndingChange``s of `$1` at `$2`, appends their history rows in order and
-    /// notifies channel `$3`.
-    private static let recordEndingsStatement = """
-        WITH change AS (
-            SELECT * FROM jsonb_to_recordset($1::jsonb)
-                AS r("position" int, id bigint, update boolean, "from" text, state text, output text, error text,
-                     "runAt" bigint, finished bigint, attempt int, reason text, worker text)
-        ),
-        updated AS (
-            UPDATE jobs AS j SET state = c.state, output = coalesce(c.output::jsonb, j.output),
-                                 error = coalesce(c.error::jsonb, j.error), run_at = coalesce(c."runAt", j.run_at),
-                                 finished_at = c.finished, lease_owner = NULL, lease_expires_at = NULL, updated_at = $2
-            FROM change AS c WHERE j.id = c.id AND c.update
-        ),
-        events AS (
-            INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason, worker)
-            SELECT id, $2, "from", state, attempt, reason, worker FROM change ORDER BY "position"
-        )
-        SELECT pg_notify($3, '')
-        """
+    /// Locks the jobs `$1` in id order, with whether the results cache has any entry.
+    private enum LockEnded: PreparedSQL {
+        static let name = "durablequeue_lock_ended"
+        static let sql = """
+            SELECT id, state, lease_owner, attempts, max_attempts, cancel_requested, queue, throttle_interval_ms, group_id,
+                   progressed_attempts, EXISTS (SELECT 1 FROM cache_entries)::int
+            FROM jobs WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE
+            """
+    }
+
+    /// Applies the ``EndingChanges`` of `$1` to `$12` at `$13`, appends their history rows in order
+    /// and notifies channel `$14`.
+    private enum RecordEndings: PreparedSQL {
+        static let name = "durablequeue_record_endings"
+        static let sql = """
+            WITH change AS (
+                SELECT * FROM unnest($1::bigint[], $2::boolean[], $3::text[], $4::text[], $5::text[], $6::text[],
+                                     $7::bigint[], $8::boolean[], $9::boolean[], $10::bigint[], $11::text[], $12::text[])
+                    WITH ORDINALITY AS c(id, update, "from", state, output, error, run_at, has_run_at, finished, attempt,
+                                         reason, worker, position)
+            ),
+            updated AS (
+                UPDATE jobs AS j SET state = c.state, output = coalesce(nullif(c.output, '')::jsonb, j.output),
+                                     error = coalesce(nullif(c.error, '')::jsonb, j.error),
+                                     run_at = CASE WHEN c.has_run_at THEN c.run_at ELSE j.run_at END,
+                                     finished_at = CASE WHEN c.finished THEN $13::bigint END, lease_owner = NULL,
+                                     lease_expires_at = NULL, updated_at = $13
+                FROM change AS c WHERE j.id = c.id AND c.update
+            ),
+            events AS (
+                INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason, worker)
+                SELECT id, $13, "from", state, attempt, reason, worker FROM change ORDER BY position
+            )
+            SELECT pg_notify($14, '')
+            """
+    }
 
     /// Saves a running attempt's progress and checkpoint; false if `owner` no longer holds it.
     package func saveProgress(_ attempt: AttemptID, owner: String, progress: Double?, checkpoint: [UInt8]?, now: Int64) async throws

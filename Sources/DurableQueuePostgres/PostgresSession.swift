@@ -24,11 +24,48 @@ struct PostgresSession {
         return try row.optionalInt64(0)
     }
 
+    /// The rows `statement` returns, with `values` bound to `$1`, `$2`, …; the connection parses
+    /// and plans it the first time only.
+    @discardableResult
+    func rows<Statement: PreparedSQL>(_ statement: Statement.Type, _ values: [(any PostgresValue)?] = []) async throws
+        -> [PostgresResultRow]
+    {
+        var rows: [PostgresResultRow] = []
+        for try await row in try await connection.execute(Prepared<Statement>(bindings: Self.bindings(values)), logger: logger) {
+            rows.append(row)
+        }
+        return rows
+    }
+
     private func run(_ sql: String, _ values: [(any PostgresValue)?]) async throws -> PostgresQueryResult {
+        try await connection.query(PostgresQuery(unsafeSQL: sql, binds: Self.bindings(values)), logger: logger).get()
+    }
+
+    private static func bindings(_ values: [(any PostgresValue)?]) -> PostgresBindings {
         var bindings = PostgresBindings(capacity: values.count)
         for value in values {
             if let value { value.bind(into: &bindings) } else { bindings.appendNull() }
         }
-        return try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).get()
+        return bindings
     }
+}
+
+/// A statement the store runs on every claim or ending: each connection prepares it once (parses
+/// and plans it) and then runs it by name, sparing the server most of its work for short statements.
+protocol PreparedSQL {
+    /// The prepared statement's name on a connection: short (PostgreSQL cuts names at 63 bytes) and unique.
+    static var name: String { get }
+    /// The statement, with `$1`, `$2`, … for its values. Every value it is first run with must be
+    /// non-NULL, since the parameters' types are taken from them.
+    static var sql: String { get }
+}
+
+/// ``PreparedSQL`` as postgres-nio runs it.
+private struct Prepared<Statement: PreparedSQL>: PostgresPreparedStatement {
+    static var name: String { Statement.name }
+    static var sql: String { Statement.sql }
+    let bindings: PostgresBindings
+
+    func makeBindings() -> PostgresBindings { bindings }
+    func decodeRow(_ row: PostgresRow) -> PostgresResultRow { PostgresResultRow(row) }
 }

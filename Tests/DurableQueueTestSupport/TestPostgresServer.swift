@@ -9,12 +9,12 @@ import Foundation
 /// user `postgres` on 127.0.0.1) instead.
 package enum TestPostgresServer {
     /// The port of the running server (started on first use).
-    package static func port() throws -> Int { try started.get() }
+    package static func port() async throws -> Int { try await started.value }
 
     /// A `postgres://` URL for schema `schema` of the server's database. Each store opens at most
     /// four connections (and one that listens): many tests run at once, each with a store or several.
-    package static func url(schema: String) throws -> String {
-        "postgres://postgres@127.0.0.1:\(try port())/postgres?schema=\(schema)&sslmode=disable&max_connections=4"
+    package static func url(schema: String) async throws -> String {
+        "postgres://postgres@127.0.0.1:\(try await port())/postgres?schema=\(schema)&sslmode=disable&max_connections=4"
     }
 
     /// A schema name of its own for the store in `directory`: the same directory, the same schema
@@ -23,9 +23,11 @@ package enum TestPostgresServer {
         "t_" + sha256Hex(Array(directory.url.path.utf8)).prefix(24)
     }
 
-    private static let started: Result<Int, any Error> = Result {
+    /// The start, on a thread of its own: initdb and pg_ctl take seconds, and waiting for them on
+    /// the tests' cooperative threads (two on a 2-core machine) stalled every other test meanwhile.
+    private static let started = Task<Int, any Error> {
         if let port = ProcessInfo.processInfo.environment["DURABLEQUEUE_TEST_POSTGRES_PORT"].flatMap(Int.init) { return port }
-        return try start()
+        return try await onOwnThread { Result { try start() } }.get()
     }
 
     /// Where Debian installs the server's programs.

@@ -138,6 +138,11 @@ final class EngineState: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// Whether a claim could reserve room now: fewer than `maximum` attempts run or are reserved.
+    func hasRoom(maximum: Int) -> Bool {
+        state.withLock { $0.phase == .running && $0.running.count + $0.reserved < maximum }
+    }
+
     /// Gives back room a claim reserved and did not use (it failed).
     func release(reserved: Int) {
         admit([], reserved: reserved)

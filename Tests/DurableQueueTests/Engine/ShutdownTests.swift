@@ -79,15 +79,15 @@ final class Gate: Sendable {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let counter = StartCount()
-        let queue = try JobQueue(
-            path: directory.path("jobs.sqlite"),
-            configuration: JobQueue.Configuration(maxConcurrentJobs: 8, pollInterval: .milliseconds(20)))
+        let queue = try await backend.queue(
+            in: directory, configuration: JobQueue.Configuration(maxConcurrentJobs: 8, pollInterval: .milliseconds(20)))
         queue.register(Counted(count: counter))
         _ = try await queue.enqueue(Counted.self, batch: (0..<5_000).map(String.init))
 
         try await testGracefulShutdown { trigger in
             let engine = Task { try await queue.run() }
-            try await eventually("jobs flow") { counter.value >= 200 }
+            // A minute: with the whole suite running, the test server can take seconds per claim.
+            try await eventually("jobs flow", seconds: 60) { counter.value >= 200 }
             if graceful { trigger.triggerGracefulShutdown() } else { engine.cancel() }
             try await engine.value
         }

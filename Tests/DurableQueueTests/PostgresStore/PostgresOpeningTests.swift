@@ -11,7 +11,7 @@ import Testing
     /// to lower case).
     @Test func aSchemaWithCapitalsIsCreatedAndUsedAsNamed() async throws {
         let schema = "Mixed_" + UUID().uuidString.prefix(8).replacingOccurrences(of: "-", with: "")
-        let url = "postgres://postgres@127.0.0.1:\(try TestPostgresServer.port())/postgres?schema=\(schema)&sslmode=disable"
+        let url = "postgres://postgres@127.0.0.1:\(try await TestPostgresServer.port())/postgres?schema=\(schema)&sslmode=disable"
         let store = try await PostgresJobStore(PostgresStorage(url: url))
         _ = try await store.enqueue([job()], now: 0)
         let again = try await PostgresJobStore(PostgresStorage(url: url))
@@ -21,7 +21,7 @@ import Testing
     /// A database that does not exist fails the open at once, with the server's reason, naming
     /// the database (not a file).
     @Test(.timeLimit(.minutes(1))) func aMissingDatabaseFailsAtOnceWithTheServersReason() async throws {
-        let url = "postgres://postgres@127.0.0.1:\(try TestPostgresServer.port())/no_such_database?sslmode=disable"
+        let url = "postgres://postgres@127.0.0.1:\(try await TestPostgresServer.port())/no_such_database?sslmode=disable"
         let error = await #expect(throws: DurableQueueError.self) { try await PostgresJobStore(PostgresStorage(url: url)) }
         #expect(error?.code == .cannotOpen, "\(String(describing: error))")
         #expect(error?.message.contains(#"database "no_such_database" does not exist"#) == true, "\(String(describing: error))")

@@ -10,8 +10,11 @@ import Testing
 /// How PostgreSQL runs the store's statements, read from its plans.
 @Suite struct PostgresPlanTests {
     /// A claim walks the queue's pending jobs in the order of idx_jobs_next_pending and stops after
-    /// the room: no sort of the queue's jobs, however many wait.
-    @Test func aClaimWalksThePendingIndexInOrderWithoutSorting() async throws {
+    /// the room: no sort of the queue's jobs, however many wait. The store prepares the statement
+    /// once per connection, so PostgreSQL may plan it for the values at hand (custom) or once for
+    /// any values (generic): both plans are checked.
+    @Test(arguments: ["force_custom_plan", "force_generic_plan"])
+    func aClaimWalksThePendingIndexInOrderWithoutSorting(planCacheMode: String) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try await StoreBackend.postgres.make(directory)
@@ -23,16 +26,13 @@ import Testing
         }
         let plan = try await withClient(schema: TestPostgresServer.schema(for: directory)) { connection, logger in
             try await connection.query("ANALYZE jobs", logger: logger)
-            var binds = PostgresBindings()
-            binds.append("busy")
-            binds.append(["test"])
-            binds.append([Int64]())
-            binds.append(Int64(64))
-            binds.append("w1")
-            binds.append(Int64(10_000))
-            binds.append(Int64(1_000))
+            try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: "PREPARE claim (text, text[], bigint[], bigint, text, bigint, bigint) AS "
+                        + PostgresJobStore.ClaimNext.sql), logger: logger)
+            try await connection.query(PostgresQuery(unsafeSQL: "SET plan_cache_mode = \(planCacheMode)"), logger: logger)
             let rows = try await connection.query(
-                PostgresQuery(unsafeSQL: "EXPLAIN " + PostgresJobStore.claimStatement, binds: binds), logger: logger)
+                "EXPLAIN EXECUTE claim ('busy', '{test}', '{}', 64, 'w1', 10000, 1000)", logger: logger)
             var lines: [String] = []
             for try await row in rows { lines.append(try row.decode(String.self)) }
             return lines
@@ -48,7 +48,7 @@ import Testing
         schema: String, _ body: @Sendable (PostgresConnection, Logger) async throws -> T
     ) async throws -> T {
         var configuration = PostgresClient.Configuration(
-            host: "127.0.0.1", port: try TestPostgresServer.port(), username: "postgres", password: nil, database: "postgres",
+            host: "127.0.0.1", port: try await TestPostgresServer.port(), username: "postgres", password: nil, database: "postgres",
             tls: .disable)
         configuration.options.additionalStartupParameters = [("search_path", schema)]
         let client = PostgresClient(configuration: configuration)

@@ -10,7 +10,7 @@ import Testing
         var random = SeededGenerator(state: seed)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = try backend.location(directory)
+        let path = try await backend.location(directory)
         let logPath = directory.path("work.log")
 
         let composer = try WorkerProcess(["compose", path])
@@ -85,7 +85,7 @@ import Testing
     @Test(arguments: StoreBackend.all) func twoProcessesAskingForTheSameUncachedKeyStartOneJob(_ backend: StoreBackend) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = try backend.location(directory)
+        let path = try await backend.location(directory)
         _ = try await backend.make(directory)  // create the file (or schema) before both processes open it
         let logPath = directory.path("work.log")
         let askers = try (0..<2).map { _ in try WorkerProcess(["cache", path, logPath, "answer"]) }

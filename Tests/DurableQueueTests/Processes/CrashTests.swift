@@ -12,7 +12,7 @@ import Testing
         var random = SeededGenerator(state: seed)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = try backend.location(directory)
+        let path = try await backend.location(directory)
         let logPath = directory.path("work.log")
         let count = 1_000
         let store = try await prefillRecordJobs(count, queue: "crash", on: backend, in: directory)
@@ -78,7 +78,7 @@ import Testing
     @Test(arguments: StoreBackend.all) func twoProcessesShareOneFileAndRunEachJobOnce(_ backend: StoreBackend) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = try backend.location(directory)
+        let path = try await backend.location(directory)
         let logPath = directory.path("work.log")
         let errors = [directory.path("worker-1.err"), directory.path("worker-2.err")]
         let store = try await backend.make(directory)

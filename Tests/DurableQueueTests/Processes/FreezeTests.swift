@@ -12,7 +12,7 @@ import Testing
         var random = SeededGenerator(state: seed)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = try backend.location(directory)
+        let path = try await backend.location(directory)
         let logPath = directory.path("work.log")
         let count = 1_000
         let store = try await prefillRecordJobs(count, queue: "freeze", on: backend, in: directory)

@@ -11,7 +11,7 @@ import Testing
     private static func throttledStore(
         _ backend: StoreBackend, _ directory: TemporaryDirectory, count: Int, interval: Duration
     ) async throws -> String {
-        let path = try backend.location(directory)
+        let path = try await backend.location(directory)
         let store = try await backend.make(directory)
         let now = Date().millisecondsSince1970
         try await store.configure(QueueConfiguration("shared", throttle: Throttle(interval)), now: now)

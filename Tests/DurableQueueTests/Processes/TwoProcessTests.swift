@@ -9,7 +9,7 @@ import Testing
     func anotherProcessWritingNeverSurfacesALockError(_ backend: StoreBackend) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = try backend.location(directory)
+        let path = try await backend.location(directory)
         let store = try await backend.make(directory)
         let count = 400
         let worker = try WorkerProcess(["enqueue", path, String(count)])

@@ -11,7 +11,7 @@ import DurableQueuePostgres
 struct StoreBackend: Sendable, CustomTestStringConvertible {
     let name: String
     /// Where the store of a directory lives, as a worker process is told: a file, or a URL.
-    let location: @Sendable (TemporaryDirectory) throws -> String
+    let location: @Sendable (TemporaryDirectory) async throws -> String
     /// A new, empty store whose files (if any) go in the directory.
     let make: @Sendable (TemporaryDirectory) async throws -> any JobStore
 
@@ -24,9 +24,9 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
 
     /// A schema of its own in the test PostgreSQL server's database (see ``TestPostgresServer``).
     static let postgres = StoreBackend(
-        name: "PostgreSQL", location: { try TestPostgresServer.url(schema: TestPostgresServer.schema(for: $0)) }
+        name: "PostgreSQL", location: { try await TestPostgresServer.url(schema: TestPostgresServer.schema(for: $0)) }
     ) { directory in
-        try await PostgresJobStore(PostgresStorage(url: try TestPostgresServer.url(schema: TestPostgresServer.schema(for: directory))))
+        try await PostgresJobStore(PostgresStorage(url: try await TestPostgresServer.url(schema: TestPostgresServer.schema(for: directory))))
     }
 
     /// Every backend the tests run against.
