@@ -48,9 +48,9 @@ extension PostgresJobStore {
     /// Every queue's settings, whether it has a pending job (the first entry of its index: an
     /// `EXISTS` here lets the planner hash every pending job when it misjudges the queues table's
     /// size, measured at 2 ms a claim with 7,000 pending), and whether a scheduled job is due.
-    private enum QueueStates: PreparedSQL {
-        static let name = "durablequeue_queue_states"
-        static let sql = """
+    package enum QueueStates: PreparedSQL {
+        package static let name = "durablequeue_queue_states"
+        package static let sql = """
             SELECT q.name, q.concurrency_limit, q.suspended, q.throttle_measured_from, q.rate_limit_count,
                    q.rate_limit_window_ms, q.next_start_at, q.throttle_interval_ms,
                    ((SELECT j.id FROM jobs AS j WHERE j.queue = q.name AND j.state = 'pending'

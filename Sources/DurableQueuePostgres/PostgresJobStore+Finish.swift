@@ -139,7 +139,8 @@ extension PostgresJobStore {
     }
 
     /// Applies the ``EndingChanges`` of `$1` to `$12` at `$13`, appends their history rows in order
-    /// and notifies channel `$14`.
+    /// and notifies channel `$14`. Each update is fenced by the attempt it records (state, owner,
+    /// attempt number) as well as by the row lock ``LockEnded`` took for the check.
     private enum RecordEndings: PreparedSQL {
         static let name = "durablequeue_record_endings"
         static let sql = """
@@ -155,7 +156,8 @@ extension PostgresJobStore {
                                      run_at = CASE WHEN c.has_run_at THEN c.run_at ELSE j.run_at END,
                                      finished_at = CASE WHEN c.finished THEN $13::bigint END, lease_owner = NULL,
                                      lease_expires_at = NULL, updated_at = $13
-                FROM change AS c WHERE j.id = c.id AND c.update
+                FROM change AS c
+                WHERE j.id = c.id AND c.update AND j.state = 'running' AND j.lease_owner = c.worker AND j.attempts = c.attempt
             ),
             events AS (
                 INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason, worker)

@@ -55,8 +55,8 @@ struct PostgresSession {
 protocol PreparedSQL {
     /// The prepared statement's name on a connection: short (PostgreSQL cuts names at 63 bytes) and unique.
     static var name: String { get }
-    /// The statement, with `$1`, `$2`, … for its values. Every value it is first run with must be
-    /// non-NULL, since the parameters' types are taken from them.
+    /// The statement, with `$1`, `$2`, … for its values. A parameter's type is taken from the value
+    /// it is first run with; one that may first be NULL needs a cast in the SQL (`$3::bigint`).
     static var sql: String { get }
 }
 

@@ -116,8 +116,7 @@ final class EngineState: Sendable {
     /// - Returns: The room reserved; give it back with ``admit(_:reserved:)`` or ``release(reserved:)``.
     func reserveRoom(maximum: Int, freeing freed: Int = 0) -> Int {
         state.withLock { state in
-            guard state.phase == .running else { return 0 }
-            let room = max(0, maximum + freed - state.running.count - state.reserved)
+            let room = state.room(maximum: maximum + freed)
             state.reserved += room
             return room
         }
@@ -140,7 +139,7 @@ final class EngineState: Sendable {
 
     /// Whether a claim could reserve room now: fewer than `maximum` attempts run or are reserved.
     func hasRoom(maximum: Int) -> Bool {
-        state.withLock { $0.phase == .running && $0.running.count + $0.reserved < maximum }
+        state.withLock { $0.room(maximum: maximum) > 0 }
     }
 
     /// Gives back room a claim reserved and did not use (it failed).
@@ -211,6 +210,12 @@ final class EngineState: Sendable {
 
 extension EngineState.State {
     /// The waiters of ``EngineState/claimsSettled()`` to resume, if no claim is under way any more.
+    /// The room left under `maximum` attempts, less those running and reserved; none once
+    /// shutdown has begun.
+    fileprivate func room(maximum: Int) -> Int {
+        phase == .running ? max(0, maximum - running.count - reserved) : 0
+    }
+
     fileprivate mutating func takeSettledWaiters() -> [CheckedContinuation<Void, Never>] {
         guard reserved == 0 else { return [] }
         defer { settledWaiters.removeAll() }

@@ -25,11 +25,12 @@ extension JobEngine {
             var wakeAt = now + configuration.pollInterval.milliseconds
             // A full engine starts nothing before an attempt ends, which wakes it: no need to ask
             // the store when the next job may start (a round trip per ending on a busy server).
-            let nextStart =
-                state.hasRoom(maximum: configuration.maxConcurrentJobs)
-                ? await retryingTransientErrors("find when the next job may start") {
+            var nextStart: Int64?
+            if state.hasRoom(maximum: configuration.maxConcurrentJobs) {
+                nextStart = await retryingTransientErrors("find when the next job may start") {
                     try await self.store.nextWakeTime(after: lastClaimAt)
-                } ?? nil : nil
+                } ?? nil
+            }
             if let nextStart { wakeAt = min(wakeAt, max(nextStart, now)) }
             if await wake.wait(after: seen, until: Date(millisecondsSince1970: wakeAt), time: configuration.timeSource) {
                 shouldClaim = true

@@ -15,6 +15,31 @@ import Testing
     /// any values (generic): both plans are checked.
     @Test(arguments: ["force_custom_plan", "force_generic_plan"])
     func aClaimWalksThePendingIndexInOrderWithoutSorting(planCacheMode: String) async throws {
+        let text = try await plan(
+            of: PostgresJobStore.ClaimNext.sql, types: "text, text[], bigint[], bigint, text, bigint, bigint",
+            values: "'busy', '{test}', '{}', 64, 'w1', 10000, 1000", planCacheMode: planCacheMode)
+        #expect(text.contains("Index Scan using idx_jobs_next_pending"), "\(text)")
+        #expect(!text.contains("Sort"), "\(text)")
+        #expect(!text.contains("Seq Scan on jobs"), "\(text)")
+    }
+
+    /// The queue list of every claim reads one entry of idx_jobs_next_pending per queue to learn
+    /// whether it has a pending job, however many wait (an `EXISTS` there was planned as a scan of
+    /// every pending job).
+    @Test(arguments: ["force_custom_plan", "force_generic_plan"])
+    func theQueueListReadsOnePendingEntryPerQueue(planCacheMode: String) async throws {
+        let text = try await plan(
+            of: PostgresJobStore.QueueStates.sql, types: "bigint", values: "1000", planCacheMode: planCacheMode)
+        #expect(text.contains("Limit"), "\(text)")
+        #expect(text.contains("Index Scan using idx_jobs_next_pending"), "\(text)")
+        #expect(!text.contains("Bitmap Heap Scan on jobs"), "\(text)")
+        #expect(!text.contains("Seq Scan on jobs"), "\(text)")
+    }
+
+    /// The plan of `sql` (parameters of `types`, run with the constants `values`) on a store with
+    /// 20,000 pending jobs of queue `busy`, a third of them of high priority, with PostgreSQL's
+    /// `plan_cache_mode` set to `planCacheMode`.
+    private func plan(of sql: String, types: String, values: String, planCacheMode: String) async throws -> String {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try await StoreBackend.postgres.make(directory)
@@ -24,23 +49,16 @@ import Testing
             }
             _ = try await store.enqueue(jobs, now: 0)
         }
-        let plan = try await withClient(schema: TestPostgresServer.schema(for: directory)) { connection, logger in
+        let lines = try await withClient(schema: TestPostgresServer.schema(for: directory)) { connection, logger in
             try await connection.query("ANALYZE jobs", logger: logger)
-            try await connection.query(
-                PostgresQuery(
-                    unsafeSQL: "PREPARE claim (text, text[], bigint[], bigint, text, bigint, bigint) AS "
-                        + PostgresJobStore.ClaimNext.sql), logger: logger)
+            try await connection.query(PostgresQuery(unsafeSQL: "PREPARE statement (\(types)) AS \(sql)"), logger: logger)
             try await connection.query(PostgresQuery(unsafeSQL: "SET plan_cache_mode = \(planCacheMode)"), logger: logger)
-            let rows = try await connection.query(
-                "EXPLAIN EXECUTE claim ('busy', '{test}', '{}', 64, 'w1', 10000, 1000)", logger: logger)
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: "EXPLAIN EXECUTE statement (\(values))"), logger: logger)
             var lines: [String] = []
             for try await row in rows { lines.append(try row.decode(String.self)) }
             return lines
         }
-        let text = plan.joined(separator: "\n")
-        #expect(text.contains("Index Scan using idx_jobs_next_pending"), "\(text)")
-        #expect(!text.contains("Sort"), "\(text)")
-        #expect(!text.contains("Seq Scan on jobs"), "\(text)")
+        return lines.joined(separator: "\n")
     }
 
     /// Runs `body` on a connection to the test server whose search path is `schema`.
