@@ -161,9 +161,9 @@ private func sha256(ofFileAt path: String) throws -> String {
     }
 
     @Test func aRefusedConnectionFailsEachAttemptWithinTheConnectTimeoutSayingSo() async throws {
-        let closed = try await TestHTTPServer()
-        let port = closed.port
-        try await closed.shutdown()
+        let refusing = try RefusingPort()
+        let port = refusing.port
+        defer { withExtendedLifetime(refusing) {} }  // refusing until the test ends
         try await withHTTP(connectTimeout: .milliseconds(500)) { _, http, files in
             let started = ContinuousClock.now
             let handle = try await http.download(

@@ -78,7 +78,7 @@ let quickRetries = EnqueueOptions(retry: RetryPolicy(maxAttempts: 5, backoff: .c
     }
 
     @Test func aStalledTransferTimesOutAndResumes() async throws {
-        try await withHTTP(idleTimeout: .milliseconds(300)) { server, http, files in
+        try await withHTTP(idleTimeout: .seconds(1)) { server, http, files in
             var resource = TestHTTPServer.Resource(size: 600_000)
             resource.dropAfter = 250_000
             resource.dropCount = 1

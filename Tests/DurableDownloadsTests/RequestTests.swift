@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test func aResponseBodyThatGoesSilentTimesOutAndTheRequestRetries() async throws {
-        try await withHTTP(idleTimeout: .milliseconds(300)) { server, http, _ in
+        try await withHTTP(idleTimeout: .seconds(1)) { server, http, _ in
             var resource = TestHTTPServer.Resource(size: 40_000)
             resource.dropAfter = 10_000
             resource.dropCount = 1

@@ -81,9 +81,9 @@ import Testing
     @Test func aRefusedConnectionFailsWithinTheConnectTimeoutSayingSo() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let closed = try await TestHTTPServer()
-        let port = closed.port
-        try await closed.shutdown()
+        let refusing = try RefusingPort()
+        let port = refusing.port
+        defer { withExtendedLifetime(refusing) {} }  // refusing until the test ends
         let started = ContinuousClock.now
         let run = try await durableq(
             ["download", "http://127.0.0.1:\(port)/x.bin", "--to", "out", "--max-attempts", "1", "--connect-timeout", "500ms"],

@@ -41,12 +41,19 @@ func run(_ executable: String, _ arguments: [String], in directory: String) asyn
     process.standardError = errors
     process.standardInput = FileHandle.nullDevice
     try process.run()
-    // Read both pipes at once so that neither can fill up and stall the child.
-    async let stderr = onOwnThread { errors.fileHandleForReading.readDataToEndOfFile() }
-    let stdout = await onOwnThread { output.fileHandleForReading.readDataToEndOfFile() }
-    let status = await onOwnThread {
-        process.waitUntilExit()
-        return process.terminationStatus
+    // If the test is cancelled (its time limit), the child is killed so that the waits end and the
+    // test fails instead of hanging the whole run.
+    let pid = process.processIdentifier
+    return await withTaskCancellationHandler {
+        // Read both pipes at once so that neither can fill up and stall the child.
+        async let stderr = onOwnThread { errors.fileHandleForReading.readDataToEndOfFile() }
+        let stdout = await onOwnThread { output.fileHandleForReading.readDataToEndOfFile() }
+        let status = await onOwnThread {
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        return CLIResult(status: status, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: await stderr, as: UTF8.self))
+    } onCancel: {
+        _ = kill(pid, SIGKILL)
     }
-    return CLIResult(status: status, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: await stderr, as: UTF8.self))
 }

@@ -74,10 +74,7 @@ final class Gate: Sendable {
     }
 
     /// Stopping while endings claim the next jobs: no job is left `running`, none lost or run twice.
-    ///
-    /// SQLite only for now: on PostgreSQL the stopped engine does not return (the test hits its 60 s
-    /// limit in full runs, even with 1,000 jobs), an open bug.
-    @Test(arguments: [StoreBackend.sqlite], [false, true])
+    @Test(arguments: StoreBackend.all, [false, true])
     func stoppingABusyEngineLeavesEveryJobSucceededOrPending(_ backend: StoreBackend, graceful: Bool) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
