@@ -30,6 +30,20 @@ package enum TestPostgresServer {
         return try await onOwnThread { Result { try start() } }.get()
     }
 
+    /// What every connection to the server is doing (`pg_stat_activity`: state, wait, the
+    /// transaction's age, the statement), for a test that finds something stuck.
+    package static func activity() async -> String {
+        guard let port = try? await port(), let bin = try? binaries() else { return "no server" }
+        let query = """
+            SELECT pid, state, wait_event_type, wait_event, now() - xact_start AS in_transaction, left(query, 100)
+            FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() ORDER BY xact_start
+            """
+        return await onOwnThread {
+            (try? output(of: ["\(bin)/psql", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-X", "-c", query]))
+                ?? "psql failed"
+        }
+    }
+
     /// Where Debian installs the server's programs.
     private static func binaries() throws -> String {
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
@@ -68,6 +82,11 @@ package enum TestPostgresServer {
     /// Runs `arguments` and waits for it (posix_spawn and waitpid: nothing else reaps it); its
     /// output goes to a file, read back for the error if it fails.
     private static func run(_ arguments: [String]) throws {
+        _ = try output(of: arguments)
+    }
+
+    /// ``run(_:)``, returning what the program printed.
+    private static func output(of arguments: [String]) throws -> String {
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("dq-pg-\(UUID().uuidString).log").path
         defer { unlink(outputPath) }
         var actions = posix_spawn_file_actions_t()
@@ -82,10 +101,11 @@ package enum TestPostgresServer {
         guard spawned == 0 else { throw ServerError("could not start \(arguments[0]): error \(spawned)") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         guard status == 0 else {
-            let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
             throw ServerError("\(arguments.joined(separator: " ")) failed (status \(status)): \(text)")
         }
+        return text
     }
 
     /// A TCP port nothing listens on now, chosen by the kernel.

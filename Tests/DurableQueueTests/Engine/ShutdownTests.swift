@@ -79,16 +79,26 @@ final class Gate: Sendable {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let counter = StartCount()
+        let began = ContinuousClock.now
         let queue = try await backend.queue(
             in: directory, configuration: JobQueue.Configuration(maxConcurrentJobs: 8, pollInterval: .milliseconds(20)))
         queue.register(Counted(count: counter))
         _ = try await queue.enqueue(Counted.self, batch: (0..<1_000).map(String.init))
+        let enqueued = ContinuousClock.now - began
+        // Where a stuck run is stuck (in full runs on PostgreSQL this test once hit its time limit).
+        let diagnosis: @Sendable () async -> String = {
+            let state = queue.engine.state
+            let activity = backend.name == "PostgreSQL" ? await TestPostgresServer.activity() : ""
+            return "opened and enqueued in \(enqueued), \(ContinuousClock.now - began) since; phase \(state.phase), "
+                + "\(state.runningCount) running, \(counter.value) started\n\(activity)"
+        }
 
         try await testGracefulShutdown { trigger in
             let engine = Task { try await queue.run() }
-            try await eventually("jobs flow", seconds: 30) { counter.value >= 100 }
+            let flowing = Task { while counter.value < 100 { try await Task.sleep(for: .milliseconds(5)) } }
+            try await value(of: flowing, within: 20, "100 starts", diagnose: diagnosis)
             if graceful { trigger.triggerGracefulShutdown() } else { engine.cancel() }
-            try await engine.value
+            try await value(of: engine, within: 20, "the engine's stop", diagnose: diagnosis)
         }
 
         let counts = try #require(try await queue.store.counts().first)

@@ -81,21 +81,21 @@ struct Paginate: Job {
     }
 
     /// Behaviour on the wall clock: no start comes early, and the engine wakes for the throttle
-    /// rather than at its next poll (1 s here, so a missed wake-up shows as gaps of a second).
+    /// rather than at its next poll (3 s here, so a missed wake-up shows as gaps of 3 s).
     /// How close the gaps come to the interval is a speed property: the benchmark's `throttle`
     /// workload measures it on a quiet machine; here both cores are shared with the rest of the
-    /// suite (under a parallel build the median gap has reached 200 ms).
+    /// suite (on PostgreSQL in CI the median gap has reached 541 ms, single gaps 1.8 and 3.9 s).
     @Test(arguments: StoreBackend.all) func onTheWallClockJobsNeverStartEarlyAndDoNotWaitForThePoll(_ backend: StoreBackend) async throws {
-        let configuration = JobQueue.Configuration(pollInterval: .seconds(1))
+        let configuration = JobQueue.Configuration(pollInterval: .seconds(3))
         try await withRunningQueue(on: backend, configuration: configuration, register: { $0.register(Echo()) }) { queue in
             try await queue.configure(QueueConfiguration("paced", throttle: Throttle(.milliseconds(50))))
             let handles = try await queue.enqueue(
-                Echo.self, batch: (0..<21).map { "\($0)" }, options: EnqueueOptions(queue: "paced"))
+                Echo.self, batch: (0..<11).map { "\($0)" }, options: EnqueueOptions(queue: "paced"))
             for handle in handles { _ = try await handle.result() }
             let measured = gaps(try await startTimes(queue.store, queue: "paced"))
             #expect(measured.allSatisfy { $0 >= 50 }, "\(measured)")
             let median = measured.sorted()[measured.count / 2]
-            #expect(median < 500, "median gap \(median) ms: \(measured)")
+            #expect(median < 1_500, "median gap \(median) ms: \(measured)")
         }
     }
 }
