@@ -108,21 +108,10 @@ package enum TestPostgresServer {
         return text
     }
 
-    /// A TCP port nothing listens on now, chosen by the kernel.
+    /// A TCP port nothing listens on now, chosen by the kernel (free again once the bound socket
+    /// closes).
     private static func freePort() throws -> Int {
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw ServerError("no socket for a free port") }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
-        }
-        guard bound else { throw ServerError("could not bind a free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        try RefusingPort().port
     }
 
     /// Stops the server when the test process exits.
