@@ -30,16 +30,20 @@ package enum TestPostgresServer {
         return try await onOwnThread { Result { try start() } }.get()
     }
 
-    /// What every connection to the server is doing (`pg_stat_activity`: state, wait, the
-    /// transaction's age, the statement), for a test that finds something stuck.
+    /// How many connections the server has in each state, and what every busy one is doing
+    /// (`pg_stat_activity`: state, wait, the transaction's age, the statement), for a test that finds
+    /// something stuck. Idle connections, outside a transaction, are only counted.
     package static func activity() async -> String {
         guard let port = try? await port(), let bin = try? binaries() else { return "no server" }
-        let query = """
+        let counts = "SELECT state, count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' GROUP BY state"
+        let busy = """
             SELECT pid, state, wait_event_type, wait_event, now() - xact_start AS in_transaction, left(query, 100)
-            FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() ORDER BY xact_start
+            FROM pg_stat_activity
+            WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() AND (state <> 'idle' OR xact_start IS NOT NULL)
+            ORDER BY xact_start
             """
         return await onOwnThread {
-            (try? output(of: ["\(bin)/psql", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-X", "-c", query]))
+            (try? output(of: ["\(bin)/psql", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-X", "-c", counts, "-c", busy]))
                 ?? "psql failed"
         }
     }

@@ -20,9 +20,6 @@ final class Gate: Sendable {
         let time = ManualClock()
         let tracker = RunTracker()
         let gate = Gate()
-        // A handler waiting for the gate ignores cancellation: open it however the test ends, or a failed
-        // expectation leaves the engine (and the test process) waiting for it forever.
-        defer { gate.isOpen.withLock { $0 = true } }
         let configuration = JobQueue.Configuration(
             pollInterval: .milliseconds(20), gracefulShutdownTimeout: .seconds(10), timeSource: time)
         let queue = try await backend.queue(in: directory, configuration: configuration)
@@ -31,6 +28,9 @@ final class Gate: Sendable {
 
         try await testGracefulShutdown { trigger in
             try await withThrowingTaskGroup(of: Void.self) { group in
+                // Before the group waits for run(): a failure above the gate's opening would
+                // otherwise leave the engine waiting for the job, and the test for the engine.
+                defer { gate.isOpen.withLock { $0 = true } }
                 group.addTask { try await queue.run() }
                 let stuck = try await queue.enqueue(Blocking.self, "stuck")
                 let finishing = try await queue.enqueue(GatedJob.self, "finishing")
@@ -80,8 +80,10 @@ final class Gate: Sendable {
         defer { directory.remove() }
         let counter = StartCount()
         let began = ContinuousClock.now
+        let log = LogRecorder()
         let queue = try await backend.queue(
-            in: directory, configuration: JobQueue.Configuration(maxConcurrentJobs: 8, pollInterval: .milliseconds(20)))
+            in: directory, configuration: JobQueue.Configuration(maxConcurrentJobs: 8, pollInterval: .milliseconds(20)),
+            logger: log.logger())
         queue.register(Counted(count: counter))
         _ = try await queue.enqueue(Counted.self, batch: (0..<1_000).map(String.init))
         let enqueued = ContinuousClock.now - began
@@ -90,7 +92,8 @@ final class Gate: Sendable {
             let state = queue.engine.state
             let activity = backend.name == "PostgreSQL" ? await TestPostgresServer.activity() : ""
             return "opened and enqueued in \(enqueued), \(ContinuousClock.now - began) since; phase \(state.phase), "
-                + "\(state.runningCount) running, \(counter.value) started\n\(activity)"
+                + "\(state.runningCount) running, \(counter.value) started, failure: \(state.failure.map(String.init(describing:)) ?? "none")\n"
+                + "engine log:\n\(log.text)\n\(activity)"
         }
 
         try await testGracefulShutdown { trigger in
