@@ -42,6 +42,7 @@ let package = Package(
                 .embedInCode("0003_groups_and_cache.sql"),
                 .embedInCode("0004_faster_writes.sql"),
                 .embedInCode("0005_progressed_attempts.sql"),
+                .embedInCode("0006_schedules.sql"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -79,7 +80,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
-            resources: [.embedInCode("Migrations/0001_initial.sql")],
+            resources: [.embedInCode("Migrations/0001_initial.sql"), .embedInCode("Migrations/0002_schedules.sql")],
             swiftSettings: swiftSettings
         ),
         .target(

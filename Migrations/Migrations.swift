@@ -33,6 +33,7 @@ package enum SchemaMigrations {
         SchemaMigration(version: 4, name: "0004_faster_writes", bytes: PackageResources._004_faster_writes_sql),
         SchemaMigration(
             version: 5, name: "0005_progressed_attempts", bytes: PackageResources._005_progressed_attempts_sql),
+        SchemaMigration(version: 6, name: "0006_schedules", bytes: PackageResources._006_schedules_sql),
     ]
 
     /// The newest schema version this build knows.

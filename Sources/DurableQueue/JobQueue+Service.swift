@@ -33,7 +33,8 @@ extension JobQueue: Service {
     /// For a tool that works through what is due and exits, an app's short background task, or a
     /// test that wants every step in order: a job retried after a backoff, or scheduled later, is
     /// not due until the configured clock says so. Each attempt is claimed, run and recorded as
-    /// ``run()`` does it (leases, retries, timeouts, history); nothing is claimed ahead.
+    /// ``run()`` does it (leases, retries, timeouts, history); nothing is claimed ahead. Schedules
+    /// whose tick is due enqueue their jobs first.
     ///
     /// For example:
     /// ```swift

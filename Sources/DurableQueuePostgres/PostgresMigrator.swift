@@ -9,7 +9,8 @@ import PostgresNIO
 enum PostgresMigrator {
     /// The scripts, by version.
     static let migrations: [(version: Int, name: String, sql: String)] = [
-        (1, "initial", String(decoding: PackageResources._001_initial_sql, as: UTF8.self))
+        (1, "initial", String(decoding: PackageResources._001_initial_sql, as: UTF8.self)),
+        (2, "schedules", String(decoding: PackageResources._002_schedules_sql, as: UTF8.self)),
     ]
 
     /// The newest version this library knows.

@@ -41,7 +41,10 @@ extension JobEngine {
             let token = await retryingTransientErrors("look for changes by other processes") { try await self.store.changeToken() }
             let changed = token != nil && token != lastChangeToken
             lastChangeToken = token ?? lastChangeToken
-            if changed { await stopJobsCancelledElsewhere() }
+            if changed {
+                await stopJobsCancelledElsewhere()
+                scheduleWake.signal()  // perhaps a schedule changed
+            }
             // A claim that failed (a full disk, say) changed nothing in the store: try it again.
             shouldClaim = changed || claimFailed || (nextStart.map { $0 <= self.now } ?? false) || wake.generation != seen
         }

@@ -1,6 +1,6 @@
 extension JobEngine {
     /// Runs due jobs in the calling task, one at a time in queue order, until none is due or `limit`
-    /// attempts have run; see ``JobQueue/runDueJobs(limit:)``.
+    /// attempts have run, enqueueing the jobs of due schedules first; see ``JobQueue/runDueJobs(limit:)``.
     ///
     /// - Returns: How many attempts ran.
     func runDueJobs(limit: Int) async throws -> Int {
@@ -8,6 +8,8 @@ extension JobEngine {
             throw DurableQueueError(.invalidArgument, "the engine already runs on this JobQueue", path: store.location)
         }
         defer { state.reset() }
+        // A schedule's tick that is due enqueues its job first: it is due too.
+        _ = try await fireDueSchedules()
         var ran = 0
         while ran < limit {
             let room = state.reserveRoom(maximum: 1)

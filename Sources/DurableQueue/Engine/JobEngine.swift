@@ -24,6 +24,8 @@ final class JobEngine: Service, Sendable {
     let wake = ChangeSignal()
     /// Wakes maintenance (heartbeats, recovery, pruning) when the engine stops.
     let maintenanceWake = ChangeSignal()
+    /// Wakes the schedule loop: a schedule was saved here, or another process changed the store.
+    let scheduleWake = ChangeSignal()
     /// Wakes handles waiting on a job: something changed in this process (the façade's).
     let jobChanges: ChangeSignal
     /// Commits the ends of attempts, many per transaction when many end at once.
@@ -59,9 +61,11 @@ final class JobEngine: Service, Sendable {
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask { await self.maintain() }
+                group.addTask { await self.fireSchedules() }
                 await self.dispatch(into: &group)
                 // Also when the task was cancelled: no more claims along with endings either.
                 self.state.beginShutdown()
+                self.scheduleWake.signal()
                 await self.drain(into: &group)
                 self.state.finish()
                 self.maintenanceWake.signal()
@@ -69,6 +73,7 @@ final class JobEngine: Service, Sendable {
         } onGracefulShutdown: {
             self.state.beginShutdown()
             self.wake.signal()
+            self.scheduleWake.signal()
         }
         logger.debug("job queue stopped", metadata: ["worker.id": "\(configuration.workerID)"])
         if let failure = state.failure { throw failure }

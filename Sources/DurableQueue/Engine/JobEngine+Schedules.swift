@@ -1,0 +1,53 @@
+import Foundation
+import Logging
+
+extension JobEngine {
+    /// Enqueues the jobs of due schedules until shutdown begins, sleeping until the next tick in
+    /// between. Woken early by ``scheduleWake``: a schedule saved here, or a change another process
+    /// committed (the dispatcher notices those; there is no polling of its own).
+    func fireSchedules() async {
+        while !state.isShuttingDown && !Task.isCancelled {
+            let seen = scheduleWake.generation
+            let next = await retryingTransientErrors("enqueue the jobs of due schedules", isWrite: true) {
+                try await self.fireDueSchedules()
+            }
+            // A failed attempt tries again after a poll interval; no tick: sleep until woken.
+            let wakeAt = next.map { $0 ?? Int64.max / 2 } ?? now + configuration.pollInterval.milliseconds
+            guard !state.isShuttingDown else { return }
+            await scheduleWake.wait(after: seen, until: Date(millisecondsSince1970: wakeAt), time: configuration.timeSource)
+        }
+    }
+
+    /// Enqueues one job per tick of every due schedule (as its missed-tick policy says) and moves
+    /// its next tick on; returns when the earliest next tick is due.
+    func fireDueSchedules() async throws -> Int64? {
+        let now = now
+        for schedule in try await store.dueSchedules(now: now) {
+            guard let due = schedule.nextTickAt else { continue }
+            let ticks: ScheduleRule.Ticks
+            do {
+                ticks = try ScheduleRule.Ticks(schedule.rule)
+            } catch {
+                // Saved by a process that knew the rule (a time zone this machine lacks): leave it to that one.
+                logger.warning("schedule '\(schedule.name)' cannot tick here: \(error)")
+                continue
+            }
+            let plan = schedule.rule.plan(due: due, now: now, ticks: ticks)
+            let jitter = schedule.rule.jitter.milliseconds
+            let jobs = plan.fire.map { tick in
+                var job = schedule.job
+                job.runAt = tick + (jitter > 0 ? Int64.random(in: 0...jitter) : 0)
+                return (tick: tick, job: job)
+            }
+            guard let outcomes = try await store.fireSchedule(named: schedule.name, due: due, nextTickAt: plan.next, jobs: jobs, now: now)
+            else { continue }  // another process fired it first
+            if !outcomes.isEmpty {
+                jobChanges.signal()
+                wake.signal()
+            }
+            let skipped = plan.fire.isEmpty ? "no job (missed ticks skipped)" : "\(outcomes.count) job(s)"
+            logger.debug("schedule '\(schedule.name)' ticked: \(skipped)", metadata: ["schedule": "\(schedule.name)"])
+        }
+        return try await store.nextScheduleTick()
+    }
+}
