@@ -14,7 +14,7 @@ struct DurableQ: AsyncParsableCommand {
             """,
         subcommands: [
             Download.self, Run.self, Status.self, List.self, Show.self, Cancel.self, Retry.self, Pause.self,
-            Resume.self, Prune.self, Watch.self,
+            Resume.self, Schedules.self, Prune.self, Watch.self,
         ]
     )
 

@@ -42,6 +42,21 @@ extension ScheduleRule {
         }
     }
 
+    /// The first `count` ticks after `date` (fewer if the rule runs out): what a schedule with this
+    /// rule would fire, jitter aside.
+    ///
+    /// - Throws: `invalidArgument` for a rule ``JobQueue/schedule(name:_:input:options:rule:)`` refuses.
+    public func ticks(after date: Date, count: Int) throws -> [Date] {
+        let ticks = try Ticks(self)
+        var result: [Date] = []
+        var instant = date.millisecondsSince1970
+        while result.count < count, let next = ticks.next(after: instant) {
+            result.append(Date(millisecondsSince1970: next))
+            instant = next
+        }
+        return result
+    }
+
     /// Which ticks to enqueue jobs for, the schedule's next tick having been `due` and the time
     /// being `now`, and the tick after them.
     ///
