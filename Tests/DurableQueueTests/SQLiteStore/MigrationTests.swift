@@ -33,7 +33,7 @@ import Testing
             }
             #expect(tables == [
                 "cache_entries", "cache_list", "group_events", "group_list", "groups", "job_events", "job_history", "job_list",
-                "job_tags", "jobs", "queue_starts", "queue_status", "queues", "sqlite_sequence",
+                "job_tags", "jobs", "queue_starts", "queue_status", "queues", "schedule_list", "schedules", "sqlite_sequence",
             ])
         }
     }
