@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
     ],
     targets: [
         .systemLibrary(
@@ -43,6 +44,7 @@ let package = Package(
                 .embedInCode("0004_faster_writes.sql"),
                 .embedInCode("0005_progressed_attempts.sql"),
                 .embedInCode("0006_schedules.sql"),
+                .embedInCode("0007_trace_context.sql"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -54,6 +56,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -80,7 +83,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
-            resources: [.embedInCode("Migrations/0001_initial.sql"), .embedInCode("Migrations/0002_schedules.sql")],
+            resources: [.embedInCode("Migrations/0001_initial.sql"), .embedInCode("Migrations/0002_schedules.sql"),
+                .embedInCode("Migrations/0003_trace_context.sql"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -159,6 +164,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings

@@ -34,6 +34,7 @@ package enum SchemaMigrations {
         SchemaMigration(
             version: 5, name: "0005_progressed_attempts", bytes: PackageResources._005_progressed_attempts_sql),
         SchemaMigration(version: 6, name: "0006_schedules", bytes: PackageResources._006_schedules_sql),
+        SchemaMigration(version: 7, name: "0007_trace_context", bytes: PackageResources._007_trace_context_sql),
     ]
 
     /// The newest schema version this build knows.

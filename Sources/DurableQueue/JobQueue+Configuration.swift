@@ -1,4 +1,5 @@
 import Foundation
+import Tracing
 
 extension JobQueue {
     /// How a ``JobQueue`` stores, claims and runs jobs; every property has a default.
@@ -34,6 +35,10 @@ extension JobQueue {
         /// file on this host name also shares the process ID space (not across containers that
         /// share a host name but not their pids).
         public var recoverDeadLocalWorkers: Bool
+        /// Where attempt spans go (swift-distributed-tracing): nil (the default) means the tracer
+        /// the application bootstrapped with `InstrumentationSystem.bootstrap`, a no-op if none.
+        /// Each attempt is a span whose parent is the context that enqueued the job, stored with it.
+        public var tracer: (any Tracer)? = nil
 
         /// Creates a configuration; see each property for its default.
         public init(

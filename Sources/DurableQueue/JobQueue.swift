@@ -1,4 +1,5 @@
 import Foundation
+import Tracing
 import Logging
 import Synchronization
 
@@ -195,7 +196,8 @@ public final class JobQueue: Sendable {
     package func enqueueOrFind<J: Job>(
         _ type: J.Type, _ input: J.Input, options: EnqueueOptions, inheriting inherited: Priority? = nil
     ) async throws -> (handle: JobHandle<J>, isNew: Bool) {
-        let job = try options.newJob(kind: J.name, input: try JobCodec.encode(input), now: now, inheriting: inherited)
+        let job = try options.newJob(
+            kind: J.name, input: try JobCodec.encode(input), now: now, inheriting: inherited, traceContext: callersTraceContext)
         try job.validate()  // before it joins other callers' jobs in a transaction
         let outcome = try await enqueuer.enqueue(job)
         enqueued()
@@ -210,7 +212,8 @@ public final class JobQueue: Sendable {
         async throws -> [JobHandle<J>]
     {
         let now = now
-        let jobs = try options.newJobs(kind: J.name, inputs: try inputs.map(JobCodec.encode), now: now)
+        let jobs = try options.newJobs(
+            kind: J.name, inputs: try inputs.map(JobCodec.encode), now: now, traceContext: callersTraceContext)
         let outcomes = try await store.enqueue(jobs, now: now)
         enqueued()
         return outcomes.map { JobHandle(id: $0.id, queue: self) }
@@ -270,6 +273,12 @@ public final class JobQueue: Sendable {
 
     /// The current time by the configured time source, in milliseconds since 1970.
     var now: Int64 { configuration.timeSource.nowMilliseconds }
+
+    /// The tracer attempts report to: the configured one, or the bootstrapped one.
+    var tracer: any Tracer { configuration.tracer ?? InstrumentationSystem.tracer }
+
+    /// The calling task's trace context, to store with the jobs it enqueues.
+    var callersTraceContext: String? { TraceContext.capture(with: tracer) }
 
     private func enqueued() {
         workArrived()

@@ -114,7 +114,8 @@ extension PostgresJobStore {
                 priority: Priority(rawValue: try row.int(3)), attempt: try row.int(4), maxAttempts: try row.optionalInt(5),
                 retryPolicy: try row.optionalString(6), timeoutMilliseconds: try row.optionalInt64(7),
                 checkpoint: try row.optionalBytes(8), runAt: try row.int64(9), leaseExpiresAt: leaseExpiresAt,
-                throttleIntervalMilliseconds: try row.int64(10), progressedAttempts: try row.int(11))
+                throttleIntervalMilliseconds: try row.int64(10), progressedAttempts: try row.int(11),
+                traceContext: try row.optionalString(13))
         }
         if !claimed.isEmpty && (queue.isLimited || claimed.contains(where: { $0.throttleIntervalMilliseconds > 0 })) {
             try await recordStarts(session, claimed, queue: settings, now: request.now)
@@ -172,7 +173,7 @@ extension PostgresJobStore {
                                      started_at = $7, updated_at = $7
                 WHERE j.id = ANY (ARRAY(SELECT id FROM kept))
                 RETURNING j.id, j.kind, j.input::text, j.priority, j.attempts, j.max_attempts, j.retry_policy, j.timeout_ms,
-                          j.checkpoint, j.run_at, j.throttle_interval_ms, j.progressed_attempts, j.order_key
+                          j.checkpoint, j.run_at, j.throttle_interval_ms, j.progressed_attempts, j.order_key, j.trace_context
             ),
             events AS (
                 INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason, worker)

@@ -11,6 +11,7 @@ enum PostgresMigrator {
     static let migrations: [(version: Int, name: String, sql: String)] = [
         (1, "initial", String(decoding: PackageResources._001_initial_sql, as: UTF8.self)),
         (2, "schedules", String(decoding: PackageResources._002_schedules_sql, as: UTF8.self)),
+        (3, "trace_context", String(decoding: PackageResources._003_trace_context_sql, as: UTF8.self)),
     ]
 
     /// The newest version this library knows.

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Tracing
 
 /// How an attempt's handler ended.
 private enum AttemptEnding: Sendable {
@@ -35,13 +36,18 @@ extension JobEngine {
         }
         let started = now
         logger.debug("job started")
-        let ending = await execute(job, runner: runner, stop: stop, logger: logger)
+        let span = startSpan(for: job)
+        // The handler runs in the span's context: jobs it enqueues continue the trace.
+        let ending = await ServiceContext.withValue(span.context) {
+            await execute(job, runner: runner, stop: stop, logger: logger)
+        }
         let outcome: AttemptOutcome
         switch (stop.reason ?? (Task.isCancelled ? .shutdown : nil), ending) {
         case (_, .returned(let output)):
             // Also when stopped: the work is done, and doing it again is worse than keeping it.
             outcome = .succeeded(output: output)
         case (.shutdown, .threw):
+            endSpan(span, outcome: "given back", failure: nil)
             await giveBack(job, reason: "given back at shutdown", logger: logger)
             return
         case (.cancelRequested, .threw):
@@ -53,7 +59,8 @@ extension JobEngine {
             // After a lost lease the store discards the ending (and notes that in the history).
             outcome = retryOrFail(job, error, retryable: runner.shouldRetry(after: error))
         }
-        await record(job, outcome, started: started, logger: logger)
+        let ended = await record(job, outcome, started: started, logger: logger)
+        endSpan(span, outcome: ended.map(Self.spanOutcome) ?? "discarded", failure: outcome.failure)
         jobChanges.signal()
     }
 
@@ -126,7 +133,10 @@ extension JobEngine {
     /// A storage error is retried with a growing pause until it clears or the engine gives up on
     /// the storage (see ``Configuration/storageFailureTimeout``); then the job keeps its lease until
     /// it expires, and any worker recovers it.
-    private func record(_ job: ClaimedJob, _ outcome: AttemptOutcome, started: Int64, logger: Logger) async {
+    ///
+    /// - Returns: The state the job is in now; nil if the store discarded the ending (the lease was
+    ///   lost) or the engine gave up on the storage.
+    private func record(_ job: ClaimedJob, _ outcome: AttemptOutcome, started: Int64, logger: Logger) async -> JobState? {
         let finished = now
         let attempt = FinishedAttempt(job.attemptID, owner: configuration.workerID, outcome: outcome)
         var pause: Int64 = 100
@@ -136,13 +146,13 @@ extension JobEngine {
                 storageSucceeded()
                 guard let ended else {
                     logger.debug("the worker lost the job before the end of its attempt was recorded; the outcome was discarded")
-                    return
+                    return nil
                 }
                 metrics.finished(job, as: ended, ranMilliseconds: finished - started)
                 logger.debug("job attempt ended", metadata: ["job.state": "\(ended.rawValue)"])
-                return
+                return ended
             } catch {
-                guard storageFailed(error, while: "record the end of job \(job.id)") else { return }
+                guard storageFailed(error, while: "record the end of job \(job.id)") else { return nil }
                 try? await configuration.timeSource.sleep(until: Date(millisecondsSince1970: now + pause))
                 pause = min(pause * 2, 2_000)
             }

@@ -18,17 +18,18 @@
 /// ```
 public struct Composition: Sendable {
     /// Builds the store's description, encoding inputs (which may throw) at enqueue time; jobs
-    /// without a priority of their own get `inherited`.
-    let node: @Sendable (_ now: Int64, _ inherited: Priority?) throws -> CompositionNode
+    /// without a priority of their own get `inherited`, and every job the enqueuer's trace context.
+    let node: @Sendable (_ now: Int64, _ inherited: Priority?, _ traceContext: String?) throws -> CompositionNode
 
     /// A job with `input`, named `name` within its group. Without a priority in `options` it takes
     /// its group's (or sequence's).
     public static func job<J: Job>(
         _ type: J.Type, _ input: J.Input, name: String? = nil, options: EnqueueOptions = EnqueueOptions()
     ) -> Composition {
-        Composition { now, inherited in
+        Composition { now, inherited, traceContext in
             .job(
-                try options.newJob(kind: J.name, input: try JobCodec.encode(input), now: now, inheriting: inherited),
+                try options.newJob(
+                    kind: J.name, input: try JobCodec.encode(input), now: now, inheriting: inherited, traceContext: traceContext),
                 name: name, takesPreviousOutput: false)
         }
     }
@@ -39,8 +40,10 @@ public struct Composition: Sendable {
     public static func jobUsingPreviousOutput<J: Job>(
         _ type: J.Type, name: String? = nil, options: EnqueueOptions = EnqueueOptions()
     ) -> Composition {
-        Composition { now, inherited in
-            .job(try options.newJob(kind: J.name, input: "null", now: now, inheriting: inherited), name: name, takesPreviousOutput: true)
+        Composition { now, inherited, traceContext in
+            .job(
+                try options.newJob(kind: J.name, input: "null", now: now, inheriting: inherited, traceContext: traceContext),
+                name: name, takesPreviousOutput: true)
         }
     }
 
@@ -50,8 +53,8 @@ public struct Composition: Sendable {
     /// - Parameter priority: The priority of every step without one of its own; nil: the
     ///   enclosing group's, or the enqueuing job's, else `.normal`.
     public static func sequence(_ steps: [Composition], name: String? = nil, priority: Priority? = nil) -> Composition {
-        Composition { now, inherited in
-            .group(.sequence, try steps.map { try $0.node(now, priority ?? inherited) }, maxConcurrent: 0, name: name)
+        Composition { now, inherited, traceContext in
+            .group(.sequence, try steps.map { try $0.node(now, priority ?? inherited, traceContext) }, maxConcurrent: 0, name: name)
         }
     }
 
@@ -63,8 +66,8 @@ public struct Composition: Sendable {
     public static func group(
         _ children: [Composition], maxConcurrent: Int = 0, name: String? = nil, priority: Priority? = nil
     ) -> Composition {
-        Composition { now, inherited in
-            .group(.concurrent, try children.map { try $0.node(now, priority ?? inherited) }, maxConcurrent: maxConcurrent, name: name)
+        Composition { now, inherited, traceContext in
+            .group(.concurrent, try children.map { try $0.node(now, priority ?? inherited, traceContext) }, maxConcurrent: maxConcurrent, name: name)
         }
     }
 }

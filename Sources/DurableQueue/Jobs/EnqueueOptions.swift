@@ -50,17 +50,21 @@ public struct EnqueueOptions: Sendable {
     }
 
     /// The store's description of a job of `kind` with `input`, enqueued at `now` (ms since 1970),
-    /// with `inherited` as its priority unless the options set one.
-    func newJob(kind: String, input: String, now: Int64, inheriting inherited: Priority? = nil) throws -> NewJob {
+    /// with `inherited` as its priority unless the options set one, carrying `traceContext`.
+    func newJob(
+        kind: String, input: String, now: Int64, inheriting inherited: Priority? = nil, traceContext: String? = nil
+    ) throws -> NewJob {
         var job = try newJob(kind: kind, now: now, inheriting: inherited)
         job.input = input
+        job.traceContext = traceContext
         return job
     }
 
     /// The store's description of jobs of `kind`, one per input, enqueued at `now` (ms since 1970);
     /// the options are checked and encoded once.
-    func newJobs(kind: String, inputs: some Sequence<String>, now: Int64) throws -> [NewJob] {
-        let template = try newJob(kind: kind, now: now, inheriting: nil)
+    func newJobs(kind: String, inputs: some Sequence<String>, now: Int64, traceContext: String? = nil) throws -> [NewJob] {
+        var template = try newJob(kind: kind, now: now, inheriting: nil)
+        template.traceContext = traceContext
         return inputs.map { input in
             var job = template
             job.input = input

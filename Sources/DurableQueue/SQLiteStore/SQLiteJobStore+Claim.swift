@@ -50,7 +50,7 @@ extension SQLiteJobStore {
                 maxAttempts: row.optionalInt(5), retryPolicy: row.optionalString(6),
                 timeoutMilliseconds: row.optionalInt64(7), checkpoint: row.optionalBlob(8),
                 runAt: row.int64(9), leaseExpiresAt: now + request.leaseDuration, throttleIntervalMilliseconds: row.int64(10),
-                progressedAttempts: Int(row.int64(11)))
+                progressedAttempts: Int(row.int64(11)), traceContext: row.optionalString(12))
             claimed.append(job)
             // A job with a throttle interval is the last claimed: the next start waits for it.
             return claimed.count < slots && job.throttleIntervalMilliseconds == 0
@@ -77,7 +77,7 @@ extension SQLiteJobStore {
     /// LIMITed subquery with RETURNING built five per claim.
     static let nextPendingStatement = """
         SELECT id, kind, input, priority, attempts, max_attempts, retry_policy, timeout_ms, checkpoint, run_at,
-               throttle_interval_ms, progressed_attempts
+               throttle_interval_ms, progressed_attempts, trace_context
         FROM jobs WHERE queue = ? AND state = 'pending' ORDER BY priority DESC, order_key
         """
 

@@ -42,11 +42,13 @@ package struct ClaimedJob: Sendable, Hashable {
     package var throttleIntervalMilliseconds: Int64 = 0
     /// Earlier attempts that saved a new checkpoint: they do not count against ``maxAttempts``.
     package var progressedAttempts: Int = 0
+    /// The enqueuer's trace context (see ``NewJob/traceContext``).
+    package var traceContext: String?
 
     /// The attempt this claim started.
     package var attemptID: AttemptID { AttemptID(job: id, number: attempt) }
 
-    package init(id: JobID, queue: String, kind: String, input: String, priority: Priority, attempt: Int, maxAttempts: Int?, retryPolicy: String?, timeoutMilliseconds: Int64?, checkpoint: [UInt8]?, runAt: Int64, leaseExpiresAt: Int64, throttleIntervalMilliseconds: Int64 = 0, progressedAttempts: Int = 0) {
+    package init(id: JobID, queue: String, kind: String, input: String, priority: Priority, attempt: Int, maxAttempts: Int?, retryPolicy: String?, timeoutMilliseconds: Int64?, checkpoint: [UInt8]?, runAt: Int64, leaseExpiresAt: Int64, throttleIntervalMilliseconds: Int64 = 0, progressedAttempts: Int = 0, traceContext: String? = nil) {
         self.id = id
         self.queue = queue
         self.kind = kind
@@ -61,6 +63,7 @@ package struct ClaimedJob: Sendable, Hashable {
         self.leaseExpiresAt = leaseExpiresAt
         self.throttleIntervalMilliseconds = throttleIntervalMilliseconds
         self.progressedAttempts = progressedAttempts
+        self.traceContext = traceContext
     }
 }
 
@@ -75,6 +78,14 @@ package enum AttemptOutcome: Sendable, Hashable {
     case retry(JobFailure, runAt: Int64)
     /// The handler stopped because its cancel was requested.
     case cancelled(reason: String)
+
+    /// The handler's failure, if it failed.
+    package var failure: JobFailure? {
+        switch self {
+        case .failed(let failure), .retry(let failure, _): failure
+        case .succeeded, .cancelled: nil
+        }
+    }
 }
 
 /// One attempt's end to record: which attempt, under whose lease, and how it ended.

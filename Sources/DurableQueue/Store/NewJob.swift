@@ -25,13 +25,16 @@ package struct NewJob: Sendable, Hashable {
     /// The job's own throttle interval in milliseconds, kept after it instead of its queue's; nil
     /// means the queue's.
     package var throttleIntervalMilliseconds: Int64?
+    /// The enqueuer's trace context (a tracer's injected fields, as JSON text), restored as the
+    /// parent of each attempt's span; nil when no tracer recorded one.
+    package var traceContext: String?
 
     /// Creates a job description; only the kind and input have no default.
     package init(
         queue: String = "default", kind: String, input: String, priority: Priority = .normal, runAt: Int64? = nil,
         maxAttempts: Int? = 3, retryPolicy: String? = nil, timeoutMilliseconds: Int64? = nil,
         uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep, tags: [String] = [],
-        throttleIntervalMilliseconds: Int64? = nil
+        throttleIntervalMilliseconds: Int64? = nil, traceContext: String? = nil
     ) {
         self.queue = queue
         self.kind = kind
@@ -45,6 +48,7 @@ package struct NewJob: Sendable, Hashable {
         self.uniquePolicy = uniquePolicy
         self.tags = tags
         self.throttleIntervalMilliseconds = throttleIntervalMilliseconds
+        self.traceContext = traceContext
     }
 
     /// Throws `invalidArgument` naming the first field out of range.
