@@ -38,6 +38,20 @@ enum PostgresMigrator {
         }
     }
 
+    /// `statements` as one: a `DO` block that executes each in turn, so that a migration costs one
+    /// round trip to the server, not one per statement (opening a store on a distant server, or
+    /// many at once, waited on dozens of them).
+    static func block(_ statements: [String]) -> String {
+        let body = statements.enumerated().map { index, statement in
+            let tag = "$durablequeue_statement_\(index)$"
+            precondition(!statement.contains(tag), "a migration statement contains \(tag)")
+            var text = statement.trimmingCharacters(in: .whitespacesAndNewlines)
+            if text.hasSuffix(";") { text.removeLast() }
+            return "EXECUTE \(tag)\n\(text)\n\(tag);"
+        }
+        return "DO $durablequeue_migration$ BEGIN\n" + body.joined(separator: "\n") + "\nEND $durablequeue_migration$"
+    }
+
     static func migrate(client: PostgresClient, schema: String, logger: Logger) async throws {
         try await client.withConnection { connection in
             let session = PostgresSession(connection: connection, logger: logger)
@@ -62,7 +76,7 @@ enum PostgresMigrator {
                 }
                 for migration in migrations where migration.version > current {
                     logger.info("migrating schema '\(schema)' to version \(migration.version) (\(migration.name))")
-                    for statement in statements(of: migration.sql) { try await session.execute(statement) }
+                    try await session.execute(block(statements(of: migration.sql)))
                     try await session.execute(
                         "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, now_ms())",
                         [migration.version, migration.name])

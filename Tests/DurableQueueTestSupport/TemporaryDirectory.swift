@@ -1,12 +1,11 @@
 import Foundation
 
-/// A fresh directory under the system's temporary directory, removed by `remove()`.
+/// A fresh directory under the system's temporary directory (or `base`), removed by `remove()`.
 package struct TemporaryDirectory: Sendable {
     package let url: URL
 
-    package init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("DurableQueueTests-\(UUID().uuidString)", isDirectory: true)
+    package init(in base: URL = FileManager.default.temporaryDirectory) throws {
+        url = base.appendingPathComponent("DurableQueueTests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 

@@ -48,6 +48,14 @@ package enum TestPostgresServer {
         }
     }
 
+    /// A directory in memory (Linux's /dev/shm) for the server's files, if there is one: every test
+    /// creates a schema of its own, and on a disk the server's processes waited on creating those
+    /// files (state D) while the tests timed out; what the server writes need not outlive the run.
+    private static var memoryBackedDirectory: URL? {
+        let shm = URL(fileURLWithPath: "/dev/shm", isDirectory: true)
+        return access(shm.path, W_OK) == 0 ? shm : nil
+    }
+
     /// Where Debian installs the server's programs.
     private static func binaries() throws -> String {
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
@@ -59,7 +67,7 @@ package enum TestPostgresServer {
 
     private static func start() throws -> Int {
         let bin = try binaries()
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(in: memoryBackedDirectory ?? FileManager.default.temporaryDirectory)
         let data = directory.path("data")
         let log = directory.path("server.log")
         // initdb refuses to run as root: the server runs as the postgres user Debian creates.

@@ -6,7 +6,7 @@ import Testing
 @Suite struct CLIReadmeTests {
     @Test func theSetUpCommandRunsOnANewDirectoryAndCreatesTheDefaultFile() async throws {
         let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        #expect(readme.contains("## Set up\n\n    swift run durableq run\n    swift test\n"))
+        #expect(readme.contains("## Set up\n\n    swift run durableq run\n    swift test --experimental-maximum-parallelization-width 12\n"))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let result = try await durableq(["run"], in: directory.url.path)

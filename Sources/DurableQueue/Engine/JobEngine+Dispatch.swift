@@ -9,6 +9,7 @@ extension JobEngine {
         var shouldClaim = true
         // The time of the latest claim: a throttle or schedule that came due after it needs another.
         var lastClaimAt = Int64.min
+        var lastScheduleHint = Int64.min / 2
         while !state.isShuttingDown && !Task.isCancelled {
             let seen = wake.generation
             startAdmitted(in: &group)
@@ -43,12 +44,21 @@ extension JobEngine {
             lastChangeToken = token ?? lastChangeToken
             if changed {
                 await stopJobsCancelledElsewhere()
-                scheduleWake.signal()  // perhaps a schedule changed
+                // Perhaps a schedule changed: the schedule loop reads them again, at most once a
+                // second (a store that cannot notify changes its token at every poll).
+                if now - lastScheduleHint >= Self.scheduleHintInterval {
+                    lastScheduleHint = now
+                    scheduleWake.signal()
+                }
             }
             // A claim that failed (a full disk, say) changed nothing in the store: try it again.
             shouldClaim = changed || claimFailed || (nextStart.map { $0 <= self.now } ?? false) || wake.generation != seen
         }
     }
+
+    /// How often, at most, a change another process made sends the schedule loop to read the
+    /// schedules again (ms): a schedule saved elsewhere is seen within a second.
+    static let scheduleHintInterval: Int64 = 1_000
 
     /// Claims as many due jobs as this process has room for, in one transaction, and admits them.
     ///

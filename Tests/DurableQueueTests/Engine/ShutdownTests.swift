@@ -81,17 +81,27 @@ final class Gate: Sendable {
         let counter = StartCount()
         let began = ContinuousClock.now
         let log = LogRecorder()
-        let queue = try await backend.queue(
-            in: directory, configuration: JobQueue.Configuration(maxConcurrentJobs: 8, pollInterval: .milliseconds(20)),
-            logger: log.logger())
-        queue.register(Counted(count: counter))
-        _ = try await queue.enqueue(Counted.self, batch: (0..<1_000).map(String.init))
+        // In full runs on PostgreSQL this test twice hit its time limit before its first check: say
+        // where the opening and the enqueue are if they take long.
+        let opening = Task {
+            let queue = try await backend.queue(
+                in: directory, configuration: JobQueue.Configuration(maxConcurrentJobs: 8, pollInterval: .milliseconds(20)),
+                logger: log.logger())
+            let opened = ContinuousClock.now - began
+            queue.register(Counted(count: counter))
+            _ = try await queue.enqueue(Counted.self, batch: (0..<1_000).map(String.init))
+            return (queue, opened)
+        }
+        let (queue, opened) = try await value(of: opening, within: 20, "opening and enqueueing") {
+            "\(ContinuousClock.now - began) since the start\n"
+                + (backend.name == "PostgreSQL" ? await TestPostgresServer.activity() : "")
+        }
         let enqueued = ContinuousClock.now - began
         // Where a stuck run is stuck (in full runs on PostgreSQL this test once hit its time limit).
         let diagnosis: @Sendable () async -> String = {
             let state = queue.engine.state
             let activity = backend.name == "PostgreSQL" ? await TestPostgresServer.activity() : ""
-            return "opened and enqueued in \(enqueued), \(ContinuousClock.now - began) since; phase \(state.phase), "
+            return "opened in \(opened), enqueued in \(enqueued), \(ContinuousClock.now - began) since; phase \(state.phase), "
                 + "\(state.runningCount) running, \(counter.value) started, failure: \(state.failure.map(String.init(describing:)) ?? "none")\n"
                 + "engine log:\n\(log.text)\n\(activity)"
         }
