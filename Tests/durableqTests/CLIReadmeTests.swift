@@ -4,9 +4,11 @@ import Testing
 
 /// The README's `durableq` set-up command works on a new directory, and its tour names every command.
 @Suite struct CLIReadmeTests {
-    @Test func theSetUpCommandRunsOnANewDirectoryAndCreatesTheDefaultFile() async throws {
+    /// The README's set-up commands are the demo and the tests (the demo has tests of its own:
+    /// CLIDemoTests); `durableq run` on a new directory creates the default file.
+    @Test func theSetUpCommandsAreTheDemoAndTheTestsAndRunCreatesTheDefaultFile() async throws {
         let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        #expect(readme.contains("## Set up\n\n    swift run durableq run\n    swift test --experimental-maximum-parallelization-width 12\n"))
+        #expect(readme.contains("## Set up\n\n    swift run durableq demo\n    swift test --experimental-maximum-parallelization-width 12\n"))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let result = try await durableq(["run"], in: directory.url.path)
@@ -23,7 +25,7 @@ import Testing
         // Each command's line starts with two spaces and its name; wrapped help is indented further.
         let commands = section.split(separator: "\n").filter { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }
             .compactMap { $0.split(separator: " ").first.map(String.init) }.filter { $0.allSatisfy(\.isLowercase) }
-        #expect(commands.count == 12, "\(commands)")
+        #expect(commands.count == 13, "\(commands)")
         for command in commands {
             #expect(readme.contains("`durableq \(command)"), "the README shows `durableq \(command)`")
         }

@@ -44,7 +44,9 @@ actor JobDisplay {
                     permanent.append("start \(name) (job \(job.id), attempt \(job.attempts))")
                 }
                 if interactive {
-                    live.append(transfer.map { Self.bar(name: name, $0) } ?? "\(Self.column(name))  starting…")
+                    live.append(
+                        transfer.map { Self.bar(name: name, $0) } ?? job.progress.map { Self.bar(name: name, fraction: $0) }
+                            ?? "\(Self.column(name))  starting…")
                 } else if let transfer, lastReport[job.id].map({ $0.duration(to: .now) >= plainInterval }) ?? true {
                     lastReport[job.id] = .now
                     permanent.append("progress " + Self.numbers(name: name, transfer))
@@ -92,6 +94,9 @@ actor JobDisplay {
         if job.kind == HTTPRequestJob.name, let request = try? JSONDecoder().decode(HTTPRequestSpec.self, from: input) {
             return "\(request.method) \(request.url)"
         }
+        if job.kind == DemoStep.name, let step = try? JSONDecoder().decode(DemoStep.Input.self, from: input) {
+            return "\(step.label) (\(job.queue))"
+        }
         return "\(job.kind) #\(job.id)"
     }
 
@@ -136,6 +141,14 @@ actor JobDisplay {
             bar = String(repeating: "█", count: filled) + String(repeating: "·", count: slots - filled)
         }
         return "\(column(name))  [\(bar)]  " + numbers(name: nil, transfer)
+    }
+
+    /// `name  [██████░░░░]  52%` for a job that reports only a fraction done.
+    static func bar(name: String, fraction: Double) -> String {
+        let slots = 20
+        let filled = Int(Double(slots) * min(1, max(0, fraction)))
+        let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: slots - filled)
+        return "\(column(name))  [\(bar)]  " + Formatting.percent(fraction)
     }
 
     /// `52%  26.0 MiB / 50.0 MiB  5.2 MiB/s  ETA 5s`, preceded by the name when given.

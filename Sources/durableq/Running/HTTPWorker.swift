@@ -50,7 +50,9 @@ struct HTTPWorker {
     /// `initial` and every job that shows up.
     ///
     /// - Returns: How the run ended, and the jobs shown.
-    func work(queues: [String]?, showing initial: [JobID], forever: Bool) async throws -> (EngineRunner.Ending, [JobRecord]) {
+    func work(
+        queues: [String]?, kinds: Set<String> = Set(Self.kinds), showing initial: [JobID], forever: Bool
+    ) async throws -> (EngineRunner.Ending, [JobRecord]) {
         let display = JobDisplay(board: board, interactive: Terminal.isInteractive)
         let tracked = Mutex(initial)
         let store = queue.store
@@ -59,7 +61,7 @@ struct HTTPWorker {
             queue, logger: logger, interval: Terminal.isInteractive ? .milliseconds(200) : .milliseconds(250),
             tick: {
                 do {
-                    let unfinished = try await store.jobs(Self.unfinished(queues: queues)).map(\.id)
+                    let unfinished = try await store.jobs(Self.unfinished(kinds: kinds, queues: queues)).map(\.id)
                     let ids = tracked.withLock { ids in
                         let known = Set(ids)
                         ids += unfinished.filter { !known.contains($0) }
@@ -75,7 +77,7 @@ struct HTTPWorker {
             },
             isDone: {
                 if forever { return false }
-                return try await store.count(Self.unfinished(queues: queues)) == 0
+                return try await store.count(Self.unfinished(kinds: kinds, queues: queues)) == 0
             })
         await display.finish()
         return (ending, latest.withLock { $0 })
