@@ -36,7 +36,8 @@ extension JobQueue {
         /// share a host name but not their pids).
         public var recoverDeadLocalWorkers: Bool
         /// Where attempt spans go (swift-distributed-tracing): nil (the default) means the tracer
-        /// the application bootstrapped with `InstrumentationSystem.bootstrap`, a no-op if none.
+        /// the application bootstrapped with `InstrumentationSystem.bootstrap` before ``JobQueue/run()``
+        /// started, a no-op if none.
         /// Each attempt is a span whose parent is the context that enqueued the job, stored with it.
         public var tracer: (any Tracer)? = nil
 

@@ -106,6 +106,10 @@ package enum TestPostgresServer {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of this process: the server lives on (pg_ctl detaches it), and a pipe another
+        // test had open at that moment (a child's output, read to its end) would never reach its end
+        // — CI hung 40 minutes on one.
+        closeInheritedDescriptors(&actions)
         let argv = arguments.map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         var pid: pid_t = 0
@@ -118,6 +122,14 @@ package enum TestPostgresServer {
             throw ServerError("\(arguments.joined(separator: " ")) failed (status \(status)): \(text)")
         }
         return text
+    }
+
+    /// Adds "close every descriptor from 3 on" to `actions` (glibc's
+    /// `posix_spawn_file_actions_addclosefrom_np`, which Swift's Glibc module does not show).
+    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return }
+        _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
     }
 
     /// A TCP port nothing listens on now, chosen by the kernel (free again once the bound socket

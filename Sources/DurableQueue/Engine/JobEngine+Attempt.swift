@@ -36,10 +36,13 @@ extension JobEngine {
         }
         let started = now
         logger.debug("job started")
-        let span = startSpan(for: job)
-        // The handler runs in the span's context: jobs it enqueues continue the trace.
-        let ending = await ServiceContext.withValue(span.context) {
-            await execute(job, runner: runner, stop: stop, logger: logger)
+        let span = activeTracer.map { startSpan(for: job, tracer: $0) }
+        let ending: AttemptEnding
+        if let span {
+            // The handler runs in the span's context: jobs it enqueues continue the trace.
+            ending = await ServiceContext.withValue(span.context) { await execute(job, runner: runner, stop: stop, logger: logger) }
+        } else {
+            ending = await execute(job, runner: runner, stop: stop, logger: logger)
         }
         let outcome: AttemptOutcome
         switch (stop.reason ?? (Task.isCancelled ? .shutdown : nil), ending) {
@@ -47,7 +50,7 @@ extension JobEngine {
             // Also when stopped: the work is done, and doing it again is worse than keeping it.
             outcome = .succeeded(output: output)
         case (.shutdown, .threw):
-            endSpan(span, outcome: "given back", failure: nil)
+            if let span { endSpan(span, outcome: "given back", failure: nil) }
             await giveBack(job, reason: "given back at shutdown", logger: logger)
             return
         case (.cancelRequested, .threw):
@@ -60,7 +63,7 @@ extension JobEngine {
             outcome = retryOrFail(job, error, retryable: runner.shouldRetry(after: error))
         }
         let ended = await record(job, outcome, started: started, logger: logger)
-        endSpan(span, outcome: ended.map(Self.spanOutcome) ?? "discarded", failure: outcome.failure)
+        if let span { endSpan(span, outcome: ended.map(Self.spanOutcome) ?? "discarded", failure: outcome.failure) }
         jobChanges.signal()
     }
 

@@ -8,6 +8,7 @@ extension JobEngine {
             throw DurableQueueError(.invalidArgument, "the engine already runs on this JobQueue", path: store.location)
         }
         defer { state.reset() }
+        lookUpTracer()
         // A schedule's tick that is due enqueues its job first: it is due too.
         _ = try await fireDueSchedules()
         var ran = 0

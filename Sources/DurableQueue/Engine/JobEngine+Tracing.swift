@@ -1,10 +1,15 @@
 import Tracing
 
 extension JobEngine {
+    /// The tracer attempts of this run report to, looked up when the run starts; nil when it is
+    /// the no-op tracer (nothing bootstrapped), so that attempts skip spans altogether.
+    static func recordingTracer(_ tracer: any Tracer) -> (any Tracer)? {
+        tracer is NoOpTracer ? nil : tracer
+    }
+
     /// A span for `job`'s attempt (swift-distributed-tracing), a child of the context that enqueued
     /// the job: a trace goes from the request that enqueued it to each attempt, in any process.
-    func startSpan(for job: ClaimedJob) -> any Span {
-        let tracer = queue.tracer
+    func startSpan(for job: ClaimedJob, tracer: any Tracer) -> any Span {
         let span = tracer.startSpan(job.kind, context: TraceContext.restore(job.traceContext, with: tracer), ofKind: .consumer)
         if span.isRecording {
             span.attributes["messaging.system"] = "durablequeue"

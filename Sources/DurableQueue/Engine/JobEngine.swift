@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import Synchronization
+import Tracing
 
 /// Runs the jobs of one ``JobQueue``: claims due jobs within every queue's limits, runs each handler
 /// as a task, records how each attempt ended before anyone hears of it, renews leases, takes back
@@ -30,6 +31,8 @@ final class JobEngine: Service, Sendable {
     let jobChanges: ChangeSignal
     /// Commits the ends of attempts, many per transaction when many end at once.
     let recorder: AttemptRecorder
+    /// The tracer of the current run (see ``recordingTracer(_:)``).
+    private let runTracer = Mutex<(any Tracer)?>(nil)
     /// Where the next claim's walk over the queues starts, moved on at every claim so that a busy
     /// queue cannot starve the others.
     let rotation = Atomic<Int>(0)
@@ -58,6 +61,7 @@ final class JobEngine: Service, Sendable {
         }
         try await startUp()
         recorder.refiller = self
+        lookUpTracer()
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask { await self.maintain() }
@@ -91,6 +95,15 @@ final class JobEngine: Service, Sendable {
                 metadata: ["job.kind": "\(kind)"])
         }
     }
+
+    /// Looks up the tracer attempts report to, once per run: the configured one, or the one the
+    /// application bootstrapped before the run started.
+    func lookUpTracer() {
+        runTracer.withLock { $0 = Self.recordingTracer(queue.tracer) }
+    }
+
+    /// The tracer of the current run; nil when nothing traces.
+    var activeTracer: (any Tracer)? { runTracer.withLock { $0 } }
 
     /// Tells every attempt of job `id` running here to stop: its cancel was requested.
     func stopCancelledJob(_ id: JobID) {

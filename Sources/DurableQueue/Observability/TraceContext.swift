@@ -5,11 +5,12 @@ import Tracing
 /// (W3C `traceparent`, say) as a JSON object, stored with the job and extracted by each attempt.
 enum TraceContext {
     /// The calling task's context as `tracer` injects it, as JSON text; nil when there is none or
-    /// the tracer injects nothing (no tracer bootstrapped).
-    static func capture(with tracer: any Tracer) -> String? {
+    /// the tracer injects nothing (no tracer bootstrapped). The tracer is looked up only when the
+    /// task has a context: an untraced enqueue pays for one task-local read.
+    static func capture(with tracer: @autoclosure () -> any Tracer) -> String? {
         guard let context = ServiceContext.current else { return nil }
         var fields: [String: String] = [:]
-        tracer.inject(context, into: &fields, using: FieldInjector())
+        tracer().inject(context, into: &fields, using: FieldInjector())
         guard !fields.isEmpty, let data = try? JSONEncoder().encode(fields) else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
