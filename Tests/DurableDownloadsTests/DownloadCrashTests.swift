@@ -14,7 +14,9 @@ import Testing
         defer { directory.remove() }
         let size = 50 << 20
         var resource = TestHTTPServer.Resource(size: size)
-        resource.bytesPerSecond = 10 << 20
+        // Slow enough that a worker killed late (a loaded machine: CI once saw one finish all 50 MiB
+        // between kills) still cannot fetch the whole file: that takes 12.5 s at 4 MiB/s.
+        resource.bytesPerSecond = 4 << 20
         server.serve("big.bin", resource)
         let expected = sha256Hex(resource.content())
         let arguments = [directory.path("jobs.sqlite"), server.baseURL + "/files/big.bin", directory.path("out"), expected]
@@ -22,7 +24,7 @@ import Testing
         let partPath = directory.path("out/big.bin.part")
         func partialBytes() -> Int { (try? FileManager.default.attributesOfItem(atPath: partPath)[.size] as? Int) ?? 0 }
         // Up to 10 kills, stopping at half the file so that the last run always has bytes to fetch
-        // (one run gets at most ~11 MiB at 10 MiB/s).
+        // (one run gets about 4.5 MiB at 4 MiB/s).
         var kills = 0
         while kills < 10 && partialBytes() < size / 2 {
             let worker = try WorkerProcess(arguments, executable: "durableq-download-worker")
@@ -34,6 +36,9 @@ import Testing
             kills += 1
         }
         let partial = partialBytes()
+        #expect(
+            !FileManager.default.fileExists(atPath: directory.path("out/big.bin")),
+            "a worker finished the download before its kill: the test proved nothing (seed \(seed))")
         let last = try WorkerProcess(arguments, executable: "durableq-download-worker")
         let done = await last.nextLine { $0.hasPrefix("downloaded ") }
         #expect(await last.waitForExit() == 0, "seed \(seed)")
