@@ -10,7 +10,7 @@ extension JobEngine {
         defer { state.reset() }
         lookUpTracer()
         // A schedule's tick that is due enqueues its job first: it is due too.
-        _ = try await fireDueSchedules()
+        _ = try await fireDueSchedules(now: now)
         var ran = 0
         while ran < limit {
             let room = state.reserveRoom(maximum: 1)

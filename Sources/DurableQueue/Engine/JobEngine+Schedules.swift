@@ -8,20 +8,27 @@ extension JobEngine {
     func fireSchedules() async {
         while !state.isShuttingDown && !Task.isCancelled {
             let seen = scheduleWake.generation
+            let firedAt = now
             let next = await retryingTransientErrors("enqueue the jobs of due schedules", isWrite: true) {
-                try await self.fireDueSchedules()
+                try await self.fireDueSchedules(now: firedAt)
             }
-            // A failed attempt tries again after a poll interval; no tick: sleep until woken.
-            let wakeAt = next.map { $0 ?? Int64.max / 2 } ?? now + configuration.pollInterval.milliseconds
+            // No tick: sleep until woken. A failed attempt, or a tick still due that this process
+            // could not fire (a rule it cannot read), tries again after a poll interval, not at once.
+            let retryAt = firedAt + configuration.pollInterval.milliseconds
+            let wakeAt: Int64 =
+                switch next {
+                case .none: retryAt
+                case .some(.none): Int64.max / 2
+                case .some(.some(let tick)): tick <= firedAt ? retryAt : tick
+                }
             guard !state.isShuttingDown else { return }
             await scheduleWake.wait(after: seen, until: Date(millisecondsSince1970: wakeAt), time: configuration.timeSource)
         }
     }
 
-    /// Enqueues one job per tick of every due schedule (as its missed-tick policy says) and moves
-    /// its next tick on; returns when the earliest next tick is due.
-    func fireDueSchedules() async throws -> Int64? {
-        let now = now
+    /// Enqueues one job per tick of every schedule due at `now` (as its missed-tick policy says)
+    /// and moves its next tick on; returns when the earliest next tick is due.
+    func fireDueSchedules(now: Int64) async throws -> Int64? {
         for schedule in try await store.dueSchedules(now: now) {
             guard let due = schedule.nextTickAt else { continue }
             let ticks: ScheduleRule.Ticks

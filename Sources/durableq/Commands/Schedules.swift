@@ -56,10 +56,10 @@ struct NextTicks: AsyncParsableCommand {
         guard let schedule = try await database.openForReading().schedules().first(where: { $0.name == name }) else {
             throw CommandFailure(message: "there is no schedule named '\(name)'")
         }
+        Terminal.print("\(schedule.name): \(schedule.rule)\(schedule.isPaused ? " (paused: it resumes from its first tick after `durableq schedules resume`)" : "")")
         // From the stored next tick: the one the schedule waits for comes first.
-        let first = schedule.nextTick ?? Date()
+        guard let first = schedule.nextTick else { return Terminal.print("  no more ticks") }
         let ticks = [first] + (try schedule.rule.ticks(after: first, count: count - 1))
-        Terminal.print("\(schedule.name): \(schedule.rule)\(schedule.isPaused ? " (paused: resuming starts after the time it resumes)" : "")")
         for tick in ticks { Terminal.print("  " + Formatting.timestamp(tick.millisecondsSince1970)) }
     }
 }

@@ -1,6 +1,7 @@
 import DurableQueueTestSupport
 import DurableQueueTesting
 import Foundation
+import Logging
 import Testing
 
 @testable import DurableQueue
@@ -124,6 +125,23 @@ import Testing
             }
         #expect(try await ticks(of: "hourly", queue) == expected)
         #expect(try await queue.schedules().first?.nextTick == Date(millisecondsSince1970: lastHour + 3_600_000))
+    }
+
+    /// A due schedule this process cannot read (saved by one that knows a time zone this machine
+    /// lacks) is tried again each poll interval, not in a loop that hammers the store.
+    @Test func aDueScheduleThisProcessCannotReadIsRetriedAtThePollInterval() async throws {
+        let log = LogRecorder(capacity: 10_000)
+        try await withRunningQueue(on: .sqlite, configuration: JobQueue.Configuration(pollInterval: .milliseconds(100)), logger: log.logger(level: .warning)) {
+            queue async throws in
+            let job = NewJob(kind: Echo.name, input: #""x""#, tags: ["schedule:elsewhere"])
+            let rule = ScheduleRule.cron("* * * * *", timeZone: "Elsewhere/Unknown")
+            try await queue.store.saveSchedule(ScheduleRecord(name: "elsewhere", job: job, rule: rule, nextTickAt: 1_000), now: 0)
+            queue.engine.scheduleWake.signal()
+            try await Task.sleep(for: .seconds(1))
+            let warnings = log.text.split(separator: "\n").filter { $0.contains("schedule 'elsewhere' cannot tick here") }.count
+            #expect(warnings >= 1 && warnings <= 15, "\(warnings) tries in 1 s")
+            #expect(try await queue.store.count(JobFilter(tag: "schedule:elsewhere")) == 0)
+        }
     }
 
     @Test func badSchedulesAreRefusedWithTheReason() async throws {
