@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "DurableDownloads", targets: ["DurableDownloads"]),
         .library(name: "DurableQueueTesting", targets: ["DurableQueueTesting"]),
         .library(name: "DurableQueuePostgres", targets: ["DurableQueuePostgres"]),
+        .library(name: "DurableQueueDashboard", targets: ["DurableQueueDashboard"]),
         .executable(name: "durableq", targets: ["durableq"]),
     ],
     dependencies: [
@@ -27,6 +28,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        // Without its default traits: the dashboard needs neither swift-configuration nor full Foundation's form coding.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         .systemLibrary(
@@ -88,6 +92,25 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What the command line and the dashboard both show: JSON shapes and human forms of times.
+        .target(
+            name: "DurableQueueInspection",
+            dependencies: ["DurableQueue"],
+            swiftSettings: swiftSettings
+        ),
+        // The web dashboard: its own target and product, so that the core library never builds Hummingbird.
+        .target(
+            name: "DurableQueueDashboard",
+            dependencies: [
+                "DurableQueue",
+                "DurableQueueInspection",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "DurableQueueTesting",
             dependencies: ["DurableQueue"],
@@ -97,6 +120,8 @@ let package = Package(
             name: "durableq",
             dependencies: [
                 "DurableQueuePostgres",
+                "DurableQueueInspection",
+                "DurableQueueDashboard",
                 "DurableQueue",
                 "DurableDownloads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

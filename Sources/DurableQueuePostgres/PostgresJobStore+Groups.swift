@@ -38,6 +38,28 @@ extension PostgresJobStore {
         try await read("read group \(id)") { [self] session in try await result(session, of: id) }
     }
 
+    /// The newest `limit` outermost sequences and groups, newest first, with their children counted.
+    package func groups(limit: Int) async throws -> [GroupSummary] {
+        guard limit > 0 else { throw DurableQueueError.invalidArgument("limit", "\(limit) is not positive") }
+        return try await read("list groups") { session in
+            try await session.rows(
+                """
+                SELECT g.id, g.kind, g.name, g.state,
+                       (SELECT count(*) FROM jobs WHERE group_id = g.id) + (SELECT count(*) FROM groups WHERE parent_id = g.id),
+                       (SELECT count(*) FROM jobs WHERE group_id = g.id AND state = 'succeeded')
+                         + (SELECT count(*) FROM groups WHERE parent_id = g.id AND state = 'succeeded'),
+                       g.created_at, g.finished_at, g.error
+                FROM groups AS g WHERE g.parent_id IS NULL ORDER BY g.id DESC LIMIT $1
+                """, [limit]
+            ).map { row in
+                GroupSummary(
+                    id: GroupID(try row.int64(0)), kind: try row.string(1), name: try row.optionalString(2),
+                    state: try JobState(stored: row.string(3)), children: try row.int(4), succeeded: try row.int(5),
+                    createdAt: try row.int64(6), finishedAt: try row.optionalInt64(7), error: try row.optionalString(8))
+            }
+        }
+    }
+
     // MARK: - Inserting and starting
 
     private func insertGroup(_ session: PostgresSession, _ node: CompositionNode, parent: GroupID?, position: Int, now: Int64) async throws

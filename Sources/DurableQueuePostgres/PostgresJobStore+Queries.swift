@@ -104,6 +104,14 @@ extension PostgresJobStore {
         if let states = filter.states { add("j.state = ANY($?::text[])", states.map(\.rawValue).sorted()) }
         if let queues = filter.queues { add("j.queue = ANY($?::text[])", queues.sorted()) }
         if let kinds = filter.kinds { add("j.kind = ANY($?::text[])", kinds.sorted()) }
+        if let search = filter.search {
+            add(
+                """
+                (j.id::text = $? OR strpos(lower(j.kind), lower($?)) > 0 OR strpos(lower(j.unique_key), lower($?)) > 0
+                 OR strpos(lower(j.input::text), lower($?)) > 0
+                 OR EXISTS (SELECT 1 FROM job_tags WHERE job_id = j.id AND strpos(lower(tag), lower($?)) > 0))
+                """, search)
+        }
         return (conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "), values)
     }
 

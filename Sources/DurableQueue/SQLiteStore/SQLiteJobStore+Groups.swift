@@ -48,6 +48,31 @@ extension SQLiteJobStore {
         try read("read group \(id)") { try result(of: id) }
     }
 
+    /// The newest `limit` outermost sequences and groups, newest first, with their children counted.
+    package func groups(limit: Int) throws -> [GroupSummary] {
+        guard limit > 0 else { throw DurableQueueError.invalidArgument("limit", "\(limit) is not positive") }
+        return try read("list groups") {
+            var groups: [GroupSummary] = []
+            try connection.query(
+                """
+                SELECT g.id, g.kind, g.name, g.state,
+                       (SELECT count(*) FROM jobs WHERE group_id = g.id) + (SELECT count(*) FROM groups WHERE parent_id = g.id),
+                       (SELECT count(*) FROM jobs WHERE group_id = g.id AND state = 'succeeded')
+                         + (SELECT count(*) FROM groups WHERE parent_id = g.id AND state = 'succeeded'),
+                       g.created_at, g.finished_at, g.error
+                FROM groups AS g WHERE g.parent_id IS NULL ORDER BY g.id DESC LIMIT ?
+                """, [limit]
+            ) { row in
+                groups.append(
+                    GroupSummary(
+                        id: GroupID(row.int64(0)), kind: row.string(1), name: row.optionalString(2), state: try JobState(stored: row.string(3)),
+                        children: Int(row.int64(4)), succeeded: Int(row.int64(5)), createdAt: row.int64(6),
+                        finishedAt: row.optionalInt64(7), error: row.optionalString(8)))
+            }
+            return groups
+        }
+    }
+
     // MARK: - Inserting and starting
 
     private func insertGroup(_ node: CompositionNode, parent: GroupID?, position: Int, now: Int64) throws -> GroupID {

@@ -67,7 +67,9 @@ extension SQLiteJobStore {
     /// Unfinished jobs of every queue and kind are counted through the partial indexes of their
     /// states, so that finished jobs (usually most of the file) are never read.
     package func countJobs(_ filter: JobFilter) throws -> Int {
-        if filter.states == JobFilter.unfinished && filter.queues == nil && filter.kinds == nil && filter.tag == nil {
+        if filter.states == JobFilter.unfinished && filter.queues == nil && filter.kinds == nil && filter.tag == nil
+            && filter.search == nil
+        {
             return try unfinishedJobCount()
         }
         let (clause, arguments) = Self.whereClause(filter)
@@ -97,6 +99,16 @@ extension SQLiteJobStore {
         if let kinds = filter.kinds {
             conditions.append("j.kind IN (SELECT value FROM json_each(?))")
             arguments.append(jsonArray(kinds.sorted()))
+        }
+        if let search = filter.search {
+            let number = arguments.count + 1
+            conditions.append(
+                """
+                (j.id = ?\(number) OR instr(lower(j.kind), lower(?\(number))) > 0 OR instr(lower(j.unique_key), lower(?\(number))) > 0
+                 OR instr(lower(j.input), lower(?\(number))) > 0
+                 OR EXISTS (SELECT 1 FROM job_tags WHERE job_id = j.id AND instr(lower(tag), lower(?\(number))) > 0))
+                """)
+            arguments.append(search)
         }
         return (conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "), arguments)
     }

@@ -45,3 +45,35 @@ package struct GroupChild: Sendable {
         return "{" + members.joined(separator: ",") + "}"
     }
 }
+
+/// An outermost sequence or group as a listing shows it: what it is, where it stands, how far along.
+package struct GroupSummary: Sendable, Hashable {
+    package var id: GroupID
+    /// `sequence` or `concurrent`.
+    package var kind: String
+    package var name: String?
+    package var state: JobState
+    /// Its direct children (jobs and nested groups).
+    package var children: Int
+    /// How many of them succeeded.
+    package var succeeded: Int
+    package var createdAt: Int64
+    package var finishedAt: Int64?
+    /// Why it did not succeed, once it ended so.
+    package var error: String?
+
+    package init(
+        id: GroupID, kind: String, name: String?, state: JobState, children: Int, succeeded: Int, createdAt: Int64,
+        finishedAt: Int64?, error: String?
+    ) {
+        self.id = id
+        self.kind = kind
+        self.name = name
+        self.state = state
+        self.children = children
+        self.succeeded = succeeded
+        self.createdAt = createdAt
+        self.finishedAt = finishedAt
+        self.error = error
+    }
+}

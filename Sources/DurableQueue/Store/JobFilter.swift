@@ -14,18 +14,22 @@ package struct JobFilter: Sendable, Hashable {
     package var kinds: Set<String>?
     /// Only jobs with this tag.
     package var tag: String?
+    /// Only jobs whose id is this text, or whose kind, unique key, a tag or input contains it
+    /// (ignoring ASCII case): a search box's words.
+    package var search: String?
     /// At most this many jobs (listings only).
     package var limit: Int
     package var order: Order
 
     package init(
         states: Set<JobState>? = nil, queues: Set<String>? = nil, kinds: Set<String>? = nil, tag: String? = nil,
-        limit: Int = 100, order: Order = .newestFirst
+        search: String? = nil, limit: Int = 100, order: Order = .newestFirst
     ) {
         self.states = states
         self.queues = queues
         self.kinds = kinds
         self.tag = tag
+        self.search = search
         self.limit = limit
         self.order = order
     }

@@ -176,6 +176,9 @@ package protocol JobStore: AnyObject, Sendable {
 
     /// A group with every child's state and output.
     func groupResult(_ id: GroupID) async throws -> GroupResult
+
+    /// The newest `limit` outermost sequences and groups, newest first.
+    func groups(limit: Int) async throws -> [GroupSummary]
 }
 
 /// What one claim asks for: which jobs a worker may take, and how many.

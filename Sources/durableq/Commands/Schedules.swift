@@ -1,3 +1,4 @@
+import DurableQueueInspection
 import ArgumentParser
 import DurableQueue
 import Foundation
@@ -93,17 +94,5 @@ struct ResumeSchedule: AsyncParsableCommand {
     func run() async throws {
         try await database.openQueue(create: false).resumeSchedule(name)
         Terminal.print("schedule \(name): resumed")
-    }
-}
-
-extension ScheduleStatus {
-    /// The schedule as a JSON object, keys as the `schedules` table names them.
-    var json: JSONValue {
-        .object([
-            ("name", .string(name)), ("kind", .string(kind)), ("queue", .string(queue)), ("rule", .string(rule.description)),
-            ("paused", .bool(isPaused)), ("next_tick", .time(nextTick?.millisecondsSince1970)),
-            ("last_tick", .time(lastTick?.millisecondsSince1970)), ("last_job_id", .int(lastJob?.rawValue)),
-            ("last_job_state", .string(lastJobState?.rawValue)),
-        ])
     }
 }

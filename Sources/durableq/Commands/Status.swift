@@ -1,3 +1,4 @@
+import DurableQueueInspection
 import ArgumentParser
 import DurableQueue
 import Foundation

@@ -1,3 +1,4 @@
+import DurableQueueInspection
 import DurableDownloads
 import DurableQueue
 import Foundation

@@ -1,3 +1,4 @@
+import DurableQueueInspection
 import Foundation
 
 #if canImport(Glibc)
@@ -32,5 +33,12 @@ enum Terminal {
     /// Writes `error: message` to standard error.
     static func printError(_ message: String) {
         FileHandle.standardError.write(Data("durableq: error: \(message)\n".utf8))
+    }
+}
+
+extension JSONValue {
+    /// Prints the value on one line to standard output.
+    func print() {
+        Terminal.print(text)
     }
 }

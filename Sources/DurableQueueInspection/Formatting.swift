@@ -2,9 +2,9 @@ import DurableQueue
 import Foundation
 
 /// Human forms of sizes, rates, times and durations.
-enum Formatting {
+package enum Formatting {
     /// `12.3 MiB`, `512 B`.
-    static func bytes(_ count: Int64) -> String {
+    package static func bytes(_ count: Int64) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB"]
         var value = Double(count)
         var unit = 0
@@ -16,12 +16,12 @@ enum Formatting {
     }
 
     /// `5.2 MiB/s`.
-    static func rate(_ bytesPerSecond: Double) -> String {
+    package static func rate(_ bytesPerSecond: Double) -> String {
         bytes(Int64(bytesPerSecond.rounded())) + "/s"
     }
 
     /// `45s`, `3m05s`, `2h03m`.
-    static func duration(seconds: Double) -> String {
+    package static func duration(seconds: Double) -> String {
         guard seconds.isFinite, seconds >= 0 else { return "?" }
         let total = Int(seconds.rounded(.up))
         if total < 60 { return "\(total)s" }
@@ -30,19 +30,19 @@ enum Formatting {
     }
 
     /// A duration as the command line writes it: `250ms`, `2s`, `1500ms`.
-    static func duration(_ duration: Duration) -> String {
+    package static func duration(_ duration: Duration) -> String {
         let milliseconds = duration.milliseconds
         return milliseconds % 1000 == 0 ? "\(milliseconds / 1000)s" : "\(milliseconds)ms"
     }
 
     /// ISO 8601 in UTC with milliseconds, as the SQL views show times: `2026-11-22T10:00:00.123Z`.
-    static func timestamp(_ milliseconds: Int64) -> String {
+    package static func timestamp(_ milliseconds: Int64) -> String {
         let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
         return Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date)
     }
 
     /// A priority's name, or its number.
-    static func priority(_ priority: Priority) -> String {
+    package static func priority(_ priority: Priority) -> String {
         switch priority {
         case .background: "background"
         case .low: "low"
@@ -53,12 +53,12 @@ enum Formatting {
     }
 
     /// `42%`, or `-` when unknown.
-    static func percent(_ fraction: Double?) -> String {
+    package static func percent(_ fraction: Double?) -> String {
         fraction.map { "\(Int(($0 * 100).rounded(.down)))%" } ?? "-"
     }
 
     /// `text` on one line (runs of whitespace become one space), cut to `limit` characters.
-    static func oneLine(_ text: String, limit: Int = 200) -> String {
+    package static func oneLine(_ text: String, limit: Int = 200) -> String {
         let flat = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         return flat.count > limit ? String(flat.prefix(limit - 1)) + "…" : flat
     }

@@ -1,9 +1,10 @@
 import DurableQueue
+import Foundation
 
 /// The JSON shapes `--json` prints: keys as the SQL columns name them, times as ISO 8601 text.
 extension JobRecord {
     /// The job as a JSON object; `input` and `output` are embedded as JSON.
-    var json: JSONValue {
+    package var json: JSONValue {
         .object([
             ("id", .int(id.rawValue)), ("queue", .string(queue)), ("kind", .string(kind)), ("state", .string(state.rawValue)),
             ("priority", .int(Int64(priority.rawValue))), ("attempts", .int(Int64(attempts))),
@@ -25,7 +26,7 @@ extension JobRecord {
 
 extension JobEvent {
     /// The event as a JSON object.
-    var json: JSONValue {
+    package var json: JSONValue {
         .object([
             ("at", .time(at)), ("from_state", .string(from?.rawValue)), ("to_state", .string(to.rawValue)),
             ("attempt", .int(Int64(attempt))), ("reason", .string(reason)), ("worker", .string(worker)),
@@ -35,7 +36,7 @@ extension JobEvent {
 
 extension QueueStatus {
     /// The queue's status as a JSON object: settings, counts by state, throttle and next start.
-    var json: JSONValue {
+    package var json: JSONValue {
         let queue = configuration
         return .object([
             ("queue", .string(queue.name)), ("mode", .string(queue.mode.rawValue)),
@@ -46,6 +47,55 @@ extension QueueStatus {
             ("rate_limit_count", .int(queue.rateLimit.map { Int64($0.count) })),
             ("rate_limit_window_ms", .int(queue.rateLimit.map { $0.window.milliseconds })),
             ("next_start", .time(nextStartAt)),
+        ])
+    }
+}
+
+extension ScheduleStatus {
+    /// The schedule as a JSON object, keys as the `schedules` table names them.
+    package var json: JSONValue {
+        .object([
+            ("name", .string(name)), ("kind", .string(kind)), ("queue", .string(queue)), ("rule", .string(rule.description)),
+            ("paused", .bool(isPaused)), ("next_tick", .time(nextTick?.millisecondsSince1970)),
+            ("last_tick", .time(lastTick?.millisecondsSince1970)), ("last_job_id", .int(lastJob?.rawValue)),
+            ("last_job_state", .string(lastJobState?.rawValue)),
+        ])
+    }
+}
+
+extension GroupSummary {
+    /// The outermost group as a JSON object, keys as the `group_list` view names them.
+    package var json: JSONValue {
+        .object([
+            ("id", .int(id.rawValue)), ("kind", .string(kind)), ("name", .string(name)), ("state", .string(state.rawValue)),
+            ("children", .int(Int64(children))), ("succeeded", .int(Int64(succeeded))), ("created_at", .time(createdAt)),
+            ("finished_at", .time(finishedAt)), ("error", .string(error)),
+        ])
+    }
+}
+
+extension GroupResult {
+    /// The group with its children (nested groups inside), each child's state and job id or group.
+    package var json: JSONValue {
+        .object([
+            ("id", .int(id.rawValue)), ("name", .string(name)), ("state", .string(state.rawValue)), ("reason", .string(reason)),
+            (
+                "children",
+                .array(
+                    children.map { child in
+                        var members: [(String, JSONValue)] = [
+                            ("position", .int(Int64(child.position))), ("name", .string(child.name)), ("state", .string(child.state.rawValue)),
+                        ]
+                        switch child.content {
+                        case .job(let id, let error):
+                            members.append(("job_id", .int(id.rawValue)))
+                            members.append(("error", .string(error?.description)))
+                        case .group(let group):
+                            members.append(("group", group.json))
+                        }
+                        return .object(members)
+                    })
+            ),
         ])
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A JSON value whose objects keep their keys in the order written, for stable, readable output.
-enum JSONValue: Sendable {
+package enum JSONValue: Sendable {
     case null
     case bool(Bool)
     case int(Int64)
@@ -11,12 +11,12 @@ enum JSONValue: Sendable {
     case object([(String, JSONValue)])
 
     /// Parses JSON text (a job's input or output); text that is not JSON becomes a string.
-    static func parsing(_ text: String) -> JSONValue {
+    package static func parsing(_ text: String) -> JSONValue {
         (try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))) ?? .string(text)
     }
 
     /// The value as compact JSON text.
-    var text: String {
+    package var text: String {
         switch self {
         case .null: return "null"
         case .bool(let value): return value ? "true" : "false"
@@ -27,11 +27,6 @@ enum JSONValue: Sendable {
         case .object(let members):
             return "{" + members.map { Self.quoted($0.0) + ":" + $0.1.text }.joined(separator: ",") + "}"
         }
-    }
-
-    /// Prints the value on one line to standard output.
-    func print() {
-        Terminal.print(text)
     }
 
     private static func quoted(_ string: String) -> String {
@@ -53,15 +48,15 @@ enum JSONValue: Sendable {
 
 extension JSONValue {
     /// A string, or null.
-    static func string(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+    package static func string(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
     /// An integer, or null.
-    static func int(_ value: Int64?) -> JSONValue { value.map { .int($0) } ?? .null }
+    package static func int(_ value: Int64?) -> JSONValue { value.map { .int($0) } ?? .null }
     /// A time as ISO 8601 text, or null.
-    static func time(_ milliseconds: Int64?) -> JSONValue { milliseconds.map { .string(Formatting.timestamp($0)) } ?? .null }
+    package static func time(_ milliseconds: Int64?) -> JSONValue { milliseconds.map { .string(Formatting.timestamp($0)) } ?? .null }
 }
 
 extension JSONValue: Decodable {
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         if let container = try? decoder.container(keyedBy: AnyKey.self) {
             self = .object(
                 try container.allKeys.map(\.stringValue).sorted().map { key in

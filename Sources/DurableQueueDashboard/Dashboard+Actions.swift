@@ -1,0 +1,63 @@
+import DurableQueue
+import DurableQueueInspection
+import Foundation
+import Hummingbird
+
+/// The actions, each a POST through the library (so each change has its event in the history).
+/// A form posts `back` and gets a redirect there; any other client gets JSON.
+extension Dashboard {
+    func cancel(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let id = try RequestValues.jobID(context)
+        let job = try await reading { try await queue.store.job(id) }
+        guard !job.state.isTerminal else {
+            throw DashboardFailure(.conflict, "job \(id) already \(job.state.rawValue): there is nothing to cancel")
+        }
+        try await reading { try await queue.cancel(id) }
+        return try await acted(request, back: "/jobs/\(id)") { try await jobJSON(id) }
+    }
+
+    func retry(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let id = try RequestValues.jobID(context)
+        try await reading { try await queue.retry(id) }
+        return try await acted(request, back: "/jobs/\(id)") { try await jobJSON(id) }
+    }
+
+    func setPaused(_ paused: Bool, _ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let name = try RequestValues.queueName(context)
+        try await reading {
+            guard try await queue.configuration(of: name) != nil else {
+                throw DashboardFailure(.notFound, "there is no queue named '\(name)'")
+            }
+            if paused { try await queue.suspend(queue: name) } else { try await queue.resume(queue: name) }
+        }
+        return try await acted(request, back: "/") {
+            let statuses = try await reading { try await queue.store.queueStatuses() }
+            return statuses.first { $0.configuration.name == name }?.json ?? .null
+        }
+    }
+
+    /// The response to an action that was carried out: a redirect for a form, else `result` as JSON.
+    private func acted(_ request: Request, back: String, result: () async throws -> JSONValue) async throws -> Response {
+        actions.increment()
+        guard request.headers[.contentType]?.hasPrefix("application/x-www-form-urlencoded") == true else {
+            return .json(try await result())
+        }
+        let form = String(buffer: try await request.body.collect(upTo: 16 * 1024))
+        return .seeOther(Self.localPath(Self.formValue("back", in: form)) ?? back)
+    }
+
+    /// A form field's value (the first with that name).
+    static func formValue(_ name: String, in form: String) -> String? {
+        var components = URLComponents()
+        components.percentEncodedQuery = form.replacingOccurrences(of: "+", with: "%20")
+        return components.queryItems?.first { $0.name == name }?.value
+    }
+
+    /// `path` if it is a path of this dashboard (so a form cannot send the browser elsewhere).
+    static func localPath(_ path: String?) -> String? {
+        guard let path, path.hasPrefix("/"), !path.hasPrefix("//"), !path.contains("\\"),
+            !path.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { return nil }
+        return path
+    }
+}

@@ -1,0 +1,33 @@
+import DurableQueue
+import Hummingbird
+import ServiceLifecycle
+
+extension Dashboard {
+    /// `/api/events`: server-sent events, a `change` event whenever the store changed (another
+    /// process committed, or this dashboard acted), checked every refresh interval, and a comment
+    /// every 15 s so that proxies keep the connection. Ends when the dashboard shuts down.
+    func liveUpdates() -> Response {
+        let interval = configuration.refreshInterval
+        let body = ResponseBody { [queue, actions] writer in
+            try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
+            var last: String?
+            var quiet = Duration.zero
+            while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                let token = "\(try await queue.store.changeToken())-\(actions.value)"
+                if let last, last != token {
+                    try await writer.write(ByteBuffer(string: "event: change\ndata: \(token)\n\n"))
+                    quiet = .zero
+                } else if quiet >= .seconds(15) {
+                    try await writer.write(ByteBuffer(string: ": still here\n\n"))
+                    quiet = .zero
+                }
+                last = token
+                try? await Task.sleep(for: interval)
+                quiet += interval
+            }
+            try await writer.finish(nil)
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
+    }
+}

@@ -1,0 +1,99 @@
+import DurableQueue
+import DurableQueueInspection
+import Foundation
+import Hummingbird
+
+extension Dashboard {
+    /// Every route: pages, their JSON twins under `/api/`, the actions (POST), live updates and assets.
+    func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router()
+        let guardMiddleware = AccessGuard<BasicRequestContext>(token: token, loopbackOnly: Self.isLoopback(configuration.host))
+        router.add(middleware: guardMiddleware)
+
+        router.get("/") { request, _ -> Response in .html(try await overviewPage(actionsEnabled: guardMiddleware.isAuthorized(request))) }
+        router.get("/jobs") { request, _ -> Response in .html(try await jobsPage(request, actionsEnabled: guardMiddleware.isAuthorized(request))) }
+        router.get("/jobs/:id") { request, context -> Response in
+            let id = try RequestValues.jobID(context)
+            let (job, history) = try await reading { (try await queue.store.job(id), try await queue.store.history(of: id)) }
+            return .html(JobPage(job: job, history: history, actionsEnabled: guardMiddleware.isAuthorized(request)).render())
+        }
+        router.get("/groups/:id") { request, context -> Response in
+            let id = try RequestValues.groupID(context)
+            let group = try await reading { try await queue.store.groupResult(id) }
+            return .html(GroupPage(group: group, actionsEnabled: guardMiddleware.isAuthorized(request)).render())
+        }
+
+        router.get("/api/queues") { _, _ -> Response in .json(.array(try await reading { try await queue.store.queueStatuses() }.map(\.json))) }
+        router.get("/api/jobs") { request, _ -> Response in
+            let filter = try RequestValues.jobFilter(request)
+            let (jobs, total) = try await reading { (try await queue.store.jobs(filter), try await queue.store.count(filter)) }
+            return .json(.object([("total", .int(Int64(total))), ("jobs", .array(jobs.map(\.json)))]))
+        }
+        router.get("/api/jobs/:id") { _, context -> Response in
+            let id = try RequestValues.jobID(context)
+            return .json(try await jobJSON(id))
+        }
+        router.get("/api/groups") { _, _ -> Response in .json(.array(try await reading { try await queue.store.groups(limit: 100) }.map(\.json))) }
+        router.get("/api/groups/:id") { _, context -> Response in
+            let id = try RequestValues.groupID(context)
+            return .json(try await reading { try await queue.store.groupResult(id) }.json)
+        }
+        router.get("/api/schedules") { _, _ -> Response in .json(.array(try await reading { try await queue.schedules() }.map(\.json))) }
+        router.get("/api/events") { _, _ -> Response in liveUpdates() }
+
+        router.post("/api/jobs/:id/cancel") { request, context -> Response in try await cancel(request, context) }
+        router.post("/api/jobs/:id/retry") { request, context -> Response in try await retry(request, context) }
+        router.post("/api/queues/:name/pause") { request, context -> Response in try await setPaused(true, request, context) }
+        router.post("/api/queues/:name/resume") { request, context -> Response in try await setPaused(false, request, context) }
+
+        router.get("/assets/dashboard.css") { _, _ -> Response in Self.asset(Assets.stylesheet, type: "text/css; charset=utf-8") }
+        router.get("/assets/dashboard.js") { _, _ -> Response in Self.asset(Assets.script, type: "text/javascript; charset=utf-8") }
+        return router
+    }
+
+    /// The result of `body`, a library error turned into the failure it stands for.
+    func reading<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as DurableQueueError {
+            throw DashboardFailure(error)
+        }
+    }
+
+    /// The job with its history, as `durableq show --json` prints it.
+    func jobJSON(_ id: JobID) async throws -> JSONValue {
+        let (job, history) = try await reading { (try await queue.store.job(id), try await queue.store.history(of: id)) }
+        guard case .object(let members) = job.json else { return job.json }
+        return .object(members + [("history", .array(history.map(\.json)))])
+    }
+
+    private func overviewPage(actionsEnabled: Bool) async throws -> String {
+        let (queues, schedules, groups) = try await reading {
+            (try await queue.store.queueStatuses(), try await queue.schedules(), try await queue.store.groups(limit: 20))
+        }
+        return OverviewPage(
+            location: queue.path, queues: queues, schedules: schedules, groups: groups, now: Date().millisecondsSince1970,
+            actionsEnabled: actionsEnabled
+        ).render()
+    }
+
+    private func jobsPage(_ request: Request, actionsEnabled: Bool) async throws -> String {
+        let filter = try RequestValues.jobFilter(request)
+        let (jobs, total, queues) = try await reading {
+            (try await queue.store.jobs(filter), try await queue.store.count(filter), try await queue.store.queueStatuses())
+        }
+        return JobsPage(
+            filter: filter, jobs: jobs, total: total, queueNames: queues.map(\.configuration.name), actionsEnabled: actionsEnabled
+        ).render()
+    }
+
+    private static func asset(_ text: String, type: String) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: type, .cacheControl: "max-age=300"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// Whether `host` is a loopback address or name.
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}

@@ -1,0 +1,62 @@
+import DurableQueue
+import DurableQueueInspection
+
+/// `/jobs/{id}`: one job's fields, progress, input, output or error, history, and its actions.
+struct JobPage {
+    let job: JobRecord
+    let history: [JobEvent]
+    let actionsEnabled: Bool
+
+    func render() -> String {
+        var fields: [(String, String)] = [
+            ("State", HTML.badge(job.state) + (job.cancelRequested && !job.state.isTerminal ? " cancel requested" : "")),
+            ("Queue", "<a href=\"/jobs\(HTML.query([("queue", job.queue)]))\">\(HTML.escape(job.queue))</a>"),
+            ("Kind", HTML.escape(job.kind)), ("Priority", HTML.escape(Formatting.priority(job.priority))),
+            ("Attempts", job.maxAttempts.map { "\(job.attempts) of \($0)" } ?? "\(job.attempts) (no limit)"),
+            ("Created", HTML.time(job.createdAt)), ("Run at", HTML.time(job.runAt)), ("Updated", HTML.time(job.updatedAt)),
+        ]
+        if let started = job.startedAt { fields.append(("Started", HTML.time(started))) }
+        if let finished = job.finishedAt { fields.append(("Finished", HTML.time(finished))) }
+        if let progress = job.progress {
+            let percent = Int((min(max(progress, 0), 1) * 100).rounded(.down))
+            fields.append(("Progress", "<progress max=\"100\" value=\"\(percent)\"></progress> \(percent)%"))
+        }
+        if !job.tags.isEmpty {
+            fields.append(("Tags", job.tags.map { "<a href=\"/jobs\(HTML.query([("tag", $0)]))\">\(HTML.escape($0))</a>" }.joined(separator: ", ")))
+        }
+        if let key = job.uniqueKey { fields.append(("Unique key", HTML.escape(key))) }
+        if let owner = job.leaseOwner { fields.append(("Worker", HTML.escape(owner))) }
+        if let checkpoint = job.checkpoint { fields.append(("Checkpoint", "\(checkpoint.count) bytes")) }
+
+        var body = "<h1>Job \(job.id.rawValue) <span class=\"muted\">\(HTML.escape(job.kind))</span></h1>\n"
+        body += "<div class=\"actions\">\(actions())</div>\n"
+        body += "<dl>" + fields.map { "<dt>\($0.0)</dt><dd>\($0.1)</dd>" }.joined() + "</dl>\n"
+        body += "<h2>Input</h2><pre>\(HTML.escape(HTML.prettyJSON(job.input)))</pre>\n"
+        if let output = job.output { body += "<h2>Output</h2><pre>\(HTML.escape(HTML.prettyJSON(output)))</pre>\n" }
+        if let error = job.error {
+            body += "<h2>Error</h2><pre class=\"error\">\(HTML.escape(error.description))\(error.retryable ? "" : " (not retryable)")</pre>\n"
+        }
+        body += "<h2>History</h2>\n"
+        body += HTML.table(
+            ["At", "From", "To", "Attempt", "Worker", "Reason"],
+            history.map { event in
+                [
+                    HTML.time(event.at), event.from.map(HTML.badge) ?? "–", HTML.badge(event.to), String(event.attempt),
+                    HTML.escape(event.worker ?? "–"), "<span class=\"wrap\">\(HTML.escape(event.reason ?? ""))</span>",
+                ]
+            }, empty: "No events.")
+        return PageLayout(title: "Job \(job.id.rawValue)", actionsEnabled: actionsEnabled).render(body: body)
+    }
+
+    private func actions() -> String {
+        let back = "/jobs/\(job.id.rawValue)"
+        var buttons: [String] = []
+        if !job.state.isTerminal && !job.cancelRequested {
+            buttons.append(HTML.actionButton("Cancel", path: "/api/jobs/\(job.id.rawValue)/cancel", back: back, enabled: actionsEnabled, danger: true))
+        }
+        if job.state == .failed || job.state == .cancelled {
+            buttons.append(HTML.actionButton("Retry", path: "/api/jobs/\(job.id.rawValue)/retry", back: back, enabled: actionsEnabled))
+        }
+        return buttons.joined()
+    }
+}
