@@ -209,6 +209,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The dashboard over real HTTP on 127.0.0.1, and in a real headless Chromium.
+        .testTarget(
+            name: "DurableQueueDashboardTests",
+            dependencies: [
+                "DurableQueue",
+                "DurableQueueDashboard",
+                "DurableQueueTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "durableqTests",
             dependencies: [

@@ -1,0 +1,149 @@
+import AsyncHTTPClient
+import DurableQueue
+import DurableQueueDashboard
+import DurableQueueTestSupport
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// Cancel, retry, pause and resume over HTTP: refused without the token or from another site,
+/// carried out through the library with the token (each change in the job's history).
+@Suite(.timeLimit(.minutes(2))) struct DashboardActionTests {
+    private func history(_ fixture: DashboardFixture, _ id: JobID) async throws -> [String] {
+        let job = try await fixture.send("/api/jobs/\(id.rawValue)").object()
+        return (job["history"] as? [[String: Any]] ?? []).map { "\($0["to_state"] as? String ?? "?"):\($0["reason"] as? String ?? "")" }
+    }
+
+    @Test func cancelAndRetryNeedTheTokenAndAppearInTheHistory() async throws {
+        try await DashboardFixture.with { fixture in
+            let job = try await fixture.workers.enqueue(Echo.self, "waiting", options: EnqueueOptions(delay: .seconds(3600)))
+            let before = try await history(fixture, job.id)
+
+            let refused = try await fixture.send("/api/jobs/\(job.id.rawValue)/cancel", method: .POST)
+            #expect(refused.status == 403)
+            #expect(refused.body.contains("token"))
+            let wrong = try await fixture.send("/api/jobs/\(job.id.rawValue)/cancel", method: .POST, headers: [("Authorization", "Bearer 0123456789abcdef")])
+            #expect(wrong.status == 403)
+            #expect(try await job.state() == .scheduled)
+            #expect(try await history(fixture, job.id) == before)
+
+            let cancelled = try await fixture.send("/api/jobs/\(job.id.rawValue)/cancel", method: .POST, authorized: true)
+            #expect(cancelled.status == 200, "\(cancelled.body)")
+            #expect(try cancelled.object()["state"] as? String == "cancelled")
+            #expect(try await job.state() == .cancelled)
+            #expect(try await history(fixture, job.id).last?.hasPrefix("cancelled:") == true)
+
+            let again = try await fixture.send("/api/jobs/\(job.id.rawValue)/cancel", method: .POST, authorized: true)
+            #expect(again.status == 409)
+            #expect(try again.object()["error"] as? String == "job \(job.id.rawValue) already cancelled: there is nothing to cancel")
+
+            let retried = try await fixture.send("/api/jobs/\(job.id.rawValue)/retry", method: .POST, authorized: true)
+            #expect(retried.status == 200, "\(retried.body)")
+            #expect(try await job.state() == .pending)
+            #expect(try await history(fixture, job.id).count == before.count + 2)
+            let notFailed = try await fixture.send("/api/jobs/\(job.id.rawValue)/retry", method: .POST, authorized: true)
+            #expect(notFailed.status == 409)
+            #expect(try await fixture.send("/api/jobs/4242/cancel", method: .POST, authorized: true).status == 404)
+        }
+    }
+
+    @Test func pauseAndResumeAQueue() async throws {
+        try await DashboardFixture.with { fixture in
+            _ = try await fixture.workers.enqueue(Echo.self, "x", options: EnqueueOptions(queue: "mail"))
+            #expect(try await fixture.send("/api/queues/mail/pause", method: .POST).status == 403)
+            #expect(try await fixture.workers.configuration(of: "mail")?.isSuspended == false)
+
+            let paused = try await fixture.send("/api/queues/mail/pause", method: .POST, authorized: true)
+            #expect(paused.status == 200, "\(paused.body)")
+            #expect(try paused.object()["suspended"] as? Bool == true)
+            #expect(try await fixture.workers.configuration(of: "mail")?.isSuspended == true)
+            #expect(try await fixture.workers.runDueJobs() == 0)  // a paused queue starts nothing
+
+            let resumed = try await fixture.send("/api/queues/mail/resume", method: .POST, authorized: true)
+            #expect(try resumed.object()["suspended"] as? Bool == false)
+            #expect(try await fixture.workers.runDueJobs() == 1)
+
+            let unknown = try await fixture.send("/api/queues/nope/pause", method: .POST, authorized: true)
+            #expect(unknown.status == 404)
+            #expect(unknown.body.contains("no queue named 'nope'"))
+            #expect(try await fixture.workers.configuration(of: "nope") == nil)
+        }
+    }
+
+    @Test func theTokenURLSetsASameSiteCookieThatFormsThenUse() async throws {
+        try await DashboardFixture.with { fixture in
+            let job = try await fixture.workers.enqueue(Echo.self, "w", options: EnqueueOptions(delay: .seconds(3600)))
+            let wrong = try await fixture.send("/jobs?token=not-the-token")
+            #expect(wrong.status == 403)
+
+            let opened = try await fixture.send("/jobs?state=scheduled&token=\(fixture.dashboard.token)")
+            #expect(opened.status == 303)
+            #expect(opened.headers["Location"].first == "/jobs?state=scheduled")  // the token leaves the address bar
+            let cookie = try #require(opened.headers["Set-Cookie"].first)
+            #expect(cookie.contains("durableq_token=\(fixture.dashboard.token)"))
+            #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+            let cookieHeader = ("Cookie", "durableq_token=\(fixture.dashboard.token)")
+
+            #expect(try await fixture.send("/jobs/\(job.id.rawValue)").body.contains("disabled title=\"open the URL with the token"))
+            #expect(!(try await fixture.send("/jobs/\(job.id.rawValue)", headers: [cookieHeader]).body.contains("disabled")))
+
+            let form = [cookieHeader, ("Content-Type", "application/x-www-form-urlencoded"), ("Origin", fixture.base)]
+            let outside = try await fixture.send("/api/jobs/\(job.id.rawValue)/cancel", method: .POST, headers: form, body: "back=%2F%2Fevil.example%2F")
+            #expect(outside.status == 303)
+            #expect(outside.headers["Location"].first == "/jobs/\(job.id.rawValue)")  // never another site
+            #expect(try await job.state() == .cancelled)
+            let back = try await fixture.send("/api/jobs/\(job.id.rawValue)/retry", method: .POST, headers: form, body: "back=%2Fjobs%3Fstate%3Dpending")
+            #expect(back.status == 303)
+            #expect(back.headers["Location"].first == "/jobs?state=pending")
+        }
+    }
+
+    @Test func actionsFromAnotherSiteAreRefusedEvenWithTheCookie() async throws {
+        try await DashboardFixture.with { fixture in
+            let job = try await fixture.workers.enqueue(Echo.self, "w", options: EnqueueOptions(delay: .seconds(3600)))
+            let cookie = ("Cookie", "durableq_token=\(fixture.dashboard.token)")
+            let path = "/api/jobs/\(job.id.rawValue)/cancel"
+            let fromOrigin = try await fixture.send(path, method: .POST, headers: [cookie, ("Origin", "http://evil.example")])
+            #expect(fromOrigin.status == 403)
+            #expect(fromOrigin.body.contains("another site"))
+            let fromSite = try await fixture.send(path, method: .POST, headers: [cookie, ("Sec-Fetch-Site", "cross-site")])
+            #expect(fromSite.status == 403)
+            #expect(try await job.state() == .scheduled)
+            #expect(try await fixture.send(path, method: .POST, headers: [cookie, ("Sec-Fetch-Site", "same-origin")]).status == 200)
+        }
+    }
+
+    @Test func livePagesHearOfChangesFromOtherProcessesAndTheirOwnActions() async throws {
+        try await DashboardFixture.with { fixture in
+            var request = HTTPClientRequest(url: fixture.base + "/api/events")
+            request.method = .GET
+            let response = try await fixture.client.execute(request, timeout: .seconds(30))
+            #expect(response.headers["Content-Type"].first == "text/event-stream")
+            var chunks = response.body.makeAsyncIterator()
+            var received = ""
+            func nextChange() async throws -> String? {
+                while true {
+                    if let range = received.range(of: "event: change\ndata: ") {
+                        let rest = received[range.upperBound...]
+                        guard let end = rest.firstIndex(of: "\n") else { break }
+                        let token = String(rest[..<end])
+                        received = String(rest[end...])
+                        return token
+                    }
+                    break
+                }
+                guard let chunk = try await chunks.next() else { return nil }
+                received += String(buffer: chunk)
+                return try await nextChange()
+            }
+            try await Task.sleep(for: .milliseconds(300))  // the stream has read its first token
+            let job = try await fixture.workers.enqueue(Echo.self, "new", options: EnqueueOptions(delay: .seconds(3600)))  // another connection
+            let first = try await nextChange()
+            #expect(first != nil)
+            _ = try await fixture.send("/api/jobs/\(job.id.rawValue)/cancel", method: .POST, authorized: true)  // the dashboard's own write
+            let second = try await nextChange()
+            #expect(second != nil && second != first)
+        }
+    }
+}
