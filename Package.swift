@@ -215,6 +215,7 @@ let package = Package(
             dependencies: [
                 "DurableQueue",
                 "DurableQueueDashboard",
+                "DurableQueuePostgres",
                 "DurableQueueTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -15,8 +15,8 @@ import Testing
         return (job["history"] as? [[String: Any]] ?? []).map { "\($0["to_state"] as? String ?? "?"):\($0["reason"] as? String ?? "")" }
     }
 
-    @Test func cancelAndRetryNeedTheTokenAndAppearInTheHistory() async throws {
-        try await DashboardFixture.with { fixture in
+    @Test(arguments: Backend.allCases) func cancelAndRetryNeedTheTokenAndAppearInTheHistory(_ backend: Backend) async throws {
+        try await DashboardFixture.with(backend) { fixture in
             let job = try await fixture.workers.enqueue(Echo.self, "waiting", options: EnqueueOptions(delay: .seconds(3600)))
             let before = try await history(fixture, job.id)
 
@@ -48,8 +48,8 @@ import Testing
         }
     }
 
-    @Test func pauseAndResumeAQueue() async throws {
-        try await DashboardFixture.with { fixture in
+    @Test(arguments: Backend.allCases) func pauseAndResumeAQueue(_ backend: Backend) async throws {
+        try await DashboardFixture.with(backend) { fixture in
             _ = try await fixture.workers.enqueue(Echo.self, "x", options: EnqueueOptions(queue: "mail"))
             #expect(try await fixture.send("/api/queues/mail/pause", method: .POST).status == 403)
             #expect(try await fixture.workers.configuration(of: "mail")?.isSuspended == false)
@@ -114,8 +114,8 @@ import Testing
         }
     }
 
-    @Test func livePagesHearOfChangesFromOtherProcessesAndTheirOwnActions() async throws {
-        try await DashboardFixture.with { fixture in
+    @Test(arguments: Backend.allCases) func livePagesHearOfChangesFromOtherProcessesAndTheirOwnActions(_ backend: Backend) async throws {
+        try await DashboardFixture.with(backend) { fixture in
             var request = HTTPClientRequest(url: fixture.base + "/api/events")
             request.method = .GET
             let response = try await fixture.client.execute(request, timeout: .seconds(30))

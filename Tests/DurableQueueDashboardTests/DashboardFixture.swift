@@ -1,9 +1,11 @@
 import AsyncHTTPClient
 import DurableQueue
 import DurableQueueDashboard
+import DurableQueuePostgres
 import DurableQueueTestSupport
 import Foundation
 import Logging
+import Testing
 import NIOCore
 import NIOHTTP1
 
@@ -23,8 +25,26 @@ struct Refuse: Job {
     func shouldRetry(after error: any Error) -> Bool { false }
 }
 
-/// A dashboard on a SQLite file in a temporary directory, listening on a free port of 127.0.0.1,
-/// with a second queue on the same file for the test's own jobs (as a worker process would be).
+/// Where a dashboard test keeps its jobs: every backend the store boundary supports.
+enum Backend: String, Sendable, CaseIterable, CustomTestStringConvertible {
+    case sqlite = "SQLite"
+    case postgres = "PostgreSQL"
+
+    var testDescription: String { rawValue }
+
+    /// A queue on the store of `directory`: each call opens its own, as another process would.
+    func queue(in directory: TemporaryDirectory) async throws -> JobQueue {
+        switch self {
+        case .sqlite: try JobQueue(path: directory.path("jobs.sqlite"))
+        case .postgres:
+            try await JobQueue(postgres: PostgresStorage(url: try await TestPostgresServer.url(schema: TestPostgresServer.schema(for: directory))))
+        }
+    }
+}
+
+/// A dashboard on a store in a temporary directory (a SQLite file, or a PostgreSQL schema),
+/// listening on a free port of 127.0.0.1, with a second queue on the same store for the test's own
+/// jobs (as a worker process would be).
 struct DashboardFixture: Sendable {
     /// The queue the test enqueues on and runs (not the dashboard's).
     let workers: JobQueue
@@ -71,15 +91,14 @@ struct DashboardFixture: Sendable {
     }
 
     /// Runs `body` with a running dashboard; stops it and removes the directory afterwards.
-    static func with(_ body: @Sendable (DashboardFixture) async throws -> Void) async throws {
+    static func with(_ backend: Backend = .sqlite, _ body: @Sendable (DashboardFixture) async throws -> Void) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path("jobs.sqlite")
-        let workers = try JobQueue(path: path)
+        let workers = try await backend.queue(in: directory)
         workers.register(Echo())
         workers.register(Refuse())
         let dashboard = try Dashboard(
-            queue: try JobQueue(path: path),
+            queue: try await backend.queue(in: directory),
             configuration: Dashboard.Configuration(port: 0, refreshInterval: .milliseconds(100)),
             logger: Logger(label: "dashboard", factory: { _ in SwiftLogNoOpLogHandler() }))
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))

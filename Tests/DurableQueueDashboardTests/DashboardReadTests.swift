@@ -8,8 +8,8 @@ import Testing
 
 /// The dashboard's pages and their JSON twins, read over HTTP from a real server on 127.0.0.1.
 @Suite(.timeLimit(.minutes(2))) struct DashboardReadTests {
-    @Test func queuesShowTheirCountsByStateAsJSONAndAsAPage() async throws {
-        try await DashboardFixture.with { fixture in
+    @Test(arguments: Backend.allCases) func queuesShowTheirCountsByStateAsJSONAndAsAPage(_ backend: Backend) async throws {
+        try await DashboardFixture.with(backend) { fixture in
             let mail = EnqueueOptions(queue: "mail")
             for index in 0..<3 { _ = try await fixture.workers.enqueue(Echo.self, "m\(index)", options: mail) }
             _ = try await fixture.workers.enqueue(Refuse.self, "no", options: mail)
@@ -34,8 +34,8 @@ import Testing
         }
     }
 
-    @Test func jobsFilterByStateQueueKindAndTagAndSearchTheirInput() async throws {
-        try await DashboardFixture.with { fixture in
+    @Test(arguments: Backend.allCases) func jobsFilterByStateQueueKindAndTagAndSearchTheirInput(_ backend: Backend) async throws {
+        try await DashboardFixture.with(backend) { fixture in
             let first = try await fixture.workers.enqueue(Echo.self, "invoice for ACME", options: EnqueueOptions(queue: "mail", tags: ["billing"]))
             _ = try await fixture.workers.enqueue(Echo.self, "hello", options: EnqueueOptions(queue: "mail"))
             let refused = try await fixture.workers.enqueue(Refuse.self, "acme again", options: EnqueueOptions(queue: "other"))
@@ -87,8 +87,8 @@ import Testing
         }
     }
 
-    @Test func groupsAndSchedulesAppearWhenThereAreAny() async throws {
-        try await DashboardFixture.with { fixture in
+    @Test(arguments: Backend.allCases) func groupsAndSchedulesAppearWhenThereAreAny(_ backend: Backend) async throws {
+        try await DashboardFixture.with(backend) { fixture in
             #expect(!(try await fixture.send("/").body.contains("Sequences and groups")))
             let group = try await fixture.workers.enqueue(
                 .sequence([.job(Echo.self, "one", name: "first"), .job(Echo.self, "two", name: "second")], name: "pipeline"))

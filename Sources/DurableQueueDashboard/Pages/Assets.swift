@@ -17,7 +17,7 @@ enum Assets {
         a { color: var(--accent); }
         .scroll { overflow-x: auto; background: #fff; border: 1px solid var(--line); border-radius: 6px; }
         table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
-        th, td { text-align: left; padding: 6px 10px; border-bottom: 1px solid var(--line); white-space: nowrap; vertical-align: top; }
+        th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); white-space: nowrap; vertical-align: top; }
         th { font-size: 12px; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); background: #fafbfd; }
         td.wrap { white-space: normal; overflow-wrap: anywhere; }
         .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; font-weight: 600; background: #e8ebf1; }
@@ -28,7 +28,8 @@ enum Assets {
         dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 14px; background: #fff; border: 1px solid var(--line);
              border-radius: 6px; padding: 10px 14px; margin: 0; }
         dt { color: var(--muted); } dd { margin: 0; overflow-wrap: anywhere; }
-        pre { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 10px; overflow-x: auto; margin: 0; }
+        pre { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 10px; margin: 0;
+              white-space: pre-wrap; overflow-wrap: anywhere; max-height: 480px; overflow-y: auto; }
         progress { width: 60%; max-width: 320px; vertical-align: middle; }
         form.filters { display: flex; flex-wrap: wrap; gap: 8px; margin: 8px 0 12px; }
         form.filters input, form.filters select { padding: 5px 8px; border: 1px solid var(--line); border-radius: 5px; font: inherit; min-width: 0; }
@@ -69,6 +70,7 @@ enum Assets {
             if (again) { again = false; refresh(); }
           }
           if (!window.EventSource) return;
+          live.textContent = "live";
           const events = new EventSource("/api/events");
           events.addEventListener("open", () => live.classList.add("on"));
           events.addEventListener("error", () => live.classList.remove("on"));

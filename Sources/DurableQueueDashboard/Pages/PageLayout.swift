@@ -18,7 +18,7 @@ struct PageLayout {
             <script src="/assets/dashboard.js" defer></script>
             </head><body>
             <header><a class="brand" href="/">DurableQueue</a><nav><a href="/">Queues</a><a href="/jobs">Jobs</a></nav>\
-            <span id="live" class="live" title="updates as the queue changes">live</span></header>
+            <span id="live" class="live" title="updates as the queue changes">static</span></header>
             <main id="main">
             \(notice)
             \(body)
