@@ -15,7 +15,7 @@ import Synchronization
 /// ``url`` carries (opening it once stores the token in a same-site cookie).
 ///
 /// ```swift
-/// let dashboard = Dashboard(queue: try JobQueue(path: "durableq.sqlite"))
+/// let dashboard = try Dashboard(queue: try JobQueue(path: "durableq.sqlite"))
 /// try await dashboard.run { url in print("dashboard: \(url)") }
 /// ```
 public struct Dashboard: Service {

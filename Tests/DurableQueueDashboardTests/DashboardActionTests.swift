@@ -71,6 +71,17 @@ import Testing
         }
     }
 
+    @Test func aDashboardOnAFileItCannotWriteRefusesActionsSayingWhy() async throws {
+        try await DashboardFixture.with(readOnly: true) { fixture in
+            let job = try await fixture.workers.enqueue(Echo.self, "w", options: EnqueueOptions(delay: .seconds(3600)))
+            #expect(try await fixture.send("/api/jobs/\(job.id.rawValue)").status == 200)
+            let refused = try await fixture.send("/api/jobs/\(job.id.rawValue)/cancel", method: .POST, authorized: true)
+            #expect(refused.status == 409, "\(refused.body)")
+            #expect(refused.body.contains("read-only"), "\(refused.body)")
+            #expect(try await job.state() == .scheduled)
+        }
+    }
+
     @Test func theTokenURLSetsASameSiteCookieThatFormsThenUse() async throws {
         try await DashboardFixture.with { fixture in
             let job = try await fixture.workers.enqueue(Echo.self, "w", options: EnqueueOptions(delay: .seconds(3600)))

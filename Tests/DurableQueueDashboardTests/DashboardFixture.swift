@@ -33,11 +33,15 @@ enum Backend: String, Sendable, CaseIterable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 
     /// A queue on the store of `directory`: each call opens its own, as another process would.
-    func queue(in directory: TemporaryDirectory) async throws -> JobQueue {
+    /// `readOnly` opens a SQLite file read-only.
+    func queue(in directory: TemporaryDirectory, readOnly: Bool = false) async throws -> JobQueue {
         switch self {
-        case .sqlite: try JobQueue(path: directory.path("jobs.sqlite"))
+        case .sqlite:
+            var configuration = JobQueue.Configuration()
+            configuration.storage = StorageOptions(readOnly: readOnly)
+            return try JobQueue(path: directory.path("jobs.sqlite"), configuration: configuration)
         case .postgres:
-            try await JobQueue(postgres: PostgresStorage(url: try await TestPostgresServer.url(schema: TestPostgresServer.schema(for: directory))))
+            return try await JobQueue(postgres: PostgresStorage(url: try await TestPostgresServer.url(schema: TestPostgresServer.schema(for: directory))))
         }
     }
 }
@@ -90,15 +94,15 @@ struct DashboardFixture: Sendable {
         return Reply(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
     }
 
-    /// Runs `body` with a running dashboard; stops it and removes the directory afterwards.
-    static func with(_ backend: Backend = .sqlite, _ body: @Sendable (DashboardFixture) async throws -> Void) async throws {
+    /// Runs `body` with a running dashboard (on a read-only SQLite connection if `readOnly`); stops it and removes the directory afterwards.
+    static func with(_ backend: Backend = .sqlite, readOnly: Bool = false, _ body: @Sendable (DashboardFixture) async throws -> Void) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let workers = try await backend.queue(in: directory)
         workers.register(Echo())
         workers.register(Refuse())
         let dashboard = try Dashboard(
-            queue: try await backend.queue(in: directory),
+            queue: try await backend.queue(in: directory, readOnly: readOnly),
             configuration: Dashboard.Configuration(port: 0, refreshInterval: .milliseconds(100)),
             logger: Logger(label: "dashboard", factory: { _ in SwiftLogNoOpLogHandler() }))
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))

@@ -82,6 +82,7 @@ struct Demo: AsyncParsableCommand {
             demo: \(succeeded) of \(jobs.count) jobs succeeded; files in ./\(Self.directory)/. Look inside:
               swift run durableq status
               swift run durableq list --tag demo
+              swift run durableq serve        (the web dashboard: open the URL it prints)
               sqlite3 -box \(database.db) "select job_id, kind, at, from_state, to_state, reason from job_history where kind = 'demo-step' limit 12"
             Run it again for a new round.
             """)
