@@ -48,6 +48,10 @@ private struct Mail: Job {
             let (cancelled, body) = try await send("/api/jobs/\(job.rawValue)/cancel", method: .POST, bearer: token)
             #expect(cancelled == 200 && body.contains("\"state\":\"cancelled\""), "\(body)")
 
+            let second = try await durableq(["serve", "--port", String(port)], in: directory.url.path)
+            #expect(second.status == 1)
+            #expect(second.stderr.contains("cannot listen on 127.0.0.1:\(port): the port is in use"), "\(second.stderr)")
+
             var stream = HTTPClientRequest(url: base + "/api/events")
             stream.method = .GET
             let events = try await client.execute(stream, timeout: .seconds(60))

@@ -1,7 +1,9 @@
 import ArgumentParser
 import DurableQueue
 import DurableQueueDashboard
+import Foundation
 import Logging
+import NIOCore
 import ServiceLifecycle
 import UnixSignals
 
@@ -41,7 +43,12 @@ struct Serve: AsyncParsableCommand {
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [service], gracefulShutdownSignals: [.sigint, .sigterm], cancellationSignals: [], logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch let error as IOError {
+            let reason = error.errnoCode == EADDRINUSE ? "the port is in use (choose another with --port; 0 takes any free one)" : "\(error)"
+            throw CommandFailure(message: "cannot listen on \(host):\(port): \(reason)")
+        }
     }
 }
 
