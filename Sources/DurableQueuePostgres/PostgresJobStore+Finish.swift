@@ -80,10 +80,12 @@ extension PostgresJobStore {
         var attempts: [Int64] = []
         var reasons: [String] = []
         var workers: [String] = []
+        /// Attempts that do not count (a snooze): taken back, as a release takes one back.
+        var uncounted: [Bool] = []
 
-        /// The values of ``RecordEndings``' `$1` to `$12`.
+        /// The values of ``RecordEndings``' `$1` to `$13`.
         var values: [(any PostgresValue)?] {
-            [ids, updates, from, states, outputs, errors, runAts, hasRunAt, finished, attempts, reasons, workers]
+            [ids, updates, from, states, outputs, errors, runAts, hasRunAt, finished, attempts, reasons, workers, uncounted]
         }
 
         /// Adds the change `ending` makes to `row`: the state it ends in (a cancel requested before
@@ -105,13 +107,13 @@ extension PostgresJobStore {
             add(
                 row.id, update: true, from: .running, to: resolved.state, output: resolved.output,
                 error: try resolved.failure.map { try JobCodec.encode($0) }, runAt: resolved.runAt, attempt: row.attempts,
-                reason: resolved.reason, worker: ending.owner)
+                reason: resolved.reason, worker: ending.owner, uncounted: !resolved.countsAttempt)
             return resolved.state
         }
 
         private mutating func add(
             _ id: JobID, update: Bool, from: JobState, to state: JobState, output: String? = nil, error: String? = nil,
-            runAt: Int64? = nil, attempt: Int, reason: String, worker: String
+            runAt: Int64? = nil, attempt: Int, reason: String, worker: String, uncounted: Bool = false
         ) {
             ids.append(id.rawValue)
             updates.append(update)
@@ -125,6 +127,7 @@ extension PostgresJobStore {
             attempts.append(Int64(attempt))
             reasons.append(reason)
             workers.append(worker)
+            self.uncounted.append(uncounted)
         }
     }
 
@@ -138,32 +141,40 @@ extension PostgresJobStore {
             """
     }
 
-    /// Applies the ``EndingChanges`` of `$1` to `$12` at `$13`, appends their history rows in order
-    /// and notifies channel `$14`. Each update is fenced by the attempt it records (state, owner,
-    /// attempt number) as well as by the row lock ``LockEnded`` took for the check.
+    /// Applies the ``EndingChanges`` of `$1` to `$13` at `$14`, appends their history rows in order
+    /// and notifies channel `$15`. Each update is fenced by the attempt it records (state, owner,
+    /// attempt number) as well as by the row lock ``LockEnded`` took for the check; an attempt that
+    /// does not count (`uncounted`) is taken back from the row's attempts and its history row.
     private enum RecordEndings: PreparedSQL {
         static let name = "durablequeue_record_endings"
         static let sql = """
             WITH change AS (
                 SELECT * FROM unnest($1::bigint[], $2::boolean[], $3::text[], $4::text[], $5::text[], $6::text[],
-                                     $7::bigint[], $8::boolean[], $9::boolean[], $10::bigint[], $11::text[], $12::text[])
+                                     $7::bigint[], $8::boolean[], $9::boolean[], $10::bigint[], $11::text[], $12::text[],
+                                     $13::boolean[])
                     WITH ORDINALITY AS c(id, update, "from", state, output, error, run_at, has_run_at, finished, attempt,
-                                         reason, worker, position)
+                                         reason, worker, uncounted, position)
             ),
             updated AS (
                 UPDATE jobs AS j SET state = c.state, output = coalesce(nullif(c.output, '')::jsonb, j.output),
                                      error = coalesce(nullif(c.error, '')::jsonb, j.error),
                                      run_at = CASE WHEN c.has_run_at THEN c.run_at ELSE j.run_at END,
-                                     finished_at = CASE WHEN c.finished THEN $13::bigint END, lease_owner = NULL,
-                                     lease_expires_at = NULL, updated_at = $13
+                                     finished_at = CASE WHEN c.finished THEN $14::bigint END, lease_owner = NULL,
+                                     lease_expires_at = NULL, updated_at = $14,
+                                     attempts = j.attempts - CASE WHEN c.uncounted THEN 1 ELSE 0 END,
+                                     progressed_attempts = j.progressed_attempts
+                                         - CASE WHEN c.uncounted AND j.checkpoint_attempt = j.attempts THEN 1 ELSE 0 END,
+                                     checkpoint_attempt = CASE WHEN c.uncounted AND j.checkpoint_attempt = j.attempts THEN NULL
+                                                               ELSE j.checkpoint_attempt END
                 FROM change AS c
                 WHERE j.id = c.id AND c.update AND j.state = 'running' AND j.lease_owner = c.worker AND j.attempts = c.attempt
             ),
             events AS (
                 INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason, worker)
-                SELECT id, $13, "from", state, attempt, reason, worker FROM change ORDER BY position
+                SELECT id, $14, "from", state, attempt - CASE WHEN uncounted THEN 1 ELSE 0 END, reason, worker
+                FROM change ORDER BY position
             )
-            SELECT pg_notify($14, '')
+            SELECT pg_notify($15, '')
             """
     }
 

@@ -44,18 +44,24 @@ extension SQLiteJobStore {
             attempt.outcome, attempts: row.attempts, maxAttempts: row.maxAttempts, progressedAttempts: row.progressed,
             cancelRequested: row.cancelRequested, now: now)
         let (state, reason) = (ending.state, ending.reason)
+        // An attempt that does not count (a snooze) is taken back, as a release takes one back.
+        let uncounted = ending.countsAttempt ? 0 : 1
         try connection.execute(
             """
             UPDATE jobs SET state = ?2, output = coalesce(?3, output), error = coalesce(?4, error),
                             run_at = coalesce(?5, run_at), finished_at = ?6, lease_owner = NULL,
-                            lease_expires_at = NULL, updated_at = ?7
+                            lease_expires_at = NULL, updated_at = ?7, attempts = attempts - ?8,
+                            progressed_attempts = progressed_attempts - (?8 AND checkpoint_attempt IS attempts),
+                            checkpoint_attempt = CASE WHEN ?8 AND checkpoint_attempt IS attempts THEN NULL
+                                                      ELSE checkpoint_attempt END
             WHERE id = ?1
             """,
             [
                 attempt.id.rawValue, state.rawValue, ending.output, try ending.failure.map(JobCodec.encode), ending.runAt,
-                state.isTerminal ? now : nil, now,
+                state.isTerminal ? now : nil, now, uncounted,
             ])
-        try appendEvent(attempt.id, now: now, from: .running, to: state, attempt: row.attempts, reason: reason, worker: attempt.owner)
+        try appendEvent(
+            attempt.id, now: now, from: .running, to: state, attempt: row.attempts - uncounted, reason: reason, worker: attempt.owner)
         try recordEnd(queue: row.queue, interval: row.throttleInterval, now: now)
         if state.isTerminal { try jobEnded(attempt.id, group: row.group, cacheInUse: cacheInUse, now: now) }
         return state

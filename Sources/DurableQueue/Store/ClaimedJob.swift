@@ -78,12 +78,14 @@ package enum AttemptOutcome: Sendable, Hashable {
     case retry(JobFailure, runAt: Int64)
     /// The handler stopped because its cancel was requested.
     case cancelled(reason: String)
+    /// The handler asked to run again at `runAt` (a ``JobSnooze``): the attempt does not count.
+    case snoozed(runAt: Int64)
 
     /// The handler's failure, if it failed.
     package var failure: JobFailure? {
         switch self {
         case .failed(let failure), .retry(let failure, _): failure
-        case .succeeded, .cancelled: nil
+        case .succeeded, .cancelled, .snoozed: nil
         }
     }
 }

@@ -14,6 +14,9 @@ package struct ResolvedEnding: Sendable, Hashable {
     package var runAt: Int64?
     /// The reason in the history.
     package var reason: String
+    /// Whether the attempt counts among the job's attempts: all but a snooze, which the store
+    /// takes back (as it does a released attempt).
+    package var countsAttempt = true
 
     package init(_ outcome: AttemptOutcome, attempts: Int, maxAttempts: Int?, progressedAttempts: Int, cancelRequested: Bool, now: Int64) {
         switch outcome {
@@ -28,6 +31,10 @@ package struct ResolvedEnding: Sendable, Hashable {
             reason = exhausted ? "\(error) (no attempts left)" : "\(error) (will retry)"
         case .cancelled(let why):
             (state, output, failure, runAt, reason) = (.cancelled, nil, nil, nil, why)
+        case .snoozed(let at):
+            (state, output, failure, runAt) = (at > now ? .scheduled : .pending, nil, nil, at)
+            reason = "snoozed for \(Self.delayText(milliseconds: max(0, at - now)))"
+            countsAttempt = false
         }
         if cancelRequested && state != .cancelled {
             // Even over a handler that ignored the cancel and returned.
@@ -44,7 +51,13 @@ package struct ResolvedEnding: Sendable, Hashable {
             case .succeeded: "returned a result"
             case .failed, .retry: "failed"
             case .cancelled: "stopped"
+            case .snoozed: "snoozed"
             }
         return "attempt \(attempt) \(ending) after its worker lost the job; discarded"
+    }
+
+    /// `30s`, `1500ms`: a delay as the history shows it.
+    private static func delayText(milliseconds: Int64) -> String {
+        milliseconds % 1000 == 0 ? "\(milliseconds / 1000)s" : "\(milliseconds)ms"
     }
 }
