@@ -49,6 +49,7 @@ let package = Package(
                 .embedInCode("0005_progressed_attempts.sql"),
                 .embedInCode("0006_schedules.sql"),
                 .embedInCode("0007_trace_context.sql"),
+                .embedInCode("0008_unique_window.sql"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -88,7 +89,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             resources: [.embedInCode("Migrations/0001_initial.sql"), .embedInCode("Migrations/0002_schedules.sql"),
-                .embedInCode("Migrations/0003_trace_context.sql"),
+                .embedInCode("Migrations/0003_trace_context.sql"), .embedInCode("Migrations/0004_unique_window.sql"),
             ],
             swiftSettings: swiftSettings
         ),

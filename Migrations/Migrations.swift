@@ -35,6 +35,7 @@ package enum SchemaMigrations {
             version: 5, name: "0005_progressed_attempts", bytes: PackageResources._005_progressed_attempts_sql),
         SchemaMigration(version: 6, name: "0006_schedules", bytes: PackageResources._006_schedules_sql),
         SchemaMigration(version: 7, name: "0007_trace_context", bytes: PackageResources._007_trace_context_sql),
+        SchemaMigration(version: 8, name: "0008_unique_window", bytes: PackageResources._008_unique_window_sql),
     ]
 
     /// The newest schema version this build knows.

@@ -18,13 +18,16 @@ extension JobQueue {
     /// ```
     /// - Throws: `invalidArgument` for an empty name, a malformed cron expression (saying which
     ///   field and why), an unknown time zone, an interval under a second, a rule that never ticks,
-    ///   or `options` with a delay or run time (the rule says when).
+    ///   or `options` with a delay or run time, the debounce policy or a unique window (the rule says when).
     public func schedule<J: Job>(
         name: String, _ type: J.Type, input: J.Input, options: EnqueueOptions = EnqueueOptions(), rule: ScheduleRule
     ) async throws {
         guard !name.isEmpty else { throw DurableQueueError.invalidArgument("schedule name", "must not be empty") }
         guard options.delay == nil && options.runAt == nil else {
             throw DurableQueueError.invalidArgument("schedule options", "a delay or run time has no meaning: the rule says when jobs run")
+        }
+        guard options.uniquePolicy != .debounce && options.uniqueWindow == nil else {
+            throw DurableQueueError.invalidArgument("schedule options", "debounce and unique windows do not apply: the rule says when jobs run")
         }
         let ticks = try ScheduleRule.Ticks(rule)
         let now = now

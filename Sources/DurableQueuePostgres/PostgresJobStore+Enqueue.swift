@@ -106,16 +106,27 @@ extension PostgresJobStore {
     {
         try await ensureQueuesExist(session, [job.queue], now: now)
         var replacing: JobID?
-        if let key = job.uniqueKey, job.uniquePolicy != .allow,
-            let existing = try await session.int64(
+        if let key = job.uniqueKey, job.uniquePolicy != .allow {
+            if let existing = try await session.int64(
                 "SELECT id FROM jobs WHERE unique_key = $1 AND \(Self.holdsUniqueKey) FOR UPDATE", [key])
-        {
-            switch job.uniquePolicy {
-            case .keep, .allow:
-                return .existing(JobID(existing))
-            case .replace:
-                _ = try await requestCancel(session, JobID(existing), now: now, reason: "replaced by a job with the same unique key")
-                replacing = JobID(existing)
+            {
+                switch job.uniquePolicy {
+                case .keep, .allow:
+                    return .existing(JobID(existing))
+                case .debounce:
+                    try await debounce(session, JobID(existing), with: job, now: now)
+                    return .existing(JobID(existing))
+                case .replace:
+                    _ = try await requestCancel(session, JobID(existing), now: now, reason: "replaced by a job with the same unique key")
+                    replacing = JobID(existing)
+                }
+            } else if let window = job.uniqueWindowMilliseconds,
+                let recent = try await session.int64(
+                    """
+                    SELECT id FROM jobs WHERE unique_key = $1 AND created_at > $2 ORDER BY created_at DESC, id DESC LIMIT 1
+                    """, [key, now - window])
+            {
+                return .existing(JobID(recent))
             }
         }
         let state: JobState = placement != nil ? .blocked : (job.runAt ?? now) > now ? .scheduled : .pending
@@ -153,4 +164,23 @@ extension PostgresJobStore {
     static let holdsUniqueKey = """
         unique_key IS NOT NULL AND cancel_requested = 0 AND state IN ('scheduled', 'pending', 'blocked', 'running')
         """
+}
+
+extension PostgresJobStore {
+    /// Gives job `id` (locked, holding `job`'s key) `job`'s input and run time if it still waits
+    /// (scheduled or pending), with a history row; a running or blocked job is left as it is.
+    fileprivate func debounce(_ session: PostgresSession, _ id: JobID, with job: NewJob, now: Int64) async throws {
+        let runAt = job.runAt ?? now
+        let newState: JobState = runAt > now ? .scheduled : .pending
+        _ = try await session.execute(
+            """
+            WITH old AS (SELECT state, attempts FROM jobs WHERE id = $1 AND state IN ('scheduled', 'pending')),
+            changed AS (
+                UPDATE jobs SET input = $2::jsonb, run_at = $3, state = $4, updated_at = $5
+                WHERE id = $1 AND state IN ('scheduled', 'pending')
+            )
+            INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason)
+            SELECT $1, $5, old.state, $4, old.attempts, $6 FROM old
+            """, [id.rawValue, job.input, runAt, newState.rawValue, now, HistoryNote.debounced(runAt: runAt, now: now)])
+    }
 }

@@ -42,7 +42,9 @@ struct Chromium {
     /// Runs the browser with `arguments`; its standard output. Killed after a minute.
     private func run(_ arguments: [String]) async throws -> String {
         let output = profile.path("output-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: output, contents: nil)
+        guard FileManager.default.createFile(atPath: output, contents: nil) else {
+            throw Failure(description: "could not create \(output)")
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments =

@@ -25,6 +25,10 @@ public struct EnqueueOptions: Sendable {
     public var uniqueKey: String?
     /// What happens when an unfinished job already has ``uniqueKey``. Default `.keep`.
     public var uniquePolicy: UniquePolicy
+    /// With ``uniqueKey`` and the `.keep` policy: also keep (and return) any job with the key that
+    /// was enqueued less than this long ago, finished or not — at most one job per key per window
+    /// ("send this digest at most once an hour"). nil: the key counts only while its job is unfinished.
+    public var uniqueWindow: Duration?
     /// Labels to find and cancel jobs by.
     public var tags: [String]
     /// The least time after this job starts (or ends, per the queue's ``Throttle``) before the next
@@ -35,7 +39,7 @@ public struct EnqueueOptions: Sendable {
     public init(
         queue: String = "default", priority: Priority? = nil, delay: Duration? = nil, runAt: Date? = nil,
         retry: RetryPolicy = .default, timeout: Duration? = nil, uniqueKey: String? = nil,
-        uniquePolicy: UniquePolicy = .keep, tags: [String] = [], throttleInterval: Duration? = nil
+        uniquePolicy: UniquePolicy = .keep, uniqueWindow: Duration? = nil, tags: [String] = [], throttleInterval: Duration? = nil
     ) {
         self.queue = queue
         self.priority = priority
@@ -45,6 +49,7 @@ public struct EnqueueOptions: Sendable {
         self.timeout = timeout
         self.uniqueKey = uniqueKey
         self.uniquePolicy = uniquePolicy
+        self.uniqueWindow = uniqueWindow
         self.tags = tags
         self.throttleInterval = throttleInterval
     }
@@ -80,7 +85,7 @@ public struct EnqueueOptions: Sendable {
             queue: queue, kind: kind, input: "", priority: priority ?? inherited ?? .normal, runAt: runAt,
             maxAttempts: retry.maxAttempts,
             retryPolicy: try retry.backoff.storedJSON(), timeoutMilliseconds: timeout?.milliseconds,
-            uniqueKey: uniqueKey, uniquePolicy: uniquePolicy, tags: tags,
+            uniqueKey: uniqueKey, uniquePolicy: uniquePolicy, uniqueWindowMilliseconds: uniqueWindow?.milliseconds, tags: tags,
             throttleIntervalMilliseconds: throttleInterval?.milliseconds)
     }
 }

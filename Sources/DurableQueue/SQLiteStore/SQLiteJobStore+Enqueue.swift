@@ -36,13 +36,20 @@ extension SQLiteJobStore {
     func insert(_ job: NewJob, now: Int64, placement: GroupPlacement? = nil, id: Int64? = nil) throws -> EnqueueOutcome {
         try ensureQueueExists(job.queue, now: now)
         var replacing: JobID?
-        if let key = job.uniqueKey, job.uniquePolicy != .allow, let existing = try activeJob(uniqueKey: key) {
-            switch job.uniquePolicy {
-            case .keep, .allow:
-                return .existing(existing)
-            case .replace:
-                _ = try requestCancel(existing, now: now, reason: "replaced by a job with the same unique key")
-                replacing = existing
+        if let key = job.uniqueKey, job.uniquePolicy != .allow {
+            if let existing = try activeJob(uniqueKey: key) {
+                switch job.uniquePolicy {
+                case .keep, .allow:
+                    return .existing(existing)
+                case .debounce:
+                    try debounce(existing, with: job, now: now)
+                    return .existing(existing)
+                case .replace:
+                    _ = try requestCancel(existing, now: now, reason: "replaced by a job with the same unique key")
+                    replacing = existing
+                }
+            } else if let window = job.uniqueWindowMilliseconds, let recent = try newestJob(uniqueKey: key, createdSince: now - window) {
+                return .existing(recent)
             }
         }
         let state: JobState = placement != nil ? .blocked : (job.runAt ?? now) > now ? .scheduled : .pending
@@ -94,6 +101,28 @@ extension SQLiteJobStore {
             SELECT id FROM jobs WHERE unique_key = ? AND \(Self.holdsUniqueKey)
             """, [key]
         ).map { JobID($0) }
+    }
+
+    /// The newest job with unique key `key` created after `since`, finished or not.
+    private func newestJob(uniqueKey key: String, createdSince since: Int64) throws -> JobID? {
+        try connection.scalarInt64(Self.newestWithKeyStatement, [key, since]).map { JobID($0) }
+    }
+
+    /// The newest job with key `?1` created after `?2`: a search of idx_jobs_unique_key_created.
+    static let newestWithKeyStatement = """
+        SELECT id FROM jobs WHERE unique_key = ?1 AND created_at > ?2 ORDER BY created_at DESC LIMIT 1
+        """
+
+    /// Gives job `id`, which holds `job`'s key, `job`'s input and run time if it still waits
+    /// (scheduled or pending), with a history row; a running or blocked job is left as it is.
+    private func debounce(_ id: JobID, with job: NewJob, now: Int64) throws {
+        guard let (state, attempts, _) = try stateRow(id), state == .scheduled || state == .pending else { return }
+        let runAt = job.runAt ?? now
+        let newState: JobState = runAt > now ? .scheduled : .pending
+        try connection.execute(
+            "UPDATE jobs SET input = ?2, run_at = ?3, state = ?4, updated_at = ?5 WHERE id = ?1",
+            [id.rawValue, job.input, runAt, newState.rawValue, now])
+        try appendEvent(id, now: now, from: state, to: newState, attempt: attempts, reason: HistoryNote.debounced(runAt: runAt, now: now))
     }
 
     /// Creates the queue's row with default settings unless it exists.

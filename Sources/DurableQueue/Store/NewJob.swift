@@ -20,6 +20,9 @@ package struct NewJob: Sendable, Hashable {
     package var uniqueKey: String?
     /// What to do when an active job already has `uniqueKey`.
     package var uniquePolicy: UniquePolicy
+    /// With `uniqueKey` and `keep`: a job with the key created less than this many milliseconds
+    /// ago, finished or not, is kept instead of inserting this one; nil: only unfinished ones.
+    package var uniqueWindowMilliseconds: Int64?
     /// Labels to find or cancel the job by.
     package var tags: [String]
     /// The job's own throttle interval in milliseconds, kept after it instead of its queue's; nil
@@ -33,7 +36,7 @@ package struct NewJob: Sendable, Hashable {
     package init(
         queue: String = "default", kind: String, input: String, priority: Priority = .normal, runAt: Int64? = nil,
         maxAttempts: Int? = 3, retryPolicy: String? = nil, timeoutMilliseconds: Int64? = nil,
-        uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep, tags: [String] = [],
+        uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep, uniqueWindowMilliseconds: Int64? = nil, tags: [String] = [],
         throttleIntervalMilliseconds: Int64? = nil, traceContext: String? = nil
     ) {
         self.queue = queue
@@ -46,6 +49,7 @@ package struct NewJob: Sendable, Hashable {
         self.timeoutMilliseconds = timeoutMilliseconds
         self.uniqueKey = uniqueKey
         self.uniquePolicy = uniquePolicy
+        self.uniqueWindowMilliseconds = uniqueWindowMilliseconds
         self.tags = tags
         self.throttleIntervalMilliseconds = throttleIntervalMilliseconds
         self.traceContext = traceContext
@@ -62,6 +66,14 @@ package struct NewJob: Sendable, Hashable {
             throw DurableQueueError.invalidArgument("timeout", "\(timeoutMilliseconds) ms is not positive")
         }
         if uniqueKey?.isEmpty == true { throw DurableQueueError.invalidArgument("uniqueKey", "must not be empty") }
+        if let uniqueWindowMilliseconds {
+            guard uniqueWindowMilliseconds > 0 else {
+                throw DurableQueueError.invalidArgument("uniqueWindow", "\(uniqueWindowMilliseconds) ms is not positive")
+            }
+            guard uniqueKey != nil, uniquePolicy == .keep else {
+                throw DurableQueueError.invalidArgument("uniqueWindow", "needs a unique key and the keep policy")
+            }
+        }
         if let throttleIntervalMilliseconds, throttleIntervalMilliseconds < 0 {
             throw DurableQueueError.invalidArgument("throttleInterval", "\(throttleIntervalMilliseconds) ms is negative")
         }

@@ -33,7 +33,7 @@ package struct ResolvedEnding: Sendable, Hashable {
             (state, output, failure, runAt, reason) = (.cancelled, nil, nil, nil, why)
         case .snoozed(let at):
             (state, output, failure, runAt) = (at > now ? .scheduled : .pending, nil, nil, at)
-            reason = "snoozed for \(Self.delayText(milliseconds: max(0, at - now)))"
+            reason = "snoozed for \(HistoryNote.delay(milliseconds: max(0, at - now)))"
             countsAttempt = false
         }
         if cancelRequested && state != .cancelled {
@@ -54,10 +54,5 @@ package struct ResolvedEnding: Sendable, Hashable {
             case .snoozed: "snoozed"
             }
         return "attempt \(attempt) \(ending) after its worker lost the job; discarded"
-    }
-
-    /// `30s`, `1500ms`: a delay as the history shows it.
-    private static func delayText(milliseconds: Int64) -> String {
-        milliseconds % 1000 == 0 ? "\(milliseconds / 1000)s" : "\(milliseconds)ms"
     }
 }

@@ -43,6 +43,17 @@ import Testing
         }
     }
 
+    @Test func aUniqueWindowLooksUpItsKeyThroughAnIndexWhateverTheJobsFinished() async throws {
+        try await withSQLiteStore { store, directory async throws in
+            _ = try await store.enqueue(batch: (0..<2_000).map { job("q", input: "\($0)", uniqueKey: "k\($0)") }, now: 1)
+            let connection = try Connection(path: directory.path("jobs.sqlite"), options: StorageOptions())
+            var details: [String] = []
+            try connection.query("EXPLAIN QUERY PLAN " + SQLiteJobStore.newestWithKeyStatement, ["k7", 0]) { details.append($0.string(3)) }
+            #expect(details.contains { $0.contains("SEARCH jobs USING") && $0.contains("idx_jobs_unique_key_created") }, "\(details)")
+            #expect(!details.contains { $0.contains("TEMP B-TREE") || $0.hasPrefix("SCAN") }, "\(details)")
+        }
+    }
+
     @Test func theDatabaseItselfRefusesTwoActiveJobsWithOneKey() async throws {
         try await withSQLiteStore { store, directory async throws in
             _ = try await store.add(job(uniqueKey: "k"))

@@ -1,0 +1,12 @@
+/// Reasons the history shows that every store writes the same way.
+package enum HistoryNote {
+    /// `30s`, `1500ms`: a delay as the history shows it.
+    package static func delay(milliseconds: Int64) -> String {
+        milliseconds % 1000 == 0 ? "\(milliseconds / 1000)s" : "\(milliseconds)ms"
+    }
+
+    /// A waiting job took a newer enqueue's input and run time (the debounce policy).
+    package static func debounced(runAt: Int64, now: Int64) -> String {
+        "debounced: input replaced by a newer enqueue; runs " + (runAt > now ? "in \(delay(milliseconds: runAt - now))" : "now")
+    }
+}
