@@ -2,12 +2,13 @@ import Foundation
 import Logging
 
 extension JobEngine {
-    /// Heartbeats, expired-lease recovery and retention pruning, until the engine has finished.
+    /// Heartbeats, expired-lease recovery, aging and retention pruning, until the engine has finished.
     func maintain() async {
         let time = configuration.timeSource
         var nextHeartbeat = now + configuration.heartbeatInterval.milliseconds
         var nextRecovery = now + configuration.leaseDuration.milliseconds / 2
         var nextPrune = now
+        var nextAging = now
         while !state.isFinished && !Task.isCancelled {
             let seen = maintenanceWake.generation
             let current = now
@@ -25,7 +26,11 @@ extension JobEngine {
                 await prune()
                 nextPrune = current + configuration.retention.interval.milliseconds
             }
-            let wake = min(nextHeartbeat, nextRecovery, nextPrune)
+            if current >= nextAging {
+                // Once a second while a queue ages (an interval is at least a second), else every 10 s.
+                nextAging = current + (await ageWaitingJobs() ? 1_000 : 10_000)
+            }
+            let wake = min(nextHeartbeat, nextRecovery, nextPrune, nextAging)
             await maintenanceWake.wait(after: seen, until: Date(millisecondsSince1970: wake), time: time)
         }
     }
@@ -82,6 +87,22 @@ extension JobEngine {
             wake.signal()
         } catch {
             _ = storageFailed(error, while: "recover jobs whose worker stopped")
+        }
+    }
+
+    /// Raises the priority of jobs that waited their queue's aging interval; whether any queue ages
+    /// (or the store could not say).
+    private func ageWaitingJobs() async -> Bool {
+        do {
+            guard let risen = try await store.ageWaitingJobs(now: now) else { return false }
+            if risen > 0 {
+                logger.debug("raised the priority of \(risen) waiting job(s)")
+                wake.signal()
+            }
+            return true
+        } catch {
+            logger.debug("could not age waiting jobs; will try again: \(error)")
+            return true
         }
     }
 

@@ -22,11 +22,13 @@ public struct QueueConfiguration: Sendable, Hashable {
     public var throttle: Throttle?
     /// The most starts per time window; nil for none.
     public var rateLimit: RateLimit?
+    /// How waiting jobs' priorities rise; nil (the default) for strict priority.
+    public var aging: Aging?
 
     /// Creates a configuration; a queue nobody configured has these defaults.
     public init(
         _ name: String, mode: QueueMode = .fifo, concurrencyLimit: Int = 0, isSuspended: Bool = false,
-        throttle: Throttle? = nil, rateLimit: RateLimit? = nil
+        throttle: Throttle? = nil, rateLimit: RateLimit? = nil, aging: Aging? = nil
     ) {
         self.name = name
         self.mode = mode
@@ -34,12 +36,14 @@ public struct QueueConfiguration: Sendable, Hashable {
         self.isSuspended = isSuspended
         self.throttle = throttle
         self.rateLimit = rateLimit
+        self.aging = aging
     }
 
     /// Throws `invalidArgument` for an empty name, a negative limit or interval, or an empty rate limit.
     package func validate() throws {
         try throttle?.validate()
         try rateLimit?.validate()
+        try aging?.validate()
         if name.isEmpty { throw DurableQueueError.invalidArgument("queue name", "must not be empty") }
         if concurrencyLimit < 0 {
             throw DurableQueueError.invalidArgument("concurrencyLimit", "\(concurrencyLimit) is negative; use 0 for unlimited")

@@ -10,3 +10,10 @@ package enum HistoryNote {
         "debounced: input replaced by a newer enqueue; runs " + (runAt > now ? "in \(delay(milliseconds: runAt - now))" : "now")
     }
 }
+
+extension HistoryNote {
+    /// A waiting job's priority rose by one (its queue's aging).
+    package static func aged(to priority: Int, after interval: Int64) -> String {
+        "aged: priority \(priority - 1) → \(priority) after waiting \(delay(milliseconds: interval))"
+    }
+}
