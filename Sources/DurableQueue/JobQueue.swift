@@ -280,7 +280,7 @@ public final class JobQueue: Sendable {
     /// The calling task's trace context, to store with the jobs it enqueues.
     var callersTraceContext: String? { TraceContext.capture(with: tracer) }
 
-    private func enqueued() {
+    func enqueued() {
         workArrived()
         jobChanges.signal()
     }

@@ -18,6 +18,12 @@ struct PostgresSession {
         try await run(sql, values).metadata.rows ?? 0
     }
 
+    /// The rows `sql` returns and how many rows it changed (or returned).
+    func rowsAndCount(_ sql: String, _ values: [(any PostgresValue)?] = []) async throws -> ([PostgresResultRow], Int) {
+        let result = try await run(sql, values)
+        return (result.rows.map(PostgresResultRow.init), result.metadata.rows ?? 0)
+    }
+
     /// The first column of the first row, if any and not NULL.
     func int64(_ sql: String, _ values: [(any PostgresValue)?] = []) async throws -> Int64? {
         guard let row = try await rows(sql, values).first else { return nil }

@@ -154,6 +154,13 @@ package protocol JobStore: AnyObject, Sendable {
     @discardableResult
     func resetCache(namespace: String?, key: String?) async throws -> Int
 
+    // MARK: The application's transaction
+
+    /// Runs `body` in one write transaction with what the application may do in it (its own SQL,
+    /// job inserts, at `now`): commits if it returns, rolls back if it throws. `body` is
+    /// synchronous and runs while the transaction holds the store.
+    func transaction<T: Sendable>(now: Int64, _ body: @escaping @Sendable (any AppTransaction, Int64) throws -> T) async throws -> T
+
     // MARK: Reading
 
     /// Job `id` with its tags.

@@ -150,6 +150,20 @@ final class Connection {
         return value
     }
 
+    /// Runs one statement an application wrote, with `arguments` bound, calling `body` for every
+    /// row. Not cached (applications write many); text holding more than one statement is refused
+    /// before anything runs.
+    func runApplicationStatement(_ sql: String, _ arguments: [(any SQLiteBindable)?], row body: (Row) throws -> Void) throws {
+        let statement = try Statement(sql: sql, connection: handle, path: path, persistent: false)
+        guard statement.remainder.allSatisfy({ $0.isWhitespace || $0 == ";" }) else {
+            throw DurableQueueError.invalidArgument("sql", "holds more than one statement; run each with its own call")
+        }
+        try statement.run(arguments) { row in
+            try body(row)
+            return true
+        }
+    }
+
     /// Runs a script of several statements, not cached and without arguments (migrations).
     func executeScript(_ sql: String) throws {
         let code = sqlite3_exec(handle, sql, nil, nil, nil)

@@ -101,11 +101,38 @@ struct Row {
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
+    /// How many columns the row has.
+    var columnCount: Int32 { sqlite3_column_count(statement) }
+
+    /// Column `index` as the value it is stored as.
+    func value(_ index: Int32) -> SQLValue {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_NULL: .null
+        case SQLITE_INTEGER: .integer(int64(index))
+        case SQLITE_FLOAT: .real(sqlite3_column_double(statement, index))
+        case SQLITE_BLOB: .blob(optionalBlob(index) ?? [])
+        default: .text(string(index))
+        }
+    }
+
     /// Column `index` as bytes, or nil for NULL.
     func optionalBlob(_ index: Int32) -> [UInt8]? {
         if isNull(index) { return nil }
         let count = Int(sqlite3_column_bytes(statement, index))
         guard count > 0, let bytes = sqlite3_column_blob(statement, index) else { return [] }
         return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+}
+
+extension SQLValue: SQLiteBindable {
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        switch self {
+        case .null: sqlite3_bind_null(statement, index)
+        case .integer(let value): sqlite3_bind_int64(statement, index, value)
+        case .real(let value): sqlite3_bind_double(statement, index, value)
+        case .text(let value): sqlite3_bind_text(statement, index, value, -1, sqliteTransient)
+        case .blob(let value):
+            value.withUnsafeBytes { bytes in sqlite3_bind_blob(statement, index, bytes.baseAddress, Int32(bytes.count), sqliteTransient) }
+        }
     }
 }

@@ -4,19 +4,29 @@ import CDurableQueueSQLite
 final class Statement {
     /// The statement's SQL text, for error messages.
     let sql: String
+    /// The text after the first statement of the SQL it was compiled from (another statement, or
+    /// only spaces and semicolons).
+    let remainder: String
     private let handle: OpaquePointer
     private let connection: OpaquePointer
     private let path: String
 
-    /// Compiles `sql`, which must hold exactly one statement.
+    /// Compiles the first statement of `sql`; ``remainder`` is the text after it.
     init(sql: String, connection: OpaquePointer, path: String, persistent: Bool) throws {
         var statement: OpaquePointer?
         let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
-        let code = sqlite3_prepare_v3(connection, sql, -1, flags, &statement, nil)
+        var remainder = ""
+        let code = sql.withCString { text in
+            var tail: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v3(connection, text, -1, flags, &statement, &tail)
+            if let tail { remainder = String(cString: tail) }
+            return code
+        }
         guard code == SQLITE_OK, let statement else {
             sqlite3_finalize(statement)
             throw SQLiteError(handle: connection, code: code, sql: sql, path: path)
         }
+        self.remainder = remainder
         self.sql = sql
         self.handle = statement
         self.connection = connection
