@@ -51,6 +51,7 @@ let package = Package(
                 .embedInCode("0007_trace_context.sql"),
                 .embedInCode("0008_unique_window.sql"),
                 .embedInCode("0009_aging.sql"),
+                .embedInCode("0010_partitions.sql"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -91,7 +92,7 @@ let package = Package(
             ],
             resources: [.embedInCode("Migrations/0001_initial.sql"), .embedInCode("Migrations/0002_schedules.sql"),
                 .embedInCode("Migrations/0003_trace_context.sql"), .embedInCode("Migrations/0004_unique_window.sql"),
-                .embedInCode("Migrations/0005_aging.sql"),
+                .embedInCode("Migrations/0005_aging.sql"), .embedInCode("Migrations/0006_partitions.sql"),
             ],
             swiftSettings: swiftSettings
         ),

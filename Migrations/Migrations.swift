@@ -37,6 +37,7 @@ package enum SchemaMigrations {
         SchemaMigration(version: 7, name: "0007_trace_context", bytes: PackageResources._007_trace_context_sql),
         SchemaMigration(version: 8, name: "0008_unique_window", bytes: PackageResources._008_unique_window_sql),
         SchemaMigration(version: 9, name: "0009_aging", bytes: PackageResources._009_aging_sql),
+        SchemaMigration(version: 10, name: "0010_partitions", bytes: PackageResources._010_partitions_sql),
     ]
 
     /// The newest schema version this build knows.

@@ -18,7 +18,7 @@ extension JobQueue {
     /// ```
     /// - Throws: `invalidArgument` for an empty name, a malformed cron expression (saying which
     ///   field and why), an unknown time zone, an interval under a second, a rule that never ticks,
-    ///   or `options` with a delay or run time, the debounce policy or a unique window (the rule says when).
+    ///   or `options` with a delay or run time, the debounce policy, a unique window or a partition key.
     public func schedule<J: Job>(
         name: String, _ type: J.Type, input: J.Input, options: EnqueueOptions = EnqueueOptions(), rule: ScheduleRule
     ) async throws {
@@ -28,6 +28,9 @@ extension JobQueue {
         }
         guard options.uniquePolicy != .debounce && options.uniqueWindow == nil else {
             throw DurableQueueError.invalidArgument("schedule options", "debounce and unique windows do not apply: the rule says when jobs run")
+        }
+        guard options.partitionKey == nil else {
+            throw DurableQueueError.invalidArgument("schedule options", "a scheduled job takes no partition key")
         }
         let ticks = try ScheduleRule.Ticks(rule)
         let now = now

@@ -25,6 +25,7 @@ extension PostgresJobStore {
         var rateWindow: Int64
         var nextStart: Int64
         var throttleInterval: Int64
+        var partitionLimit: Int
         var hasPending: Bool
 
         init(_ row: PostgresResultRow) throws {
@@ -36,12 +37,14 @@ extension PostgresJobStore {
             rateWindow = try row.int64(5)
             nextStart = try row.int64(6)
             throttleInterval = try row.int64(7)
-            hasPending = try row.bool(8)
+            partitionLimit = try row.int(8)
+            hasPending = try row.bool(9)
         }
 
-        /// Whether starts must be counted under the queue's lock: a limit, a throttle or a rate limit.
+        /// Whether starts must be counted under the queue's lock: a limit (of the queue or of a
+        /// partition), a throttle or a rate limit.
         var isLimited: Bool {
-            concurrencyLimit > 0 || measuredFromEnd || rateCount > 0 || throttleInterval > 0 || nextStart > 0
+            concurrencyLimit > 0 || measuredFromEnd || rateCount > 0 || throttleInterval > 0 || nextStart > 0 || partitionLimit > 0
         }
     }
 
@@ -52,7 +55,7 @@ extension PostgresJobStore {
         package static let name = "durablequeue_queue_states"
         package static let sql = """
             SELECT q.name, q.concurrency_limit, q.suspended, q.throttle_measured_from, q.rate_limit_count,
-                   q.rate_limit_window_ms, q.next_start_at, q.throttle_interval_ms,
+                   q.rate_limit_window_ms, q.next_start_at, q.throttle_interval_ms, q.partition_limit,
                    ((SELECT j.id FROM jobs AS j WHERE j.queue = q.name AND j.state = 'pending'
                     ORDER BY j.priority DESC, j.order_key LIMIT 1) IS NOT NULL)::int,
                    EXISTS (SELECT 1 FROM jobs WHERE state = 'scheduled' AND run_at <= $1)::int
@@ -63,7 +66,7 @@ extension PostgresJobStore {
     /// ``claim(_:)`` inside the caller's transaction.
     func claim(_ session: PostgresSession, _ request: ClaimRequest) async throws -> [ClaimedJob] {
         var rows = try await session.rows(QueueStates.self, [request.now])
-        if let first = rows.first, try first.bool(9) {
+        if let first = rows.first, try first.bool(10) {
             try await promoteDueJobs(session, now: request.now)
             rows = try await session.rows(QueueStates.self, [request.now])
         }
@@ -94,18 +97,31 @@ extension PostgresJobStore {
             settings = try QueueState(row)
             guard !settings.suspended, settings.nextStart <= request.now else { return [] }
             let concurrency = settings.measuredFromEnd ? 1 : settings.concurrencyLimit
-            if concurrency > 0 { slots = min(slots, concurrency - (try row.int(9))) }
-            if settings.rateCount > 0 { slots = min(slots, settings.rateCount - (try row.int(10))) }
+            if concurrency > 0 { slots = min(slots, concurrency - (try row.int(10))) }
+            if settings.rateCount > 0 { slots = min(slots, settings.rateCount - (try row.int(11))) }
         }
         guard slots > 0 else { return [] }
         let leaseExpiresAt = request.now + request.leaseDuration
-        let rows = try await session.rows(
-            ClaimNext.self,
-            [
-                queue.name, request.kinds.sorted(), request.excluding.map(\.rawValue), slots, request.owner, leaseExpiresAt,
-                request.now,
-            ]
-        )
+        func claimNext(_ room: Int) async throws -> [PostgresResultRow] {
+            try await session.rows(
+                ClaimNext.self,
+                [
+                    queue.name, request.kinds.sorted(), request.excluding.map(\.rawValue), room, request.owner, leaseExpiresAt,
+                    request.now, settings.partitionLimit,
+                ])
+        }
+        var rows: [PostgresResultRow] = []
+        if settings.partitionLimit > 0 {
+            // One job per statement: each sees the partitions the ones before it filled (under the
+            // queue's lock, so no other claim fills them meanwhile).
+            while rows.count < slots {
+                let next = try await claimNext(1)
+                rows += next
+                if try next.isEmpty || next[0].int64(10) > 0 { break }  // none left, or a throttled job: the last
+            }
+        } else {
+            rows = try await claimNext(slots)
+        }
         // In the queue's order: higher priority first, then by order key.
         let ordered = try rows.map { ($0, try $0.int(3), try $0.int64(12)) }.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.2 < $1.2 }
         let claimed = try ordered.map { row, _, _ in
@@ -135,7 +151,7 @@ extension PostgresJobStore {
         static let name = "durablequeue_limited_queue_state"
         static let sql = """
             SELECT q.name, q.concurrency_limit, q.suspended, q.throttle_measured_from, q.rate_limit_count,
-                   q.rate_limit_window_ms, q.next_start_at, q.throttle_interval_ms, 1,
+                   q.rate_limit_window_ms, q.next_start_at, q.throttle_interval_ms, q.partition_limit, 1,
                    (SELECT count(*) FROM jobs WHERE queue = q.name AND state = 'running'),
                    (SELECT count(*) FROM queue_starts AS s WHERE s.queue = q.name AND s.started_at > $2 - q.rate_limit_window_ms)
             FROM queues AS q WHERE q.name = $1
@@ -144,7 +160,9 @@ extension PostgresJobStore {
 
     /// Claims up to `$4` pending jobs of queue `$1` of the kinds `$2`, not `$3`, for worker `$5` until
     /// `$6`, at `$7`, with their events: a walk of idx_jobs_next_pending in its order (no sort; a
-    /// test checks the plan) that skips rows another transaction holds. A job with a throttle
+    /// test checks the plan) that skips rows another transaction holds, and with a partition limit
+    /// `$8` (0: none) jobs whose partition runs that many already (counted through
+    /// idx_jobs_running_partition). A job with a throttle
     /// interval is the last claimed (the next start waits for it): a picked job is kept unless a
     /// throttled one comes before it (looked for only when one was picked: comparing every pair
     /// took a third of the statement's time). The picked rows are updated through the primary key
@@ -157,6 +175,9 @@ extension PostgresJobStore {
             WITH picked AS (
                 SELECT id, priority, order_key, throttle_interval_ms FROM jobs
                 WHERE queue = $1 AND state = 'pending' AND kind = ANY($2::text[]) AND id <> ALL($3::bigint[])
+                  AND ($8::int = 0 OR partition_key IS NULL
+                       OR (SELECT count(*) FROM jobs AS r
+                           WHERE r.queue = $1 AND r.partition_key = jobs.partition_key AND r.state = 'running') < $8::int)
                 ORDER BY priority DESC, order_key
                 LIMIT $4
                 FOR UPDATE SKIP LOCKED

@@ -45,6 +45,7 @@ extension PostgresJobStore {
         var throttle: Int64?
         var tags: [String]
         var traceContext: String?
+        var partitionKey: String?
 
         init(_ job: NewJob, position: Int, now: Int64) {
             self.position = position
@@ -60,6 +61,7 @@ extension PostgresJobStore {
             throttle = job.throttleIntervalMilliseconds
             tags = Array(Set(job.tags)).sorted()
             traceContext = job.traceContext
+            partitionKey = job.partitionKey
         }
     }
 
@@ -75,16 +77,17 @@ extension PostgresJobStore {
                 FROM (SELECT * FROM jsonb_to_recordset($1::jsonb)
                           AS r("position" int, queue text, kind text, state text, priority int, "runAt" bigint,
                                "maxAttempts" int, "retryPolicy" text, "timeoutMs" bigint, input text, throttle bigint,
-                               tags jsonb, "traceContext" text)
+                               tags jsonb, "traceContext" text, "partitionKey" text)
                       ORDER BY "position") AS b
             ),
             inserted AS (
                 INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy, timeout_ms,
-                                  input, created_at, updated_at, throttle_interval_ms, throttle_interval_source, trace_context)
+                                  input, created_at, updated_at, throttle_interval_ms, throttle_interval_source, trace_context,
+                                  partition_key)
                 SELECT b.id, b.queue, b.kind, b.state, b.priority, CASE q.mode WHEN 'lifo' THEN -b.id ELSE b.id END, b."runAt",
                        b."maxAttempts", b."retryPolicy", b."timeoutMs", b.input::jsonb, $2, $2,
                        coalesce(b.throttle, q.throttle_interval_ms), CASE WHEN b.throttle IS NULL THEN 'queue' ELSE 'job' END,
-                       b."traceContext"
+                       b."traceContext", b."partitionKey"
                 FROM batch AS b JOIN queues AS q ON q.name = b.queue
             ),
             tagged AS (
@@ -136,10 +139,10 @@ extension PostgresJobStore {
                 INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy,
                                   timeout_ms, unique_key, input, created_at, updated_at, throttle_interval_ms,
                                   throttle_interval_source, group_id, group_position, step_name, takes_previous_output,
-                                  trace_context)
+                                  trace_context, partition_key)
                 SELECT n.id, q.name, $2, $3, $4, CASE q.mode WHEN 'lifo' THEN -n.id ELSE n.id END, $5, $6, $7, $8, $9,
                        $10::jsonb, $11, $11, coalesce($12::bigint, q.throttle_interval_ms),
-                       CASE WHEN $12::bigint IS NULL THEN 'queue' ELSE 'job' END, $13, $14, $15, $16, $17::text
+                       CASE WHEN $12::bigint IS NULL THEN 'queue' ELSE 'job' END, $13, $14, $15, $16, $17::text, $18::text
                 FROM queues AS q, (SELECT nextval(pg_get_serial_sequence('jobs', 'id')) AS id) AS n
                 WHERE q.name = $1
                 RETURNING id
@@ -148,7 +151,7 @@ extension PostgresJobStore {
                     job.queue, job.kind, state.rawValue, job.priority.rawValue, job.runAt ?? now, job.maxAttempts,
                     job.retryPolicy, job.timeoutMilliseconds, job.uniquePolicy == .allow ? nil : job.uniqueKey,
                     job.input, now, job.throttleIntervalMilliseconds, placement?.group.rawValue, placement?.position,
-                    placement?.name, placement?.takesPreviousOutput ?? false, job.traceContext,
+                    placement?.name, placement?.takesPreviousOutput ?? false, job.traceContext, job.partitionKey,
                 ])
         else { throw DurableQueueError(.storage, "the job was not inserted: queue '\(job.queue)' has no row") }
         let id = JobID(inserted)

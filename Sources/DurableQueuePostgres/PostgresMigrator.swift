@@ -14,6 +14,7 @@ enum PostgresMigrator {
         (3, "trace_context", String(decoding: PackageResources._003_trace_context_sql, as: UTF8.self)),
         (4, "unique_window", String(decoding: PackageResources._004_unique_window_sql, as: UTF8.self)),
         (5, "aging", String(decoding: PackageResources._005_aging_sql, as: UTF8.self)),
+        (6, "partitions", String(decoding: PackageResources._006_partitions_sql, as: UTF8.self)),
     ]
 
     /// The newest version this library knows.

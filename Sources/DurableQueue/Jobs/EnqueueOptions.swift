@@ -29,6 +29,9 @@ public struct EnqueueOptions: Sendable {
     /// was enqueued less than this long ago, finished or not — at most one job per key per window
     /// ("send this digest at most once an hour"). nil: the key counts only while its job is unfinished.
     public var uniqueWindow: Duration?
+    /// The partition the job belongs to ("customer-42", a host name): its queue's
+    /// ``QueueConfiguration/partitionLimit`` caps how many jobs of one partition run at once.
+    public var partitionKey: String?
     /// Labels to find and cancel jobs by.
     public var tags: [String]
     /// The least time after this job starts (or ends, per the queue's ``Throttle``) before the next
@@ -39,7 +42,8 @@ public struct EnqueueOptions: Sendable {
     public init(
         queue: String = "default", priority: Priority? = nil, delay: Duration? = nil, runAt: Date? = nil,
         retry: RetryPolicy = .default, timeout: Duration? = nil, uniqueKey: String? = nil,
-        uniquePolicy: UniquePolicy = .keep, uniqueWindow: Duration? = nil, tags: [String] = [], throttleInterval: Duration? = nil
+        uniquePolicy: UniquePolicy = .keep, uniqueWindow: Duration? = nil, partitionKey: String? = nil, tags: [String] = [],
+        throttleInterval: Duration? = nil
     ) {
         self.queue = queue
         self.priority = priority
@@ -50,6 +54,7 @@ public struct EnqueueOptions: Sendable {
         self.uniqueKey = uniqueKey
         self.uniquePolicy = uniquePolicy
         self.uniqueWindow = uniqueWindow
+        self.partitionKey = partitionKey
         self.tags = tags
         self.throttleInterval = throttleInterval
     }
@@ -85,7 +90,8 @@ public struct EnqueueOptions: Sendable {
             queue: queue, kind: kind, input: "", priority: priority ?? inherited ?? .normal, runAt: runAt,
             maxAttempts: retry.maxAttempts,
             retryPolicy: try retry.backoff.storedJSON(), timeoutMilliseconds: timeout?.milliseconds,
-            uniqueKey: uniqueKey, uniquePolicy: uniquePolicy, uniqueWindowMilliseconds: uniqueWindow?.milliseconds, tags: tags,
+            uniqueKey: uniqueKey, uniquePolicy: uniquePolicy, uniqueWindowMilliseconds: uniqueWindow?.milliseconds,
+            partitionKey: partitionKey, tags: tags,
             throttleIntervalMilliseconds: throttleInterval?.milliseconds)
     }
 }

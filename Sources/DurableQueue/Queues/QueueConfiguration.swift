@@ -24,11 +24,15 @@ public struct QueueConfiguration: Sendable, Hashable {
     public var rateLimit: RateLimit?
     /// How waiting jobs' priorities rise; nil (the default) for strict priority.
     public var aging: Aging?
+    /// How many jobs with the same ``EnqueueOptions/partitionKey`` may run at once, over every
+    /// process ("one sync per customer"); 0 (the default) for no limit. Jobs without a key are
+    /// not limited by it.
+    public var partitionLimit: Int
 
     /// Creates a configuration; a queue nobody configured has these defaults.
     public init(
         _ name: String, mode: QueueMode = .fifo, concurrencyLimit: Int = 0, isSuspended: Bool = false,
-        throttle: Throttle? = nil, rateLimit: RateLimit? = nil, aging: Aging? = nil
+        throttle: Throttle? = nil, rateLimit: RateLimit? = nil, aging: Aging? = nil, partitionLimit: Int = 0
     ) {
         self.name = name
         self.mode = mode
@@ -37,6 +41,7 @@ public struct QueueConfiguration: Sendable, Hashable {
         self.throttle = throttle
         self.rateLimit = rateLimit
         self.aging = aging
+        self.partitionLimit = partitionLimit
     }
 
     /// Throws `invalidArgument` for an empty name, a negative limit or interval, or an empty rate limit.
@@ -45,6 +50,9 @@ public struct QueueConfiguration: Sendable, Hashable {
         try rateLimit?.validate()
         try aging?.validate()
         if name.isEmpty { throw DurableQueueError.invalidArgument("queue name", "must not be empty") }
+        if partitionLimit < 0 {
+            throw DurableQueueError.invalidArgument("partitionLimit", "\(partitionLimit) is negative; use 0 for none")
+        }
         if concurrencyLimit < 0 {
             throw DurableQueueError.invalidArgument("concurrencyLimit", "\(concurrencyLimit) is negative; use 0 for unlimited")
         }

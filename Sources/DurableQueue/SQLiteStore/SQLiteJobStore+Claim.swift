@@ -40,10 +40,18 @@ extension SQLiteJobStore {
         let slots = allowance.slots
         guard slots > 0 else { return [] }
         var claimed: [ClaimedJob] = []
+        // Running jobs per partition key, read once per key and counting this claim's own.
+        var runningByPartition: [String: Int] = [:]
         try connection.queryPrefix(Self.nextPendingStatement, [queue]) { row in
             let kind = row.string(1)
             if !request.kinds.contains(kind) { return true }  // left for a process that runs it
             if !request.excluding.isEmpty, request.excluding.contains(JobID(row.int64(0))) { return true }  // still running there
+            if allowance.partitionLimit > 0, let partition = row.optionalString(13) {
+                let running = try runningByPartition[partition] ?? runningJobs(queue: queue, partition: partition)
+                // Its partition is full: the walk goes on to other partitions' jobs.
+                guard running < allowance.partitionLimit else { return true }
+                runningByPartition[partition] = running + 1
+            }
             let job = ClaimedJob(
                 id: JobID(row.int64(0)), queue: queue, kind: kind, input: row.string(2),
                 priority: Priority(rawValue: Int(row.int64(3))), attempt: Int(row.int64(4)) + 1,
@@ -77,9 +85,19 @@ extension SQLiteJobStore {
     /// LIMITed subquery with RETURNING built five per claim.
     static let nextPendingStatement = """
         SELECT id, kind, input, priority, attempts, max_attempts, retry_policy, timeout_ms, checkpoint, run_at,
-               throttle_interval_ms, progressed_attempts, trace_context
+               throttle_interval_ms, progressed_attempts, trace_context, partition_key
         FROM jobs WHERE queue = ? AND state = 'pending' ORDER BY priority DESC, order_key
         """
+
+    /// How many jobs of partition `?2` of queue `?1` run: a search of idx_jobs_running_partition.
+    static let runningInPartitionStatement = """
+        SELECT count(*) FROM jobs WHERE queue = ?1 AND partition_key = ?2 AND state = 'running' AND partition_key IS NOT NULL
+        """
+
+    /// How many jobs of `partition` of `queue` run, over every process (inside the claim's transaction).
+    private func runningJobs(queue: String, partition: String) throws -> Int {
+        Int(try connection.scalarInt64(Self.runningInPartitionStatement, [queue, partition]) ?? 0)
+    }
 
     /// Moves scheduled jobs whose time has come to `pending`, with their event rows.
     ///

@@ -61,17 +61,17 @@ extension SQLiteJobStore {
             INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy,
                               timeout_ms, unique_key, input, created_at, updated_at, throttle_interval_ms,
                               throttle_interval_source, group_id, group_position, step_name, takes_previous_output,
-                              trace_context)
+                              trace_context, partition_key)
             VALUES (?1, ?2, ?3, ?4, ?5, CASE (SELECT mode FROM queues WHERE name = ?2) WHEN 'lifo' THEN -?1 ELSE ?1 END,
                     ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12,
                     coalesce(?13, (SELECT throttle_interval_ms FROM queues WHERE name = ?2)),
-                    CASE WHEN ?13 IS NULL THEN 'queue' ELSE 'job' END, ?14, ?15, ?16, ?17, ?18)
+                    CASE WHEN ?13 IS NULL THEN 'queue' ELSE 'job' END, ?14, ?15, ?16, ?17, ?18, ?19)
             """,
             [
                 inserted, job.queue, job.kind, state.rawValue, job.priority.rawValue, job.runAt ?? now, job.maxAttempts,
                 job.retryPolicy, job.timeoutMilliseconds, job.uniquePolicy == .allow ? nil : job.uniqueKey,
                 job.input, now, job.throttleIntervalMilliseconds, placement?.group.rawValue, placement?.position,
-                placement?.name, placement?.takesPreviousOutput ?? false, job.traceContext,
+                placement?.name, placement?.takesPreviousOutput ?? false, job.traceContext, job.partitionKey,
             ])
         let id = JobID(inserted)
         for tag in Set(job.tags) {

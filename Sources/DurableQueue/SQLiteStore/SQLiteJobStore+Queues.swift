@@ -48,21 +48,21 @@ extension SQLiteJobStore {
             """
             INSERT INTO queues (name, mode, concurrency_limit, suspended, throttle_interval_ms, throttle_measured_from,
                                 throttle_mutability, rate_limit_count, rate_limit_window_ms, aging_interval_ms, aging_limit,
-                                created_at, updated_at)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?11, ?12, ?10, ?10)
+                                partition_limit, created_at, updated_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?11, ?12, ?13, ?10, ?10)
             ON CONFLICT (name) DO UPDATE SET
                 mode = excluded.mode, concurrency_limit = excluded.concurrency_limit, suspended = excluded.suspended,
                 throttle_interval_ms = excluded.throttle_interval_ms,
                 throttle_measured_from = excluded.throttle_measured_from,
                 throttle_mutability = excluded.throttle_mutability, rate_limit_count = excluded.rate_limit_count,
                 rate_limit_window_ms = excluded.rate_limit_window_ms, aging_interval_ms = excluded.aging_interval_ms,
-                aging_limit = excluded.aging_limit, updated_at = excluded.updated_at
+                aging_limit = excluded.aging_limit, partition_limit = excluded.partition_limit, updated_at = excluded.updated_at
             """,
             [
                 queue.name, queue.mode.rawValue, queue.concurrencyLimit, queue.isSuspended,
                 throttle.interval.milliseconds, throttle.measuredFrom.rawValue, throttle.mutability.rawValue,
                 rate?.count ?? 0, rate?.window.milliseconds ?? 0, now, queue.aging?.every.milliseconds ?? 0,
-                queue.aging?.upTo.rawValue ?? 0,
+                queue.aging?.upTo.rawValue ?? 0, queue.partitionLimit,
             ])
         knownQueues.insert(queue.name)
         if let previous, previous.mode != queue.mode {
@@ -130,7 +130,7 @@ extension SQLiteJobStore {
         try connection.query(
             """
             SELECT name, mode, concurrency_limit, suspended, throttle_interval_ms, throttle_measured_from,
-                   throttle_mutability, rate_limit_count, rate_limit_window_ms, aging_interval_ms, aging_limit
+                   throttle_mutability, rate_limit_count, rate_limit_window_ms, aging_interval_ms, aging_limit, partition_limit
             FROM queues \(clause) ORDER BY name
             """, arguments
         ) { row in
@@ -144,7 +144,8 @@ extension SQLiteJobStore {
                     concurrencyLimit: Int(row.int64(2)), isSuspended: row.int64(3) != 0,
                     throttle: throttle == Throttle(.zero) ? nil : throttle,
                     rateLimit: rateCount > 0 ? RateLimit(rateCount, per: .milliseconds(row.int64(8))) : nil,
-                    aging: row.int64(9) > 0 ? Aging(every: .milliseconds(row.int64(9)), upTo: Priority(rawValue: Int(row.int64(10)))) : nil))
+                    aging: row.int64(9) > 0 ? Aging(every: .milliseconds(row.int64(9)), upTo: Priority(rawValue: Int(row.int64(10)))) : nil,
+                    partitionLimit: Int(row.int64(11))))
         }
         return result
     }

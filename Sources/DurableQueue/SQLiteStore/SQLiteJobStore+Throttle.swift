@@ -7,28 +7,32 @@ extension SQLiteJobStore {
         var measuredFromEnd: Bool
         /// The queue's rate limit: starts per window of `windowMilliseconds`.
         var rateLimit: (count: Int, windowMilliseconds: Int64)?
+        /// The most running jobs of one partition key; 0: no limit.
+        var partitionLimit = 0
     }
 
     /// How many of `wanted` jobs of `queue` may start at `now`: none while it is suspended or before
     /// its next allowed start; within its concurrency limit (1 when throttled from the end) over every
     /// process; within what its rate limit leaves in the current window.
     func startAllowance(queue: String, wanted: Int, now: Int64) throws -> StartAllowance {
-        var settings: (limit: Int, suspended: Bool, fromEnd: Bool, rateCount: Int, rateWindow: Int64, nextStart: Int64)?
+        var settings:
+            (limit: Int, suspended: Bool, fromEnd: Bool, rateCount: Int, rateWindow: Int64, nextStart: Int64, partitionLimit: Int)?
         try connection.query(
             """
             SELECT concurrency_limit, suspended, throttle_measured_from, rate_limit_count, rate_limit_window_ms,
-                   next_start_at
+                   next_start_at, partition_limit
             FROM queues WHERE name = ?
             """, [queue]
         ) { row in
             settings = (
                 Int(row.int64(0)), row.int64(1) != 0, row.string(2) == Throttle.Measurement.end.rawValue,
-                Int(row.int64(3)), row.int64(4), row.int64(5)
+                Int(row.int64(3)), row.int64(4), row.int64(5), Int(row.int64(6))
             )
         }
         guard let settings else { return StartAllowance(slots: 0, measuredFromEnd: false) }
         let rateLimit = settings.rateCount > 0 ? (settings.rateCount, settings.rateWindow) : nil
-        var allowance = StartAllowance(slots: 0, measuredFromEnd: settings.fromEnd, rateLimit: rateLimit)
+        var allowance = StartAllowance(
+            slots: 0, measuredFromEnd: settings.fromEnd, rateLimit: rateLimit, partitionLimit: settings.partitionLimit)
         guard !settings.suspended, settings.nextStart <= now else { return allowance }
 
         var slots = wanted

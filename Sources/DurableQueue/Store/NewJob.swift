@@ -23,6 +23,8 @@ package struct NewJob: Sendable, Hashable {
     /// With `uniqueKey` and `keep`: a job with the key created less than this many milliseconds
     /// ago, finished or not, is kept instead of inserting this one; nil: only unfinished ones.
     package var uniqueWindowMilliseconds: Int64?
+    /// The partition whose running jobs its queue's partition limit counts; nil for none.
+    package var partitionKey: String?
     /// Labels to find or cancel the job by.
     package var tags: [String]
     /// The job's own throttle interval in milliseconds, kept after it instead of its queue's; nil
@@ -36,7 +38,8 @@ package struct NewJob: Sendable, Hashable {
     package init(
         queue: String = "default", kind: String, input: String, priority: Priority = .normal, runAt: Int64? = nil,
         maxAttempts: Int? = 3, retryPolicy: String? = nil, timeoutMilliseconds: Int64? = nil,
-        uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep, uniqueWindowMilliseconds: Int64? = nil, tags: [String] = [],
+        uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep, uniqueWindowMilliseconds: Int64? = nil,
+        partitionKey: String? = nil, tags: [String] = [],
         throttleIntervalMilliseconds: Int64? = nil, traceContext: String? = nil
     ) {
         self.queue = queue
@@ -50,6 +53,7 @@ package struct NewJob: Sendable, Hashable {
         self.uniqueKey = uniqueKey
         self.uniquePolicy = uniquePolicy
         self.uniqueWindowMilliseconds = uniqueWindowMilliseconds
+        self.partitionKey = partitionKey
         self.tags = tags
         self.throttleIntervalMilliseconds = throttleIntervalMilliseconds
         self.traceContext = traceContext
@@ -66,6 +70,7 @@ package struct NewJob: Sendable, Hashable {
             throw DurableQueueError.invalidArgument("timeout", "\(timeoutMilliseconds) ms is not positive")
         }
         if uniqueKey?.isEmpty == true { throw DurableQueueError.invalidArgument("uniqueKey", "must not be empty") }
+        if partitionKey?.isEmpty == true { throw DurableQueueError.invalidArgument("partitionKey", "must not be empty") }
         if let uniqueWindowMilliseconds {
             guard uniqueWindowMilliseconds > 0 else {
                 throw DurableQueueError.invalidArgument("uniqueWindow", "\(uniqueWindowMilliseconds) ms is not positive")

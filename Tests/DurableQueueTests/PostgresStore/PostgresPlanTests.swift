@@ -16,9 +16,22 @@ import Testing
     @Test(arguments: ["force_custom_plan", "force_generic_plan"])
     func aClaimWalksThePendingIndexInOrderWithoutSorting(planCacheMode: String) async throws {
         let text = try await plan(
-            of: PostgresJobStore.ClaimNext.sql, types: "text, text[], bigint[], bigint, text, bigint, bigint",
-            values: "'busy', '{test}', '{}', 64, 'w1', 10000, 1000", planCacheMode: planCacheMode)
+            of: PostgresJobStore.ClaimNext.sql, types: "text, text[], bigint[], bigint, text, bigint, bigint, int",
+            values: "'busy', '{test}', '{}', 64, 'w1', 10000, 1000, 0", planCacheMode: planCacheMode)
         #expect(text.contains("Index Scan using idx_jobs_next_pending"), "\(text)")
+        #expect(!text.contains("Sort"), "\(text)")
+        #expect(!text.contains("Seq Scan on jobs"), "\(text)")
+    }
+
+    /// With a partition limit, the claim still walks the pending index in order (no sort), and
+    /// counts a partition's running jobs through idx_jobs_running_partition, with 50 partitions busy.
+    @Test(arguments: ["force_custom_plan", "force_generic_plan"])
+    func aPartitionedClaimStillWalksThePendingIndexInOrder(planCacheMode: String) async throws {
+        let text = try await plan(
+            of: PostgresJobStore.ClaimNext.sql, types: "text, text[], bigint[], bigint, text, bigint, bigint, int",
+            values: "'busy', '{test}', '{}', 1, 'w1', 10000, 1000, 1", planCacheMode: planCacheMode, partitions: 50)
+        #expect(text.contains("Index Scan using idx_jobs_next_pending"), "\(text)")
+        #expect(text.contains("idx_jobs_running_partition"), "\(text)")
         #expect(!text.contains("Sort"), "\(text)")
         #expect(!text.contains("Seq Scan on jobs"), "\(text)")
     }
@@ -38,17 +51,21 @@ import Testing
 
     /// The plan of `sql` (parameters of `types`, run with the constants `values`) on a store with
     /// 20,000 pending jobs of queue `busy`, a third of them of high priority, with PostgreSQL's
-    /// `plan_cache_mode` set to `planCacheMode`.
-    private func plan(of sql: String, types: String, values: String, planCacheMode: String) async throws -> String {
+    /// `plan_cache_mode` set to `planCacheMode`; with `partitions`, the jobs are spread over that
+    /// many partition keys and one job of each runs.
+    private func plan(of sql: String, types: String, values: String, planCacheMode: String, partitions: Int = 0) async throws -> String {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try await StoreBackend.postgres.make(directory)
         for batch in 0..<20 {
             let jobs = (0..<1_000).map { index in
-                job("busy", input: "{\"n\":\(batch * 1_000 + index)}", priority: index % 3 == 0 ? .high : .normal)
+                var new = job("busy", input: "{\"n\":\(batch * 1_000 + index)}", priority: index % 3 == 0 ? .high : .normal)
+                if partitions > 0 { new.partitionKey = "p\(index % partitions)" }
+                return new
             }
             _ = try await store.enqueue(jobs, now: 0)
         }
+        if partitions > 0 { _ = try await store.take("busy", limit: partitions) }
         let lines = try await withClient(schema: TestPostgresServer.schema(for: directory)) { connection, logger in
             try await connection.query("ANALYZE jobs", logger: logger)
             try await connection.query(PostgresQuery(unsafeSQL: "PREPARE statement (\(types)) AS \(sql)"), logger: logger)

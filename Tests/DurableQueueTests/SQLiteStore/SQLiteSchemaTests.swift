@@ -54,6 +54,23 @@ import Testing
         }
     }
 
+    @Test func aPartitionsRunningJobsAreCountedThroughAnIndex() async throws {
+        try await withSQLiteStore { store, directory async throws in
+            let jobs = (0..<2_000).map { index in
+                var new = job("q", input: "\(index)")
+                new.partitionKey = "p\(index % 100)"
+                return new
+            }
+            _ = try await store.enqueue(batch: jobs, now: 1)
+            _ = try await store.take("q", limit: 500)
+            let connection = try Connection(path: directory.path("jobs.sqlite"), options: StorageOptions())
+            var details: [String] = []
+            try connection.query("EXPLAIN QUERY PLAN " + SQLiteJobStore.runningInPartitionStatement, ["q", "p7"]) { details.append($0.string(3)) }
+            #expect(details.contains { $0.contains("idx_jobs_running_partition") }, "\(details)")
+            #expect(!details.contains { $0.contains("TEMP B-TREE") || $0.hasPrefix("SCAN") }, "\(details)")
+        }
+    }
+
     @Test func theDatabaseItselfRefusesTwoActiveJobsWithOneKey() async throws {
         try await withSQLiteStore { store, directory async throws in
             _ = try await store.add(job(uniqueKey: "k"))
