@@ -18,7 +18,7 @@ struct OverviewPage {
     func render() -> String {
         var body = "<h1>Queues</h1><p class=\"muted\">\(HTML.escape(location))</p>\n"
         body += HTML.table(
-            ["Queue", "Mode", "Limit"] + Self.columns.map(\.rawValue) + ["Throttle", "Next start", ""],
+            ["Queue", "Mode", "Limit"] + Self.columns.map(\.rawValue) + ["Throttle and limits", "Next start", ""],
             queues.map(row), empty: "No queues yet: enqueue a job and it appears here.")
         if !schedules.isEmpty {
             body += "<h2>Schedules</h2>\n"
@@ -42,6 +42,8 @@ struct OverviewPage {
         var limits: [String] = []
         if let throttle = queue.throttle { limits.append("1 per \(Formatting.duration(throttle.interval))") }
         if let rate = queue.rateLimit { limits.append("\(rate.count) per \(Formatting.duration(rate.window))") }
+        if queue.partitionLimit > 0 { limits.append("\(queue.partitionLimit) per key") }
+        if let aging = queue.aging { limits.append("aging every \(Formatting.duration(aging.every))") }
         let nextStart = status.nextStartAt.map { $0 > now ? "in \(Formatting.duration(Duration.milliseconds($0 - now)))" : "now" }
         let path = "/api/queues/\(HTML.segment(queue.name))/\(queue.isSuspended ? "resume" : "pause")"
         let paused = queue.isSuspended ? " <span class=\"badge blocked\">paused</span>" : ""
