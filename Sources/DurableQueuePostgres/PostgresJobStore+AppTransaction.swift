@@ -8,8 +8,9 @@ extension PostgresJobStore {
     ///
     /// `body` is synchronous (the same API as on SQLite), so it runs on a thread of its own, never
     /// a cooperative one: each of its statements waits there while the connection runs it. Its
-    /// own errors are rethrown as they are; a transaction that lost a race with another (a
-    /// serialization failure or deadlock) is rolled back and `body` runs again.
+    /// own errors are rethrown as they are; a failed statement (including a deadlock or
+    /// serialization failure, code `databaseLocked`) throws ``DurableQueueError``, and the whole
+    /// transaction rolls back.
     package func transaction<T: Sendable>(
         now: Int64, _ body: @escaping @Sendable (any AppTransaction, Int64) throws -> T
     ) async throws -> T {
@@ -95,7 +96,15 @@ private final class PostgresAppTransaction: AppTransaction {
     }
 
     func insert(_ job: NewJob) throws -> EnqueueOutcome {
-        try wait { [store, session, now] in try await store.insert(session, job, now: now) }
+        try wait { [store, session, now] in
+            do {
+                return try await store.insert(session, job, now: now)
+            } catch let error as DurableQueueError {
+                throw error
+            } catch {
+                throw PostgresJobStore.mapped(error, operation: "enqueue a '\(job.kind)' job", location: store.location)
+            }
+        }
     }
 
     /// Runs `operation` and blocks this (the application's own) thread until it is done.
