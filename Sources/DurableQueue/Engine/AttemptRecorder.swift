@@ -5,8 +5,9 @@ protocol AttemptRefiller: Sendable {
     /// What to claim in the transaction that records `freed` endings at `now`, its room reserved in
     /// the engine; nil when nothing may be claimed.
     func refillRequest(freeing freed: Int, now: Int64) -> ClaimRequest?
-    /// Hands `jobs`, claimed as `request` asked by a committed transaction, to the engine to run.
-    func admit(_ jobs: [ClaimedJob], claimedFor request: ClaimRequest)
+    /// A transaction committed the endings of `ended` and claimed `jobs` as `request` asked (none
+    /// without a request): the ended attempts take no room any more, and the claimed ones run.
+    func committed(_ ended: [AttemptID], claimed jobs: [ClaimedJob], for request: ClaimRequest?)
     /// The transaction failed: gives back the room `request` reserved.
     func abandon(_ request: ClaimRequest)
 }
@@ -76,7 +77,9 @@ final class AttemptRecorder: Sendable {
             let request = refiller?.refillRequest(freeing: attempts.count, now: now)
             do {
                 let result = try await store.finish(attempts, now: now, thenClaim: request)
-                if let refiller, let request { refiller.admit(result.claimed, claimedFor: request) }
+                // Before the attempts hear of it: an attempt that ends at once after it must find
+                // its predecessor's room free, or its own refill claims nothing.
+                refiller?.committed(attempts.map(\.attempt), claimed: result.claimed, for: request)
                 for waiter in group { waiter.continuation.resume(returning: result.states[waiter.attempt.id]) }
             } catch {
                 if let refiller, let request { refiller.abandon(request) }

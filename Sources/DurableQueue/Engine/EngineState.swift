@@ -123,10 +123,11 @@ final class EngineState: Sendable {
     }
 
     /// Records that claimed `jobs` run here from now on, in place of the `reserved` room their claim
-    /// held, and keeps them for ``takeAdmitted()``.
-    func admit(_ jobs: [ClaimedJob], reserved: Int) {
+    /// held and of the `ending` attempts (their endings committed), and keeps them for ``takeAdmitted()``.
+    func admit(_ jobs: [ClaimedJob], reserved: Int, ending: [AttemptID] = []) {
         let admitted = jobs.map { (job: $0, stop: StopSignal()) }
         let waiters = state.withLock { state in
+            for attempt in ending { state.running.removeValue(forKey: attempt) }
             for (job, stop) in admitted {
                 state.running[job.attemptID] = Running(stop: stop, leaseExpiresAt: job.leaseExpiresAt)
             }
@@ -169,8 +170,13 @@ final class EngineState: Sendable {
 
     // MARK: Running attempts
 
-    /// Forgets `attempt`.
-    func remove(_ attempt: AttemptID) { _ = state.withLock { $0.running.removeValue(forKey: attempt) } }
+    /// Forgets `attempt`, stopped by `stop`, unless it is gone already: its ending was committed
+    /// and (a snooze or give-back takes its number back) a new attempt with its number may run.
+    func remove(_ attempt: AttemptID, stop: StopSignal) {
+        state.withLock { state in
+            if state.running[attempt]?.stop === stop { state.running.removeValue(forKey: attempt) }
+        }
+    }
     /// How many attempts run here.
     var runningCount: Int { state.withLock { $0.running.count } }
     /// The attempts running here.

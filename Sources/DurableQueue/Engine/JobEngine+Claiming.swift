@@ -19,9 +19,10 @@ extension JobEngine: AttemptRefiller {
         return room > 0 ? claimRequest(room: room, now: now) : nil
     }
 
-    /// Hands jobs claimed along with recorded endings to the dispatcher, which starts them.
-    func admit(_ jobs: [ClaimedJob], claimedFor request: ClaimRequest) {
-        state.admit(jobs, reserved: request.room)
+    /// Frees the room of attempts whose endings were committed (their tasks are only returning
+    /// now), and hands the jobs claimed along with them to the dispatcher, which starts them.
+    func committed(_ ended: [AttemptID], claimed jobs: [ClaimedJob], for request: ClaimRequest?) {
+        state.admit(jobs, reserved: request?.room ?? 0, ending: ended)
         if !jobs.isEmpty { wake.signal() }
     }
 

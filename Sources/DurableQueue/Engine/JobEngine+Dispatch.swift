@@ -87,7 +87,7 @@ extension JobEngine {
             metrics.started(job, waitedMilliseconds: now - job.runAt)
             group.addTask {
                 await self.process(job, stop: stop)
-                self.state.remove(job.attemptID)
+                self.state.remove(job.attemptID, stop: stop)
                 self.wake.signal()
             }
         }

@@ -22,7 +22,7 @@ extension JobEngine {
             }
             guard let (job, stop) = state.takeAdmitted().first else { break }
             await process(job, stop: stop)
-            state.remove(job.attemptID)
+            state.remove(job.attemptID, stop: stop)
             ran += 1
         }
         if let failure = state.failure { throw failure }

@@ -70,7 +70,7 @@ private final class TestRefiller: AttemptRefiller {
         return ClaimRequest(owner: "w1", leaseDuration: 30_000, now: now, room: freed, kinds: testKinds, queues: ["default"])
     }
 
-    func admit(_ jobs: [ClaimedJob], claimedFor request: ClaimRequest) {
+    func committed(_ ended: [AttemptID], claimed jobs: [ClaimedJob], for request: ClaimRequest?) {
         state.withLock { $0.admitted += jobs.map(\.id) }
     }
 
