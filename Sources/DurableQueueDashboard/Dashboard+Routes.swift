@@ -79,12 +79,10 @@ extension Dashboard {
 
     private func jobsPage(_ request: Request, actionsEnabled: Bool) async throws -> String {
         let filter = try RequestValues.jobFilter(request)
-        let (jobs, total, queues) = try await reading {
-            (try await queue.store.jobs(filter), try await queue.store.count(filter), try await queue.store.queueStatuses())
+        let (jobs, total, queueNames) = try await reading {
+            (try await queue.store.jobs(filter), try await queue.store.count(filter), try await queue.store.queueNames())
         }
-        return JobsPage(
-            filter: filter, jobs: jobs, total: total, queueNames: queues.map(\.configuration.name), actionsEnabled: actionsEnabled
-        ).render()
+        return JobsPage(filter: filter, jobs: jobs, total: total, queueNames: queueNames, actionsEnabled: actionsEnabled).render()
     }
 
     private static func asset(_ text: String, type: String) -> Response {

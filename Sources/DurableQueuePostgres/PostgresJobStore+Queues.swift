@@ -115,6 +115,13 @@ extension PostgresJobStore {
         }
     }
 
+    /// Every queue's name, sorted.
+    package func queueNames() async throws -> [String] {
+        try await read("list the queues' names") { session in
+            try await session.rows("SELECT name FROM queues ORDER BY name").map { try $0.string(0) }
+        }
+    }
+
     /// The settings of queue `name` (of every queue, by name, for nil); `lock` holds the row.
     private func queues(_ session: PostgresSession, named name: String?, lock: Bool) async throws -> [QueueConfiguration] {
         try await session.rows(

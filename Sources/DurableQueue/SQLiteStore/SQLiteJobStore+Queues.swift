@@ -120,6 +120,11 @@ extension SQLiteJobStore {
         }
     }
 
+    /// Every queue's name, sorted.
+    package func queueNames() throws -> [String] {
+        try read("list the queues' names") { try queueNamesWithinTransaction() }
+    }
+
     /// Every queue's settings, by name.
     package func queues() throws -> [QueueConfiguration] {
         try read("list queues") { try queues(where: "", []) }

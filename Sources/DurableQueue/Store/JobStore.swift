@@ -106,6 +106,9 @@ package protocol JobStore: AnyObject, Sendable {
     /// Every queue's settings, job counts and next allowed start.
     func queueStatuses() async throws -> [QueueStatus]
 
+    /// Every queue's name, sorted: a short read that counts no jobs.
+    func queueNames() async throws -> [String]
+
     /// Raises by one the priority of every pending job of a queue with ``Aging`` that has waited
     /// its interval since it became pending or last rose (by `updated_at`), up to the queue's
     /// limit, each with a history row; returns how many rose, or nil when no queue ages (then it

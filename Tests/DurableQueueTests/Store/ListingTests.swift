@@ -26,6 +26,15 @@ import Testing
         }
     }
 
+    @Test(arguments: StoreBackend.all) func queueNamesAreListedSortedWithoutCountingJobs(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ in
+            #expect(try await store.queueNames().isEmpty)
+            _ = try await store.add(job("mail"))
+            try await store.configure(QueueConfiguration("archive"), now: 1_000)
+            #expect(try await store.queueNames() == ["archive", "mail"])
+        }
+    }
+
     @Test(arguments: StoreBackend.all) func groupsListsOutermostGroupsNewestFirstWithTheirChildrenCounted(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store, _ in
             let step = { (input: String) in CompositionNode.job(job("q", input: input), name: nil, takesPreviousOutput: false) }
