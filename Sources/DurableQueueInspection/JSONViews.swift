@@ -10,6 +10,7 @@ extension JobRecord {
             ("priority", .int(Int64(priority.rawValue))), ("attempts", .int(Int64(attempts))),
             ("max_attempts", .int(maxAttempts.map(Int64.init))), ("progress", progress.map { .double($0) } ?? .null),
             ("tags", .array(tags.map { .string($0) })), ("unique_key", .string(uniqueKey)),
+            ("partition_key", .string(partitionKey)), ("group_id", .int(group?.rawValue)),
             ("cancel_requested", .bool(cancelRequested)), ("run_at", .time(runAt)), ("created_at", .time(createdAt)),
             ("updated_at", .time(updatedAt)), ("started_at", .time(startedAt)), ("finished_at", .time(finishedAt)),
             ("lease_owner", .string(leaseOwner)), ("lease_expires_at", .time(leaseExpiresAt)),

@@ -121,7 +121,8 @@ extension PostgresJobStore {
             SELECT j.id, j.queue, j.kind, j.state, j.priority, j.run_at, j.attempts, j.max_attempts, j.retry_policy,
                    j.timeout_ms, j.unique_key, j.cancel_requested, j.lease_owner, j.lease_expires_at, j.input::text, j.output::text,
                    j.error::text, j.progress, j.checkpoint, j.created_at, j.updated_at, j.started_at, j.finished_at,
-                   coalesce((SELECT array_agg(tag ORDER BY tag) FROM job_tags WHERE job_id = j.id), '{}'), j.throttle_interval_ms
+                   coalesce((SELECT array_agg(tag ORDER BY tag) FROM job_tags WHERE job_id = j.id), '{}'), j.throttle_interval_ms,
+                   j.partition_key, j.group_id
             FROM jobs AS j
             \(clause)
             """, values
@@ -135,7 +136,8 @@ extension PostgresJobStore {
                 error: try row.optionalString(16).map { try JSONDecoder().decode(JobFailure.self, from: Data($0.utf8)) },
                 progress: try row.optionalDouble(17), checkpoint: try row.optionalBytes(18), createdAt: try row.int64(19),
                 updatedAt: try row.int64(20), startedAt: try row.optionalInt64(21), finishedAt: try row.optionalInt64(22),
-                tags: try row.cells[23].decode([String].self), throttleIntervalMilliseconds: try row.int64(24))
+                tags: try row.cells[23].decode([String].self), throttleIntervalMilliseconds: try row.int64(24),
+                partitionKey: try row.optionalString(25), group: try row.optionalInt64(26).map { GroupID($0) })
         }
     }
 }

@@ -107,6 +107,9 @@ import Testing
             #expect(overview.body.contains("nightly") && overview.body.contains("0 3 * * *"))
             let page = try await fixture.send("/groups/\(group.id.rawValue)")
             #expect(page.status == 200 && page.body.contains("first") && page.body.contains("href=\"/jobs/"))
+            let step = try #require((detail["children"] as? [[String: Any]])?.first?["job_id"] as? Int)
+            #expect(try await fixture.send("/api/jobs/\(step)").object()["group_id"] as? Int == Int(group.id.rawValue))
+            #expect(try await fixture.send("/jobs/\(step)").body.contains("<a href=\"/groups/\(group.id.rawValue)\">group \(group.id.rawValue)</a>"))
         }
     }
 

@@ -132,7 +132,8 @@ extension SQLiteJobStore {
             SELECT j.id, j.queue, j.kind, j.state, j.priority, j.run_at, j.attempts, j.max_attempts, j.retry_policy,
                    j.timeout_ms, j.unique_key, j.cancel_requested, j.lease_owner, j.lease_expires_at, j.input, j.output,
                    j.error, j.progress, j.checkpoint, j.created_at, j.updated_at, j.started_at, j.finished_at,
-                   (SELECT json_group_array(tag) FROM job_tags WHERE job_id = j.id), j.throttle_interval_ms
+                   (SELECT json_group_array(tag) FROM job_tags WHERE job_id = j.id), j.throttle_interval_ms, j.partition_key,
+                   j.group_id
             FROM jobs AS j
             \(clause)
             """, arguments
@@ -148,7 +149,8 @@ extension SQLiteJobStore {
                     progress: row.optionalDouble(17), checkpoint: row.optionalBlob(18), createdAt: row.int64(19),
                     updatedAt: row.int64(20), startedAt: row.optionalInt64(21), finishedAt: row.optionalInt64(22),
                     tags: try JSONDecoder().decode([String].self, from: Data(row.string(23).utf8)).sorted(),
-                    throttleIntervalMilliseconds: row.int64(24)))
+                    throttleIntervalMilliseconds: row.int64(24), partitionKey: row.optionalString(25),
+                    group: row.optionalInt64(26).map { GroupID($0) }))
         }
         return records
     }

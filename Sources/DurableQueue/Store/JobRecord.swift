@@ -26,8 +26,12 @@ package struct JobRecord: Sendable, Hashable {
     package var tags: [String]
     /// The throttle interval kept after this job, in milliseconds (0: none).
     package var throttleIntervalMilliseconds: Int64
+    /// The partition its queue's partition limit counts it in; nil for none.
+    package var partitionKey: String?
+    /// The sequence or group it is a step of; nil for none.
+    package var group: GroupID?
 
-    package init(id: JobID, queue: String, kind: String, state: JobState, priority: Priority, runAt: Int64, attempts: Int, maxAttempts: Int?, retryPolicy: String?, timeoutMilliseconds: Int64?, uniqueKey: String?, cancelRequested: Bool, leaseOwner: String?, leaseExpiresAt: Int64?, input: String, output: String?, error: JobFailure?, progress: Double?, checkpoint: [UInt8]?, createdAt: Int64, updatedAt: Int64, startedAt: Int64?, finishedAt: Int64?, tags: [String], throttleIntervalMilliseconds: Int64) {
+    package init(id: JobID, queue: String, kind: String, state: JobState, priority: Priority, runAt: Int64, attempts: Int, maxAttempts: Int?, retryPolicy: String?, timeoutMilliseconds: Int64?, uniqueKey: String?, cancelRequested: Bool, leaseOwner: String?, leaseExpiresAt: Int64?, input: String, output: String?, error: JobFailure?, progress: Double?, checkpoint: [UInt8]?, createdAt: Int64, updatedAt: Int64, startedAt: Int64?, finishedAt: Int64?, tags: [String], throttleIntervalMilliseconds: Int64, partitionKey: String?, group: GroupID?) {
         self.id = id
         self.queue = queue
         self.kind = kind
@@ -53,6 +57,8 @@ package struct JobRecord: Sendable, Hashable {
         self.finishedAt = finishedAt
         self.tags = tags
         self.throttleIntervalMilliseconds = throttleIntervalMilliseconds
+        self.partitionKey = partitionKey
+        self.group = group
     }
 }
 

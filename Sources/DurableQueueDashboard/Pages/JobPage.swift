@@ -25,6 +25,8 @@ struct JobPage {
             fields.append(("Tags", job.tags.map { "<a href=\"/jobs\(HTML.query([("tag", $0)]))\">\(HTML.escape($0))</a>" }.joined(separator: ", ")))
         }
         if let key = job.uniqueKey { fields.append(("Unique key", HTML.escape(key))) }
+        if let partition = job.partitionKey { fields.append(("Partition", HTML.escape(partition))) }
+        if let group = job.group { fields.append(("Group", "<a href=\"/groups/\(group.rawValue)\">group \(group.rawValue)</a>")) }
         if let owner = job.leaseOwner { fields.append(("Worker", HTML.escape(owner))) }
         if let checkpoint = job.checkpoint { fields.append(("Checkpoint", "\(checkpoint.count) bytes")) }
 

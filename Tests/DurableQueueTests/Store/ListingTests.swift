@@ -26,6 +26,20 @@ import Testing
         }
     }
 
+    @Test(arguments: StoreBackend.all) func aJobsRecordShowsItsPartitionAndItsGroup(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ in
+            var partitioned = job("sync")
+            partitioned.partitionKey = "customer-7"
+            let alone = try await store.add(partitioned)
+            let group = try await store.enqueue(
+                composition: .sequence([.job(job("q"), name: "only", takesPreviousOutput: false)]), now: 1_000)
+            let step = try #require(try await store.jobs(JobFilter(queues: ["q"])).first)
+            #expect(try await store.job(alone).partitionKey == "customer-7")
+            #expect(try await store.job(alone).group == nil)
+            #expect(step.group == group && step.partitionKey == nil)
+        }
+    }
+
     @Test(arguments: StoreBackend.all) func queueNamesAreListedSortedWithoutCountingJobs(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store, _ in
             #expect(try await store.queueNames().isEmpty)
