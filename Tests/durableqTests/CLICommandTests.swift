@@ -20,7 +20,10 @@ private func seed(_ directory: TemporaryDirectory) async throws -> (pending: Job
     _ = try await store.take("mail", owner: "elsewhere")
     let now = Date().millisecondsSince1970
     let pending = try await store.add(job("mail", kind: "send", tags: ["news"]), now: now)
-    try await store.configure(QueueConfiguration("api", throttle: Throttle(.seconds(1)), rateLimit: RateLimit(5, per: .seconds(60))), now: now)
+    try await store.configure(
+        QueueConfiguration(
+            "api", throttle: Throttle(.seconds(1)), rateLimit: RateLimit(5, per: .seconds(60)), aging: Aging(every: .seconds(30)),
+            partitionLimit: 2), now: now)
     try await store.setSuspended(true, queue: "api", now: now)
     return (pending, succeeded, failed, running)
 }
@@ -98,7 +101,7 @@ private func seed(_ directory: TemporaryDirectory) async throws -> (pending: Job
         #expect(status.status == 0)
         let lines = status.stdout.split(separator: "\n")
         #expect(lines.first?.hasPrefix("QUEUE") == true && lines.count == 3)
-        #expect(lines[1].contains("api") && lines[1].contains("yes") && lines[1].contains("1 per 1s from start, 5 per 60s"))
+        #expect(lines[1].contains("api") && lines[1].contains("yes") && lines[1].contains("1 per 1s from start, 5 per 60s, 2 per key, aging every 30s"))
 
         let list = try await durableq(["list"], in: here)
         #expect(list.stdout.split(separator: "\n").count == 5)

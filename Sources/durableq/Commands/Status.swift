@@ -6,7 +6,7 @@ import Foundation
 /// `durableq status`: per queue, counts by state, concurrency, suspension, throttle and next start.
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show each queue: jobs by state, concurrency, suspended, throttle and next allowed start.")
+        abstract: "Show each queue: jobs by state, concurrency, suspended, throttle and limits, next allowed start.")
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var output: OutputOptions
@@ -35,6 +35,8 @@ struct Status: AsyncParsableCommand {
                 throttle.append("1 per \(Formatting.duration(interval.interval)) from \(interval.measuredFrom.rawValue)")
             }
             if let rate = queue.rateLimit { throttle.append("\(rate.count) per \(Formatting.duration(rate.window))") }
+            if queue.partitionLimit > 0 { throttle.append("\(queue.partitionLimit) per key") }
+            if let aging = queue.aging { throttle.append("aging every \(Formatting.duration(aging.every))") }
             let nextStart = status.nextStartAt.map { $0 > now ? "in \(Formatting.duration(Duration.milliseconds($0 - now)))" : "now" }
             table.rows.append(
                 [
