@@ -68,15 +68,15 @@ struct AccessGuard<Context: RequestContext>: RouterMiddleware {
         return response
     }
 
-    /// Whether a Host header names this machine's loopback interface.
+    /// Whether a Host header (`name:port`, `[::1]:port`) names this machine's loopback interface.
     static func isLoopback(authority: String?) -> Bool {
-        guard var host = authority?.lowercased() else { return false }
+        guard var host = authority else { return false }
         if host.hasPrefix("[") {
             host = String(host.dropFirst().prefix(while: { $0 != "]" }))
         } else if let colon = host.lastIndex(of: ":") {
             host = String(host[..<colon])
         }
-        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        return Dashboard.isLoopback(host)
     }
 
     /// The request's path and query without its `token` parameter.

@@ -63,8 +63,7 @@ extension Dashboard {
     /// The job with its history, as `durableq show --json` prints it.
     func jobJSON(_ id: JobID) async throws -> JSONValue {
         let (job, history) = try await reading { (try await queue.store.job(id), try await queue.store.history(of: id)) }
-        guard case .object(let members) = job.json else { return job.json }
-        return .object(members + [("history", .array(history.map(\.json)))])
+        return job.json(history: history)
     }
 
     private func overviewPage(actionsEnabled: Bool) async throws -> String {
@@ -90,8 +89,9 @@ extension Dashboard {
             status: .ok, headers: [.contentType: type, .cacheControl: "max-age=300"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// Whether `host` is a loopback address or name.
+    /// Whether `host` (a name or address, without a port) is this machine's loopback interface.
     static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        let host = host.lowercased()
+        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 }

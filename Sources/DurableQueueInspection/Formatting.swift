@@ -62,4 +62,20 @@ package enum Formatting {
         let flat = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         return flat.count > limit ? String(flat.prefix(limit - 1)) + "…" : flat
     }
+
+    /// What holds a queue's starts back, in words: `1 per 400ms from start`, `5 per 60s`,
+    /// `2 per key`, `aging every 30s`; empty for none.
+    package static func limits(of queue: QueueConfiguration) -> [String] {
+        var limits: [String] = []
+        if let throttle = queue.throttle { limits.append("1 per \(duration(throttle.interval)) from \(throttle.measuredFrom.rawValue)") }
+        if let rate = queue.rateLimit { limits.append("\(rate.count) per \(duration(rate.window))") }
+        if queue.partitionLimit > 0 { limits.append("\(queue.partitionLimit) per key") }
+        if let aging = queue.aging { limits.append("aging every \(duration(aging.every))") }
+        return limits
+    }
+
+    /// When a queue may next start a job (ms since 1970), from `now`: `in 3s`, `now`; nil for no wait.
+    package static func nextStart(_ at: Int64?, now: Int64) -> String? {
+        at.map { $0 > now ? "in \(duration(Duration.milliseconds($0 - now)))" : "now" }
+    }
 }

@@ -25,6 +25,14 @@ extension JobRecord {
     }
 }
 
+extension JobRecord {
+    /// The job as ``json`` shows it, with its events under `history`, oldest first.
+    package func json(history: [JobEvent]) -> JSONValue {
+        guard case .object(let members) = json else { return json }
+        return .object(members + [("history", .array(history.map(\.json)))])
+    }
+}
+
 extension JobEvent {
     /// The event as a JSON object.
     package var json: JSONValue {

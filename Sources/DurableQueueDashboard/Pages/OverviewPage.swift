@@ -39,12 +39,8 @@ struct OverviewPage {
             guard count > 0 else { return "<span class=\"muted\">0</span>" }
             return "<a href=\"/jobs\(HTML.query([("queue", queue.name), ("state", state.rawValue)]))\">\(count)</a>"
         }
-        var limits: [String] = []
-        if let throttle = queue.throttle { limits.append("1 per \(Formatting.duration(throttle.interval))") }
-        if let rate = queue.rateLimit { limits.append("\(rate.count) per \(Formatting.duration(rate.window))") }
-        if queue.partitionLimit > 0 { limits.append("\(queue.partitionLimit) per key") }
-        if let aging = queue.aging { limits.append("aging every \(Formatting.duration(aging.every))") }
-        let nextStart = status.nextStartAt.map { $0 > now ? "in \(Formatting.duration(Duration.milliseconds($0 - now)))" : "now" }
+        let limits = Formatting.limits(of: queue)
+        let nextStart = Formatting.nextStart(status.nextStartAt, now: now)
         let path = "/api/queues/\(HTML.segment(queue.name))/\(queue.isSuspended ? "resume" : "pause")"
         let paused = queue.isSuspended ? " <span class=\"badge blocked\">paused</span>" : ""
         return [

@@ -1,6 +1,6 @@
-import DurableQueueInspection
 import ArgumentParser
 import DurableQueue
+import DurableQueueInspection
 
 /// `durableq list`: jobs, newest first, filtered by state, queue and tag.
 struct List: AsyncParsableCommand {

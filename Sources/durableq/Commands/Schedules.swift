@@ -1,6 +1,6 @@
-import DurableQueueInspection
 import ArgumentParser
 import DurableQueue
+import DurableQueueInspection
 import Foundation
 
 /// `durableq schedules`: the schedules of the file, their next ticks, and pausing them.

@@ -1,6 +1,6 @@
-import DurableQueueInspection
 import ArgumentParser
 import DurableQueue
+import DurableQueueInspection
 import Foundation
 
 /// `durableq show ID`: one job's row, output or error, progress and full history.
@@ -17,11 +17,7 @@ struct Show: AsyncParsableCommand {
         let store = try await database.openForReading().store
         let job = try await store.job(JobID(id))
         let history = try await store.history(of: JobID(id))
-        if output.json {
-            guard case .object(let members) = job.json else { return }
-            JSONValue.object(members + [("history", .array(history.map(\.json)))]).print()
-            return
-        }
+        if output.json { return job.json(history: history).print() }
         var fields: [(String, String)] = [
             ("id", String(job.id.rawValue)), ("queue", job.queue), ("kind", job.kind), ("state", job.state.rawValue),
             ("priority", Formatting.priority(job.priority)),

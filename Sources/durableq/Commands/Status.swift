@@ -1,6 +1,6 @@
-import DurableQueueInspection
 import ArgumentParser
 import DurableQueue
+import DurableQueueInspection
 import Foundation
 
 /// `durableq status`: per queue, counts by state, concurrency, suspension, throttle and next start.
@@ -30,14 +30,8 @@ struct Status: AsyncParsableCommand {
         ])
         for status in statuses {
             let queue = status.configuration
-            var throttle: [String] = []
-            if let interval = queue.throttle {
-                throttle.append("1 per \(Formatting.duration(interval.interval)) from \(interval.measuredFrom.rawValue)")
-            }
-            if let rate = queue.rateLimit { throttle.append("\(rate.count) per \(Formatting.duration(rate.window))") }
-            if queue.partitionLimit > 0 { throttle.append("\(queue.partitionLimit) per key") }
-            if let aging = queue.aging { throttle.append("aging every \(Formatting.duration(aging.every))") }
-            let nextStart = status.nextStartAt.map { $0 > now ? "in \(Formatting.duration(Duration.milliseconds($0 - now)))" : "now" }
+            let throttle = Formatting.limits(of: queue)
+            let nextStart = Formatting.nextStart(status.nextStartAt, now: now)
             table.rows.append(
                 [
                     queue.name, queue.mode.rawValue, queue.concurrencyLimit == 0 ? "-" : String(queue.concurrencyLimit),

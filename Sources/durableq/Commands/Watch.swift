@@ -1,6 +1,6 @@
-import DurableQueueInspection
 import ArgumentParser
 import DurableQueue
+import DurableQueueInspection
 import Foundation
 
 /// `durableq watch`: the status table, refreshed.

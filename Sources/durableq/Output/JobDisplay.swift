@@ -1,6 +1,6 @@
-import DurableQueueInspection
 import DurableDownloads
 import DurableQueue
+import DurableQueueInspection
 import Foundation
 
 /// Shows the jobs a `download` or `run` works through: on a terminal, one progress bar per active
