@@ -52,6 +52,7 @@ let package = Package(
                 .embedInCode("0008_unique_window.sql"),
                 .embedInCode("0009_aging.sql"),
                 .embedInCode("0010_partitions.sql"),
+                .embedInCode("0011_lighter_enqueue.sql"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -93,6 +94,7 @@ let package = Package(
             resources: [.embedInCode("Migrations/0001_initial.sql"), .embedInCode("Migrations/0002_schedules.sql"),
                 .embedInCode("Migrations/0003_trace_context.sql"), .embedInCode("Migrations/0004_unique_window.sql"),
                 .embedInCode("Migrations/0005_aging.sql"), .embedInCode("Migrations/0006_partitions.sql"),
+                .embedInCode("Migrations/0007_lighter_enqueue.sql"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -3,7 +3,8 @@ import Foundation
 import PostgresNIO
 
 extension PostgresJobStore {
-    /// Inserts every job of `jobs`, all or none, each with its tags and creation event.
+    /// Inserts every job of `jobs`, all or none, each with its tags; a job's row records its
+    /// creation (`created_at`, `created_state`), which the history shows as its first event.
     ///
     /// Jobs without a unique key go in with one statement (the common case); a batch with a unique
     /// key runs job by job, each looking for the job that holds its key.
@@ -65,7 +66,7 @@ extension PostgresJobStore {
         }
     }
 
-    /// Inserts the jobs of `$1` (a JSON array of ``InsertedJob``) at `$2` with their tags and events,
+    /// Inserts the jobs of `$1` (a JSON array of ``InsertedJob``) at `$2` with their tags,
     /// and notifies channel `$3`; returns their ids in order. Ids come from the jobs' sequence in
     /// the batch's order, so that the order key (the id, or minus the id on a LIFO queue) is known
     /// in the same statement.
@@ -83,27 +84,23 @@ extension PostgresJobStore {
             inserted AS (
                 INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy, timeout_ms,
                                   input, created_at, updated_at, throttle_interval_ms, throttle_interval_source, trace_context,
-                                  partition_key)
+                                  partition_key, created_state)
                 SELECT b.id, b.queue, b.kind, b.state, b.priority, CASE q.mode WHEN 'lifo' THEN -b.id ELSE b.id END, b."runAt",
                        b."maxAttempts", b."retryPolicy", b."timeoutMs", b.input::jsonb, $2, $2,
                        coalesce(b.throttle, q.throttle_interval_ms), CASE WHEN b.throttle IS NULL THEN 'queue' ELSE 'job' END,
-                       b."traceContext", b."partitionKey"
+                       b."traceContext", b."partitionKey", b.state
                 FROM batch AS b JOIN queues AS q ON q.name = b.queue
             ),
             tagged AS (
                 INSERT INTO job_tags (tag, job_id)
                 SELECT t.tag, b.id FROM batch AS b, jsonb_array_elements_text(b.tags) AS t(tag)
-            ),
-            events AS (
-                INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason)
-                SELECT id, $2, NULL, state, 0, 'enqueued' FROM batch
             )
             SELECT array_agg(id ORDER BY "position"), (SELECT pg_notify($3, '')) FROM batch
             """
     }
 
-    /// Inserts `job` with its tags and event row, or applies its unique-key policy. A job placed in
-    /// a group starts `blocked` until the group lets it run.
+    /// Inserts `job` with its tags, or applies its unique-key policy. A job placed in a group starts
+    /// `blocked` until the group lets it run. The row records the job's creation: no event row.
     func insert(_ session: PostgresSession, _ job: NewJob, now: Int64, placement: GroupPlacement? = nil) async throws
         -> EnqueueOutcome
     {
@@ -139,10 +136,10 @@ extension PostgresJobStore {
                 INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy,
                                   timeout_ms, unique_key, input, created_at, updated_at, throttle_interval_ms,
                                   throttle_interval_source, group_id, group_position, step_name, takes_previous_output,
-                                  trace_context, partition_key)
+                                  trace_context, partition_key, created_state)
                 SELECT n.id, q.name, $2, $3, $4, CASE q.mode WHEN 'lifo' THEN -n.id ELSE n.id END, $5, $6, $7, $8, $9,
                        $10::jsonb, $11, $11, coalesce($12::bigint, q.throttle_interval_ms),
-                       CASE WHEN $12::bigint IS NULL THEN 'queue' ELSE 'job' END, $13, $14, $15, $16, $17::text, $18::text
+                       CASE WHEN $12::bigint IS NULL THEN 'queue' ELSE 'job' END, $13, $14, $15, $16, $17::text, $18::text, $3
                 FROM queues AS q, (SELECT nextval(pg_get_serial_sequence('jobs', 'id')) AS id) AS n
                 WHERE q.name = $1
                 RETURNING id
@@ -159,7 +156,6 @@ extension PostgresJobStore {
             try await session.execute(
                 "INSERT INTO job_tags (tag, job_id) SELECT DISTINCT unnest($1::text[]), $2", [job.tags, inserted])
         }
-        try await appendEvent(session, id, now: now, from: nil, to: state, attempt: 0, reason: "enqueued")
         return replacing.map { .replaced(id, replacing: $0) } ?? .inserted(id)
     }
 

@@ -24,18 +24,25 @@ extension PostgresJobStore {
     /// Job `id`'s events, oldest first.
     package func history(of id: JobID) async throws -> [JobEvent] {
         try await read("read the history of job \(id)") { session in
+            // The job's row first (its creation, from schema version 7 on: a job created earlier
+            // has no created_state and its creation among the event rows), then the event rows.
+            // The row is there for every job, so no rows means no such job.
             let rows = try await session.rows(
                 """
-                SELECT e.at, e.from_state, e.to_state, e.attempt, e.reason, e.worker
-                FROM jobs AS j LEFT JOIN job_events AS e ON e.job_id = j.id
-                WHERE j.id = $1 ORDER BY e.id
-                """, [id.rawValue])
+                SELECT -1::bigint, (j.created_state IS NOT NULL)::int, j.created_at, NULL, j.created_state, 0, $2::text, NULL
+                FROM jobs AS j WHERE j.id = $1
+                UNION ALL
+                SELECT e.id, 1, e.at, e.from_state, e.to_state, e.attempt, e.reason, e.worker
+                FROM job_events AS e WHERE e.job_id = $1
+                ORDER BY 1
+                """, [id.rawValue, HistoryNote.enqueued])
             guard !rows.isEmpty else { throw DurableQueueError.jobNotFound(id) }
             return try rows.compactMap { row in
-                guard let at = try row.optionalInt64(0) else { return nil }
+                guard try row.bool(1) else { return nil }
                 return JobEvent(
-                    jobID: id, at: at, from: try row.optionalString(1).map(JobState.init(stored:)), to: try JobState(stored: row.string(2)),
-                    attempt: try row.int(3), reason: try row.optionalString(4), worker: try row.optionalString(5))
+                    jobID: id, at: try row.int64(2), from: try row.optionalString(3).map(JobState.init(stored:)),
+                    to: try JobState(stored: row.string(4)), attempt: try row.int(5), reason: try row.optionalString(6),
+                    worker: try row.optionalString(7))
             }
         }
     }

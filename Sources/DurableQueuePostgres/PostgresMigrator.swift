@@ -15,6 +15,7 @@ enum PostgresMigrator {
         (4, "unique_window", String(decoding: PackageResources._004_unique_window_sql, as: UTF8.self)),
         (5, "aging", String(decoding: PackageResources._005_aging_sql, as: UTF8.self)),
         (6, "partitions", String(decoding: PackageResources._006_partitions_sql, as: UTF8.self)),
+        (7, "lighter_enqueue", String(decoding: PackageResources._007_lighter_enqueue_sql, as: UTF8.self)),
     ]
 
     /// The newest version this library knows.

@@ -1,5 +1,5 @@
 extension SQLiteJobStore {
-    /// Inserts `job`, or applies its unique-key policy, in one transaction with its event row.
+    /// Inserts `job`, or applies its unique-key policy, in one transaction.
     ///
     /// Returns after the transaction is committed.
     ///
@@ -28,8 +28,9 @@ extension SQLiteJobStore {
         }
     }
 
-    /// Inserts `job` with its tags and event row, or applies its unique-key policy. A job placed in
-    /// a group starts `blocked` until the group lets it run.
+    /// Inserts `job` with its tags, or applies its unique-key policy. A job placed in a group starts
+    /// `blocked` until the group lets it run. The row records the job's creation (`created_at`,
+    /// `created_state`), which the history shows as its first event: no event row is written.
     ///
     /// - Parameter id: The id to give the job: ``nextJobID()``'s, which the caller has read in this
     ///   transaction; nil reads it here.
@@ -61,11 +62,11 @@ extension SQLiteJobStore {
             INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy,
                               timeout_ms, unique_key, input, created_at, updated_at, throttle_interval_ms,
                               throttle_interval_source, group_id, group_position, step_name, takes_previous_output,
-                              trace_context, partition_key)
+                              trace_context, partition_key, created_state)
             VALUES (?1, ?2, ?3, ?4, ?5, CASE (SELECT mode FROM queues WHERE name = ?2) WHEN 'lifo' THEN -?1 ELSE ?1 END,
                     ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12,
                     coalesce(?13, (SELECT throttle_interval_ms FROM queues WHERE name = ?2)),
-                    CASE WHEN ?13 IS NULL THEN 'queue' ELSE 'job' END, ?14, ?15, ?16, ?17, ?18, ?19)
+                    CASE WHEN ?13 IS NULL THEN 'queue' ELSE 'job' END, ?14, ?15, ?16, ?17, ?18, ?19, ?4)
             """,
             [
                 inserted, job.queue, job.kind, state.rawValue, job.priority.rawValue, job.runAt ?? now, job.maxAttempts,
@@ -77,14 +78,13 @@ extension SQLiteJobStore {
         for tag in Set(job.tags) {
             try connection.execute("INSERT INTO job_tags (tag, job_id) VALUES (?, ?)", [tag, inserted])
         }
-        try appendEvent(id, now: now, from: nil, to: state, attempt: 0, reason: "enqueued")
         return replacing.map { .replaced(id, replacing: $0) } ?? .inserted(id)
     }
 
-    /// The id the next inserted job gets: one more than the largest ever used (AUTOINCREMENT's
-    /// counter), so ids of pruned jobs are never reused.
+    /// The id the next inserted job gets: one more than the largest in the table or in
+    /// `job_id_floor` (the largest of a deleted job, kept by a trigger), so ids are never reused.
     func nextJobID() throws -> Int64 {
-        try connection.scalarInt64("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'jobs'), 0) + 1") ?? 1
+        try connection.scalarInt64("SELECT max(coalesce((SELECT max(id) FROM jobs), 0), (SELECT id FROM job_id_floor)) + 1") ?? 1
     }
 
     /// The condition under which a job holds its unique key: the WHERE of idx_jobs_unique_key, word

@@ -36,17 +36,21 @@ extension SQLiteJobStore {
                 throw DurableQueueError.jobNotFound(id)
             }
             var events: [JobEvent] = []
+            // The creation from the job's row (schema version 11 on), then the event rows; a job
+            // created earlier has its creation among the event rows (and no created_state).
             try connection.query(
                 """
-                SELECT at, from_state, to_state, attempt, reason, worker FROM job_events
-                WHERE job_id = ? ORDER BY id
-                """, [id.rawValue]
+                SELECT 0, created_at, NULL, created_state, 0, ?2, NULL FROM jobs WHERE id = ?1 AND created_state IS NOT NULL
+                UNION ALL
+                SELECT id, at, from_state, to_state, attempt, reason, worker FROM job_events WHERE job_id = ?1
+                ORDER BY 1
+                """, [id.rawValue, HistoryNote.enqueued]
             ) { row in
                 events.append(
                     JobEvent(
-                        jobID: id, at: row.int64(0), from: try row.optionalString(1).map(JobState.init(stored:)),
-                        to: try JobState(stored: row.string(2)), attempt: Int(row.int64(3)), reason: row.optionalString(4),
-                        worker: row.optionalString(5)))
+                        jobID: id, at: row.int64(1), from: try row.optionalString(2).map(JobState.init(stored:)),
+                        to: try JobState(stored: row.string(3)), attempt: Int(row.int64(4)), reason: row.optionalString(5),
+                        worker: row.optionalString(6)))
             }
             return events
         }

@@ -1,5 +1,9 @@
 /// Reasons the history shows that every store writes the same way.
 package enum HistoryNote {
+    /// A job's creation, its first event: stores show it from the job's row (`created_at`,
+    /// `created_state`), as the `job_history` view does.
+    package static let enqueued = "enqueued"
+
     /// `30s`, `1500ms`: a delay as the history shows it.
     package static func delay(milliseconds: Int64) -> String {
         milliseconds % 1000 == 0 ? "\(milliseconds / 1000)s" : "\(milliseconds)ms"

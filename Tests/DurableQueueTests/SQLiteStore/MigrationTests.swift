@@ -32,8 +32,8 @@ import Testing
                 tables.append($0.string(0))
             }
             #expect(tables == [
-                "cache_entries", "cache_list", "group_events", "group_list", "groups", "job_events", "job_history", "job_list",
-                "job_tags", "jobs", "queue_starts", "queue_status", "queues", "schedule_list", "schedules", "sqlite_sequence",
+                "cache_entries", "cache_list", "group_events", "group_list", "groups", "job_events", "job_history", "job_id_floor",
+                "job_list", "job_tags", "jobs", "queue_starts", "queue_status", "queues", "schedule_list", "schedules", "sqlite_sequence",
             ])
         }
     }
@@ -157,5 +157,51 @@ import Testing
         let claimed = try #require(try await store.take(now: 2).first)
         #expect(claimed.attempt == 3 && claimed.progressedAttempts == 0 && claimed.checkpoint == [1, 2])
         #expect(try connection.scalarInt64("SELECT count(*) FROM jobs WHERE checkpoint_attempt IS NULL") == 1)
+    }
+
+    /// Version 11 rebuilds the jobs table without AUTOINCREMENT and records creations in the job row.
+    @Test func aVersionTenFileKeepsEveryRowItsHistoryAndItsUnusedIDsWhenUpgraded() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        let connection = try Connection(path: path, options: StorageOptions())
+        try Migrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(10)))
+        try connection.executeScript(
+            """
+            INSERT INTO queues (name, created_at, updated_at) VALUES ('default', 1, 1);
+            INSERT INTO jobs (queue, kind, state, order_key, run_at, attempts, input, output, partition_key, trace_context,
+                              progressed_attempts, created_at, updated_at, finished_at)
+            VALUES ('default', 'a', 'succeeded', 1, 1, 1, '{}', '"done"', 'p', '{"traceparent":"t"}', 1, 1, 3, 3),
+                   ('default', 'b', 'pending', 2, 1, 0, '{}', NULL, NULL, NULL, 0, 1, 1, NULL),
+                   ('default', 'c', 'pending', 3, 1, 0, '{}', NULL, NULL, NULL, 0, 1, 1, NULL);
+            INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason)
+            VALUES (1, 1, NULL, 'pending', 0, 'enqueued'), (1, 2, 'pending', 'running', 1, 'claimed'),
+                   (1, 3, 'running', 'succeeded', 1, NULL), (2, 1, NULL, 'pending', 0, 'enqueued');
+            DELETE FROM jobs WHERE id = 3;  -- pruned: its id must stay unused
+            """)
+
+        let store = try SQLiteJobStore(path: path)
+        #expect(try Migrator.userVersion(connection) == SchemaMigrations.latestVersion)
+        let first = try await store.job(JobID(1))
+        #expect(first.state == .succeeded && first.attempts == 1 && first.partitionKey == "p" && first.output == "\"done\"")
+        #expect(try await store.transitions(JobID(1)) == ["nil>pending", "pending>running", "running>succeeded"])
+        #expect(try connection.scalarInt64("SELECT count(*) FROM jobs WHERE created_state IS NULL") == 2)
+        #expect(try connection.scalarInt64("SELECT count(*) FROM sqlite_master WHERE tbl_name = 'jobs' AND sql LIKE '%AUTOINCREMENT%'") == 0)
+
+        // A new job: the id after the pruned one, its creation shown from its row, in both the
+        // store's history and the view, after the old jobs' rows.
+        let next = try await store.enqueue(NewJob(kind: "d", input: "{}"), now: 5).id
+        #expect(next == JobID(4))
+        #expect(try await store.transitions(next) == ["nil>pending"])
+        #expect(try connection.scalarInt64("SELECT count(*) FROM job_events WHERE job_id = 4") == 0)
+        var rows: [String] = []
+        try connection.query("SELECT job_id, coalesce(from_state, 'nil'), to_state, reason FROM job_history") {
+            rows.append("\($0.int64(0)) \($0.string(1))>\($0.string(2)) \($0.optionalString(3) ?? "")")
+        }
+        #expect(rows == ["1 nil>pending enqueued", "1 pending>running claimed", "1 running>succeeded ", "2 nil>pending enqueued", "4 nil>pending enqueued"])
+
+        // Deleting the newest job, even by hand, leaves its id used.
+        try connection.executeScript("DELETE FROM jobs WHERE id = 4")
+        #expect(try await store.enqueue(NewJob(kind: "e", input: "{}"), now: 6).id == JobID(5))
     }
 }

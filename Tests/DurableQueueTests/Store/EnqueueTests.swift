@@ -21,6 +21,41 @@ import Testing
         }
     }
 
+    /// An enqueue writes no event row: the job's row records its creation, which the history and
+    /// the `job_history` view show first. A job from an earlier schema (creation as an event row,
+    /// no `created_state`) shows the same.
+    @Test(arguments: StoreBackend.all) func aCreationIsShownFromTheJobsRowAsFromAnEarlierVersionsEventRow(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
+            let new = try await store.add(job(), now: 5_000)
+            let earlier = try await store.add(job(), now: 5_000)
+            let eventRows = try await store.transaction(now: 5_000) { tx, _ in
+                let count = try tx.query("SELECT count(*) FROM job_events", [])[0][0].integer
+                _ = try tx.execute("UPDATE jobs SET created_state = NULL WHERE id = $1", [.integer(earlier.rawValue)])
+                _ = try tx.execute(
+                    "INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason) VALUES ($1, 5000, NULL, 'pending', 0, 'enqueued')",
+                    [.integer(earlier.rawValue)])
+                return count
+            }
+            #expect(eventRows == 0)
+            _ = try await store.take(limit: 2, now: 6_000)
+            for id in [new, earlier] {
+                let history = try await store.history(of: id)
+                #expect(history.map(\.at) == [5_000, 6_000])
+                #expect(history.first.map { $0.from == nil && $0.to == .pending && $0.reason == "enqueued" && $0.attempt == 0 } == true)
+                #expect(try await store.transitions(id) == ["nil>pending", "pending>running"])
+            }
+            let view = try await store.transaction(now: 6_000) { tx, _ in
+                try tx.query("SELECT job_id, from_state, to_state, reason FROM job_history", []).map { row in
+                    row.map { $0.integer.map(String.init) ?? $0.text ?? "nil" }.joined(separator: " ")
+                }
+            }
+            #expect(view == [
+                "\(new.rawValue) nil pending enqueued", "\(new.rawValue) pending running claimed",
+                "\(earlier.rawValue) nil pending enqueued", "\(earlier.rawValue) pending running claimed",
+            ])
+        }
+    }
+
     @Test(arguments: StoreBackend.all) func aJobDueLaterIsScheduledAndPromotedWhenDue(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job(runAt: 9_000), now: 1_000)
@@ -53,7 +88,7 @@ import Testing
             let outcomes = try await store.enqueue(
                 batch: [job(uniqueKey: "k"), job(uniqueKey: "k"), job(), job(uniqueKey: "k", policy: .replace), job()], now: 1)
             #expect(outcomes == [.inserted(JobID(1)), .existing(JobID(1)), .inserted(JobID(2)), .replaced(JobID(3), replacing: JobID(1)), .inserted(JobID(4))])
-            // The AUTOINCREMENT counter moved with them: the next job gets the next id.
+            // The id counter moved with them: the next job gets the next id.
             #expect(try await store.add(job()) == JobID(5))
         }
     }
