@@ -196,7 +196,7 @@ private func sha256(ofFileAt path: String) throws -> String {
             server.serve("f.bin", TestHTTPServer.Resource(size: 1_000))
             let handle = try await http.download(DownloadRequest(url: "HTTP://127.0.0.1:\(server.port)/files/f.bin", directory: files.path("out")))
             let result = try await handle.result()
-            #expect(try await http.queue.store.job(handle.id).input.contains("\"http:\\/\\/127.0.0.1"))
+            #expect(try await http.queue.store.job(handle.id).input.contains("\"http://127.0.0.1"))
             let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
             let umask = try #require(status.split(separator: "\n").first { $0.hasPrefix("Umask:") }.flatMap { Int($0.split(separator: "\t").last ?? "", radix: 8) })
             let mode = try #require(try FileManager.default.attributesOfItem(atPath: result.path)[.posixPermissions] as? Int)

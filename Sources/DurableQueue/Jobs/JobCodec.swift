@@ -8,7 +8,7 @@ package enum JobCodec {
     /// - Throws: `invalidArgument` when the value cannot be encoded (nothing is stored).
     package static func encode(_ value: some Encodable) throws -> String {
         do {
-            return String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+            return try JSONTextEncoder.encode(value)
         } catch {
             throw DurableQueueError(.invalidArgument, "the value does not encode as JSON: \(error)")
         }

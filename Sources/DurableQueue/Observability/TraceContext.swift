@@ -11,8 +11,8 @@ enum TraceContext {
         guard let context = ServiceContext.current else { return nil }
         var fields: [String: String] = [:]
         tracer().inject(context, into: &fields, using: FieldInjector())
-        guard !fields.isEmpty, let data = try? JSONEncoder().encode(fields) else { return nil }
-        return String(decoding: data, as: UTF8.self)
+        guard !fields.isEmpty else { return nil }
+        return try? JSONTextEncoder.encode(fields)
     }
 
     /// The context `tracer` extracts from stored fields `text`: the parent of an attempt's span.

@@ -140,6 +140,6 @@ extension SQLiteJobStore {
     /// `strings` as a JSON array, for binding a list to one `json_each(?)` parameter.
     static func jsonArray(_ strings: [String]) -> String {
         // Encoding an array of strings cannot fail.
-        String(decoding: (try? JSONEncoder().encode(strings)) ?? Data("[]".utf8), as: UTF8.self)
+        (try? JSONTextEncoder.encode(strings)) ?? "[]"
     }
 }

@@ -87,7 +87,7 @@ package struct StoredScheduleRule: Sendable, Hashable {
 package enum ScheduleColumns {
     /// `tags` as JSON text.
     package static func tags(_ tags: [String]) throws -> String {
-        String(decoding: try JSONEncoder().encode(tags), as: UTF8.self)
+        try JSONTextEncoder.encode(tags)
     }
 
     /// The tags of JSON text `json`.
