@@ -15,9 +15,10 @@ package enum JSONTextEncoder {
     ///   that encodes nothing at all.
     package static func encode<T: Encodable>(_ value: T) throws -> String {
         let tree = try JSONTreeEncoder.tree(for: value, at: [], isTopLevel: true)
-        var text = ""
-        tree.write(to: &text)
-        return text
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        tree.write(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 
@@ -32,28 +33,35 @@ final class JSONTreeEncoder: Encoder, SingleValueEncodingContainer {
         self.codingPath = codingPath
     }
 
-    /// The JSON of `value` at `path`.
-    static func tree<T: Encodable>(for value: T, at path: [any CodingKey], isTopLevel: Bool = false) throws -> JSONTree {
-        // Checked by type identity, which costs a comparison, where a cast costs a runtime call.
-        if T.self == String.self { return .scalar(JSONTree.quoted(value as! String)) }
-        if T.self == Data.self { return .scalar(JSONTree.quoted((value as! Data).base64EncodedString())) }
-        if T.self == URL.self { return .scalar(JSONTree.quoted((value as! URL).absoluteString)) }
+    /// The JSON of `value` at `path` (built only if an encoder or an error needs it).
+    static func tree<T: Encodable>(for value: T, at path: @autoclosure () -> [any CodingKey], isTopLevel: Bool = false) throws -> JSONTree {
+        // The common leaves first, checked by type identity (a comparison, where a cast is a
+        // runtime call), then the types JSONEncoder writes otherwise than they encode themselves.
+        if T.self == String.self { return .string(value as! String) }
+        if T.self == Int.self { return .literal(String(value as! Int)) }
+        if T.self == Int64.self { return .literal(String(value as! Int64)) }
+        if T.self == Bool.self { return .literal((value as! Bool) ? "true" : "false") }
+        if T.self == Double.self { return try number(value as! Double, at: path()) }
+        if T.self == Data.self { return .string((value as! Data).base64EncodedString()) }
+        if T.self == URL.self { return .string((value as! URL).absoluteString) }
         if T.self == Decimal.self {
             let decimal = value as! Decimal
-            guard !decimal.isNaN else { throw invalid(value, at: path, "a NaN decimal is not valid JSON") }
-            return .scalar(decimal.description)
+            guard !decimal.isNaN else { throw invalid(value, at: path(), "a NaN decimal is not valid JSON") }
+            return .literal(decimal.description)
         }
-        let encoder = JSONTreeEncoder(codingPath: path)
+        let encoder = JSONTreeEncoder(codingPath: path())
         try value.encode(to: encoder)
         if let tree = encoder.tree { return tree }
-        guard !isTopLevel else { throw invalid(value, at: path, "\(T.self) did not encode any values") }
+        guard !isTopLevel else { throw invalid(value, at: path(), "\(T.self) did not encode any values") }
         return .object(JSONObjectBox())
     }
 
     /// `value` as a JSON number; infinity and NaN are refused, as `JSONEncoder` refuses them.
-    static func number<F: BinaryFloatingPoint & LosslessStringConvertible>(_ value: F, at path: [any CodingKey]) throws -> JSONTree {
-        guard value.isFinite else { throw invalid(value, at: path, "\(value) is not a valid JSON number") }
-        return .scalar(value.description)
+    static func number<F: BinaryFloatingPoint & LosslessStringConvertible>(
+        _ value: F, at path: @autoclosure () -> [any CodingKey]
+    ) throws -> JSONTree {
+        guard value.isFinite else { throw invalid(value, at: path(), "\(value) is not a valid JSON number") }
+        return .literal(value.description)
     }
 
     static func invalid(_ value: Any, at path: [any CodingKey], _ reason: String) -> EncodingError {
@@ -85,21 +93,21 @@ final class JSONTreeEncoder: Encoder, SingleValueEncodingContainer {
     func singleValueContainer() -> any SingleValueEncodingContainer { self }
 
     // SingleValueEncodingContainer
-    func encodeNil() { tree = .scalar("null") }
-    func encode(_ value: Bool) { tree = .scalar(value ? "true" : "false") }
-    func encode(_ value: String) { tree = .scalar(JSONTree.quoted(value)) }
+    func encodeNil() { tree = .literal("null") }
+    func encode(_ value: Bool) { tree = .literal(value ? "true" : "false") }
+    func encode(_ value: String) { tree = .string(value) }
     func encode(_ value: Double) throws { tree = try Self.number(value, at: codingPath) }
     func encode(_ value: Float) throws { tree = try Self.number(value, at: codingPath) }
-    func encode(_ value: Int) { tree = .scalar(String(value)) }
-    func encode(_ value: Int8) { tree = .scalar(String(value)) }
-    func encode(_ value: Int16) { tree = .scalar(String(value)) }
-    func encode(_ value: Int32) { tree = .scalar(String(value)) }
-    func encode(_ value: Int64) { tree = .scalar(String(value)) }
-    func encode(_ value: UInt) { tree = .scalar(String(value)) }
-    func encode(_ value: UInt8) { tree = .scalar(String(value)) }
-    func encode(_ value: UInt16) { tree = .scalar(String(value)) }
-    func encode(_ value: UInt32) { tree = .scalar(String(value)) }
-    func encode(_ value: UInt64) { tree = .scalar(String(value)) }
+    func encode(_ value: Int) { tree = .literal(String(value)) }
+    func encode(_ value: Int8) { tree = .literal(String(value)) }
+    func encode(_ value: Int16) { tree = .literal(String(value)) }
+    func encode(_ value: Int32) { tree = .literal(String(value)) }
+    func encode(_ value: Int64) { tree = .literal(String(value)) }
+    func encode(_ value: UInt) { tree = .literal(String(value)) }
+    func encode(_ value: UInt8) { tree = .literal(String(value)) }
+    func encode(_ value: UInt16) { tree = .literal(String(value)) }
+    func encode(_ value: UInt32) { tree = .literal(String(value)) }
+    func encode(_ value: UInt64) { tree = .literal(String(value)) }
     func encode<T: Encodable>(_ value: T) throws { tree = try Self.tree(for: value, at: codingPath) }
 }
 

@@ -1,83 +1,82 @@
-/// A JSON value being built by ``JSONTextEncoder``, written out as compact text once complete.
+/// A JSON value being built by ``JSONTextEncoder``, written out as compact UTF-8 once complete.
 ///
-/// Scalars are held as their finished text; objects and arrays are boxes, because a container
-/// handed out by an encoder keeps adding to them after the value was placed in its parent.
+/// Objects and arrays are boxes, because a container handed out by an encoder keeps adding to
+/// them after the value was placed in its parent.
 enum JSONTree {
-    /// A string, number, `true`, `false` or `null`, already written as JSON.
-    case scalar(String)
+    /// A string, quoted and escaped when written.
+    case string(String)
+    /// A number, `true`, `false` or `null`, written as it is.
+    case literal(String)
     case object(JSONObjectBox)
     case array(JSONArrayBox)
     /// What a `superEncoder()` produces: known only once its user has finished with it.
     case deferred(JSONTreeEncoder)
 
-    /// The JSON text of the value, appended to `text`.
-    func write(to text: inout String) {
+    /// Appends the value's JSON to `bytes`.
+    func write(to bytes: inout [UInt8]) {
         switch self {
-        case .scalar(let scalar):
-            text += scalar
+        case .string(let string):
+            JSONTree.appendQuoted(string, to: &bytes)
+        case .literal(let literal):
+            bytes.append(contentsOf: literal.utf8)
         case .object(let box):
-            text += "{"
-            for index in box.keys.indices {
-                if index > 0 { text += "," }
-                JSONTree.appendQuoted(box.keys[index], to: &text)
-                text += ":"
-                box.values[index].write(to: &text)
+            bytes.append(UInt8(ascii: "{"))
+            for (index, member) in box.members.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                JSONTree.appendQuoted(member.key, to: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                member.value.write(to: &bytes)
             }
-            text += "}"
+            bytes.append(UInt8(ascii: "}"))
         case .array(let box):
-            text += "["
-            for index in box.values.indices {
-                if index > 0 { text += "," }
-                box.values[index].write(to: &text)
+            bytes.append(UInt8(ascii: "["))
+            for (index, value) in box.values.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                value.write(to: &bytes)
             }
-            text += "]"
+            bytes.append(UInt8(ascii: "]"))
         case .deferred(let encoder):
-            (encoder.tree ?? .object(JSONObjectBox())).write(to: &text)
+            (encoder.tree ?? .object(JSONObjectBox())).write(to: &bytes)
         }
-    }
-
-    /// `string` as a JSON string literal.
-    static func quoted(_ string: String) -> String {
-        var text = ""
-        appendQuoted(string, to: &text)
-        return text
     }
 
     /// Appends `string` as a JSON string literal: quotes, backslashes and control characters
     /// escaped; everything else, `/` and non-ASCII included, as it is (readable in `sqlite3`).
-    static func appendQuoted(_ string: String, to text: inout String) {
-        text += "\""
-        let needsEscaping = string.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
-        if !needsEscaping {
-            text += string
-        } else {
-            for scalar in string.unicodeScalars {
-                switch scalar {
-                case "\"": text += "\\\""
-                case "\\": text += "\\\\"
-                case "\n": text += "\\n"
-                case "\r": text += "\\r"
-                case "\t": text += "\\t"
-                case _ where scalar.value < 0x20:
-                    let hex = String(scalar.value, radix: 16)
-                    text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                default: text.unicodeScalars.append(scalar)
-                }
+    static func appendQuoted(_ string: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        var string = string
+        string.withUTF8 { utf8 in
+            var plainFrom = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainFrom..<index]))
+                appendEscaped(byte, to: &bytes)
+                plainFrom = index + 1
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainFrom...]))
         }
-        text += "\""
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// A quote, a backslash or a control character as its JSON escape.
+    private static func appendEscaped(_ byte: UInt8, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+        case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "n"))
+        case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "r"))
+        case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "t"))
+        default:
+            let hex = Array("0123456789abcdef".utf8)
+            bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+        }
     }
 }
 
 /// The members of a JSON object, in the order they were encoded.
 final class JSONObjectBox {
-    var keys: [String] = []
-    var values: [JSONTree] = []
-
-    func append(_ key: String, _ value: JSONTree) {
-        keys.append(key)
-        values.append(value)
-    }
+    var members: [(key: String, value: JSONTree)] = []
 }
 
 /// The elements of a JSON array.

@@ -3,23 +3,23 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let box: JSONObjectBox
     let codingPath: [any CodingKey]
 
-    private func put(_ key: Key, _ value: JSONTree) { box.append(key.stringValue, value) }
+    private func put(_ key: Key, _ value: JSONTree) { box.members.append((key.stringValue, value)) }
 
-    mutating func encodeNil(forKey key: Key) { put(key, .scalar("null")) }
-    mutating func encode(_ value: Bool, forKey key: Key) { put(key, .scalar(value ? "true" : "false")) }
-    mutating func encode(_ value: String, forKey key: Key) { put(key, .scalar(JSONTree.quoted(value))) }
+    mutating func encodeNil(forKey key: Key) { put(key, .literal("null")) }
+    mutating func encode(_ value: Bool, forKey key: Key) { put(key, .literal(value ? "true" : "false")) }
+    mutating func encode(_ value: String, forKey key: Key) { put(key, .string(value)) }
     mutating func encode(_ value: Double, forKey key: Key) throws { put(key, try JSONTreeEncoder.number(value, at: codingPath + [key])) }
     mutating func encode(_ value: Float, forKey key: Key) throws { put(key, try JSONTreeEncoder.number(value, at: codingPath + [key])) }
-    mutating func encode(_ value: Int, forKey key: Key) { put(key, .scalar(String(value))) }
-    mutating func encode(_ value: Int8, forKey key: Key) { put(key, .scalar(String(value))) }
-    mutating func encode(_ value: Int16, forKey key: Key) { put(key, .scalar(String(value))) }
-    mutating func encode(_ value: Int32, forKey key: Key) { put(key, .scalar(String(value))) }
-    mutating func encode(_ value: Int64, forKey key: Key) { put(key, .scalar(String(value))) }
-    mutating func encode(_ value: UInt, forKey key: Key) { put(key, .scalar(String(value))) }
-    mutating func encode(_ value: UInt8, forKey key: Key) { put(key, .scalar(String(value))) }
-    mutating func encode(_ value: UInt16, forKey key: Key) { put(key, .scalar(String(value))) }
-    mutating func encode(_ value: UInt32, forKey key: Key) { put(key, .scalar(String(value))) }
-    mutating func encode(_ value: UInt64, forKey key: Key) { put(key, .scalar(String(value))) }
+    mutating func encode(_ value: Int, forKey key: Key) { put(key, .literal(String(value))) }
+    mutating func encode(_ value: Int8, forKey key: Key) { put(key, .literal(String(value))) }
+    mutating func encode(_ value: Int16, forKey key: Key) { put(key, .literal(String(value))) }
+    mutating func encode(_ value: Int32, forKey key: Key) { put(key, .literal(String(value))) }
+    mutating func encode(_ value: Int64, forKey key: Key) { put(key, .literal(String(value))) }
+    mutating func encode(_ value: UInt, forKey key: Key) { put(key, .literal(String(value))) }
+    mutating func encode(_ value: UInt8, forKey key: Key) { put(key, .literal(String(value))) }
+    mutating func encode(_ value: UInt16, forKey key: Key) { put(key, .literal(String(value))) }
+    mutating func encode(_ value: UInt32, forKey key: Key) { put(key, .literal(String(value))) }
+    mutating func encode(_ value: UInt64, forKey key: Key) { put(key, .literal(String(value))) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         put(key, try JSONTreeEncoder.tree(for: value, at: codingPath + [key]))
@@ -43,7 +43,7 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     private func superEncoder(named key: any CodingKey) -> any Encoder {
         let encoder = JSONTreeEncoder(codingPath: codingPath + [key])
-        box.append(key.stringValue, .deferred(encoder))
+        box.members.append((key.stringValue, .deferred(encoder)))
         return encoder
     }
 }
@@ -57,21 +57,21 @@ struct JSONUnkeyedContainer: UnkeyedEncodingContainer {
     private var nextPath: [any CodingKey] { codingPath + [JSONKey(intValue: count)] }
     private func put(_ value: JSONTree) { box.values.append(value) }
 
-    mutating func encodeNil() { put(.scalar("null")) }
-    mutating func encode(_ value: Bool) { put(.scalar(value ? "true" : "false")) }
-    mutating func encode(_ value: String) { put(.scalar(JSONTree.quoted(value))) }
+    mutating func encodeNil() { put(.literal("null")) }
+    mutating func encode(_ value: Bool) { put(.literal(value ? "true" : "false")) }
+    mutating func encode(_ value: String) { put(.string(value)) }
     mutating func encode(_ value: Double) throws { put(try JSONTreeEncoder.number(value, at: nextPath)) }
     mutating func encode(_ value: Float) throws { put(try JSONTreeEncoder.number(value, at: nextPath)) }
-    mutating func encode(_ value: Int) { put(.scalar(String(value))) }
-    mutating func encode(_ value: Int8) { put(.scalar(String(value))) }
-    mutating func encode(_ value: Int16) { put(.scalar(String(value))) }
-    mutating func encode(_ value: Int32) { put(.scalar(String(value))) }
-    mutating func encode(_ value: Int64) { put(.scalar(String(value))) }
-    mutating func encode(_ value: UInt) { put(.scalar(String(value))) }
-    mutating func encode(_ value: UInt8) { put(.scalar(String(value))) }
-    mutating func encode(_ value: UInt16) { put(.scalar(String(value))) }
-    mutating func encode(_ value: UInt32) { put(.scalar(String(value))) }
-    mutating func encode(_ value: UInt64) { put(.scalar(String(value))) }
+    mutating func encode(_ value: Int) { put(.literal(String(value))) }
+    mutating func encode(_ value: Int8) { put(.literal(String(value))) }
+    mutating func encode(_ value: Int16) { put(.literal(String(value))) }
+    mutating func encode(_ value: Int32) { put(.literal(String(value))) }
+    mutating func encode(_ value: Int64) { put(.literal(String(value))) }
+    mutating func encode(_ value: UInt) { put(.literal(String(value))) }
+    mutating func encode(_ value: UInt8) { put(.literal(String(value))) }
+    mutating func encode(_ value: UInt16) { put(.literal(String(value))) }
+    mutating func encode(_ value: UInt32) { put(.literal(String(value))) }
+    mutating func encode(_ value: UInt64) { put(.literal(String(value))) }
 
     mutating func encode<T: Encodable>(_ value: T) throws { put(try JSONTreeEncoder.tree(for: value, at: nextPath)) }
 

@@ -17,6 +17,19 @@ import Testing
         }
     }
 
+    /// The statement cache hashes only a text's length and ending: texts that agree in both are
+    /// still different statements.
+    @Test func statementsThatDifferOnlyAtTheStartAreCachedApart() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let connection = try Connection(path: directory.path("cache.sqlite"), options: StorageOptions())
+        let ending = String(repeating: " ", count: 100) + "AS value"
+        for _ in 0..<2 {
+            #expect(try connection.scalarInt64("SELECT 1" + ending) == 1)
+            #expect(try connection.scalarInt64("SELECT 2" + ending) == 2)
+        }
+    }
+
     @Test func aFailureIsStoredAsJSON() async throws {
         try await withSQLiteStore { store, directory async throws in
             let id = try await store.add(job())
