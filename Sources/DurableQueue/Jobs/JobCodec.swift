@@ -16,6 +16,6 @@ package enum JobCodec {
 
     /// The `T` in JSON `text`.
     package static func decode<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
-        try JSONDecoder().decode(type, from: Data(text.utf8))
+        try JSONTextDecoder.decode(type, from: text)
     }
 }

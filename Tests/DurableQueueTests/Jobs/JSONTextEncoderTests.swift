@@ -4,13 +4,13 @@ import Testing
 @testable import DurableQueue
 
 /// A superclass whose fields a subclass encodes through `superEncoder()`.
-private class Animal: Codable, Equatable {
+class Animal: Codable, Equatable {
     var legs: Int
     init(legs: Int) { self.legs = legs }
     static func == (lhs: Animal, rhs: Animal) -> Bool { lhs.legs == rhs.legs && type(of: lhs) == type(of: rhs) }
 }
 
-private final class Dog: Animal {
+final class Dog: Animal {
     var name: String
     private enum CodingKeys: String, CodingKey { case name }
 
@@ -33,7 +33,7 @@ private final class Dog: Animal {
 }
 
 /// Every shape of value the standard library and Foundation give a Codable type.
-private struct Everything: Codable, Equatable {
+struct Everything: Codable, Equatable {
     enum Shape: Codable, Equatable {
         case circle(radius: Double)
         case polygon([Int], label: String?)
@@ -77,7 +77,7 @@ private struct Everything: Codable, Equatable {
 extension Everything.Shape: Hashable {}
 
 /// JSON text as a value that ignores member order and number spelling, to compare two encoders.
-private func parsed(_ text: String) throws -> NSObject {
+func parsed(_ text: String) throws -> NSObject {
     try #require(JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]) as? NSObject)
 }
 

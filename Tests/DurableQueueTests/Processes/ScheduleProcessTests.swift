@@ -15,8 +15,10 @@ import Testing
         _ = try await backend.make(directory)  // create the file (or schema) before the workers open it
         let arguments = ["tick", path, directory.path("work.log")]
         func started() async throws -> WorkerProcess {
-            let worker = try WorkerProcess(arguments)
-            #expect(await worker.waitForLine("ready"), "a worker did not start")
+            let errors = directory.path("worker-errors.log")
+            let worker = try WorkerProcess(arguments, errorLog: errors)
+            // Once in a full run on PostgreSQL a worker exited before it was ready: say why.
+            #expect(await worker.waitForLine("ready"), "a worker did not start: \((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
             return worker
         }
 
