@@ -47,9 +47,11 @@ final class Statement {
             sqlite3_reset(handle)
             sqlite3_clear_bindings(handle)
         }
-        for (offset, argument) in arguments.enumerated() {
+        // By index, so that each argument is bound where it lies: iterating copied every
+        // existential out of the array (a thirtieth of an enqueue's instructions).
+        for offset in arguments.indices {
             let index = Int32(offset + 1)
-            let code = argument?.bind(to: handle, at: index) ?? sqlite3_bind_null(handle, index)
+            let code = arguments[offset]?.bind(to: handle, at: index) ?? sqlite3_bind_null(handle, index)
             guard code == SQLITE_OK else { throw error(code) }
         }
         while true {
