@@ -8,7 +8,7 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     func contains(_ key: Key) -> Bool { member(key) != nil }
 
     /// The member named `key`; the last one if the object names it twice, as JSONDecoder reads it.
-    private func member(_ key: Key) -> ParsedJSON? {
+    private func member(_ key: any CodingKey) -> ParsedJSON? {
         let name = key.stringValue
         return members.last { $0.key == name }?.value
     }
@@ -56,7 +56,7 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     /// The decoder of member `super`, or of null if there is none (as JSONDecoder does).
     func superDecoder() throws -> any Decoder {
         let key = JSONKey(stringValue: "super")
-        return JSONTreeDecoder(json: members.last { $0.key == key.stringValue }?.value ?? .null, codingPath: codingPath + [key])
+        return JSONTreeDecoder(json: member(key) ?? .null, codingPath: codingPath + [key])
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {

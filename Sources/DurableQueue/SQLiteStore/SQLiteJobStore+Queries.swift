@@ -32,26 +32,28 @@ extension SQLiteJobStore {
     /// - Throws: `jobNotFound` when no job has that id.
     package func history(of id: JobID) throws -> [JobEvent] {
         try read("read the history of job \(id)") {
-            guard try stateRow(id) != nil else {
-                throw DurableQueueError.jobNotFound(id)
-            }
+            // The job's row first (its creation, from schema version 11 on: a job created earlier
+            // has no created_state and its creation among the event rows), then the event rows.
+            // The row is there for every job, so no rows means no such job.
+            var found = false
             var events: [JobEvent] = []
-            // The creation from the job's row (schema version 11 on), then the event rows; a job
-            // created earlier has its creation among the event rows (and no created_state).
             try connection.query(
                 """
-                SELECT 0, created_at, NULL, created_state, 0, ?2, NULL FROM jobs WHERE id = ?1 AND created_state IS NOT NULL
+                SELECT 0, created_state IS NOT NULL, created_at, NULL, created_state, 0, ?2, NULL FROM jobs WHERE id = ?1
                 UNION ALL
-                SELECT id, at, from_state, to_state, attempt, reason, worker FROM job_events WHERE job_id = ?1
+                SELECT id, 1, at, from_state, to_state, attempt, reason, worker FROM job_events WHERE job_id = ?1
                 ORDER BY 1
                 """, [id.rawValue, HistoryNote.enqueued]
             ) { row in
+                found = true
+                guard row.int64(1) != 0 else { return }
                 events.append(
                     JobEvent(
-                        jobID: id, at: row.int64(1), from: try row.optionalString(2).map(JobState.init(stored:)),
-                        to: try JobState(stored: row.string(3)), attempt: Int(row.int64(4)), reason: row.optionalString(5),
-                        worker: row.optionalString(6)))
+                        jobID: id, at: row.int64(2), from: try row.optionalString(3).map(JobState.init(stored:)),
+                        to: try JobState(stored: row.string(4)), attempt: Int(row.int64(5)), reason: row.optionalString(6),
+                        worker: row.optionalString(7)))
             }
+            guard found else { throw DurableQueueError.jobNotFound(id) }
             return events
         }
     }

@@ -129,10 +129,11 @@ final class Gate: Sendable {
                        (SELECT count(*) FROM jobs WHERE state = 'pending' AND attempts > 0)
                 """)
         }
-        let row = try #require(tally.first).map(\.integer)
+        let row = try #require(tally.first).compactMap { $0.integer }
+        try #require(row.count == 4)
         let (claims, successes, givenBack, pendingWithAttempts) = (row[0], row[1], row[2], row[3])
         #expect(successes == Int64(counts[.succeeded]))
-        #expect(claims == successes.flatMap { s in givenBack.map { s + $0 } })
+        #expect(claims == successes + givenBack)
         #expect(pendingWithAttempts == 0)
     }
 
