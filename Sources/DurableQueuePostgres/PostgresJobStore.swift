@@ -200,9 +200,17 @@ extension PostgresStorage {
         configuration.options.maximumConnections = maximumConnections + 1
         configuration.options.connectTimeout = .seconds(10)
         // Quoted: the schema was created quoted, so its name keeps its case.
-        configuration.options.additionalStartupParameters = [("search_path", "\"\(schema)\""), ("application_name", "DurableQueue")]
+        configuration.options.additionalStartupParameters = [
+            ("search_path", "\"\(schema)\""), ("application_name", Self.applicationName),
+        ]
         return configuration
     }
+
+    /// What `pg_stat_activity` shows as the connections' `application_name`: "DurableQueue pid 4242
+    /// on web-2", so that an operator sees which process on which machine holds a connection (the
+    /// server keeps the first 63 bytes).
+    static let applicationName =
+        "DurableQueue pid \(ProcessInfo.processInfo.processIdentifier) on \(ProcessInfo.processInfo.hostName)"
 
     /// Connects once outside the pool and closes the connection: a wrong address, database or login
     /// fails at once with the server's own reason, where the pool would retry for a minute and then

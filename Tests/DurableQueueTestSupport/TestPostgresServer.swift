@@ -48,6 +48,33 @@ package enum TestPostgresServer {
         }
     }
 
+    /// Waits (up to 10 s) until the server has no connection left of the process `pid`, which was
+    /// killed: a transaction whose COMMIT it sent before dying still commits after its death, so what
+    /// the process last wrote is known only once its connections are gone.
+    package static func waitForConnectionsToEnd(ofProcess pid: Int32) async throws {
+        let bin = try binaries()
+        let port = try await port()
+        // From a file: psql fills in its variables (here the pattern, quoted) there, not in -c.
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("dq-pg-\(UUID().uuidString).sql")
+        try "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE :'pattern';\n"
+            .write(to: script, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: script) }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let left = try await onOwnThread {
+                Result {
+                    try output(of: [
+                        "\(bin)/psql", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-X", "-t", "-A",
+                        "-v", "pattern=DurableQueue pid \(pid) on %", "-f", script.path,
+                    ])
+                }
+            }.get()
+            if left.trimmingCharacters(in: .whitespacesAndNewlines) == "0" { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw ServerError("process \(pid)'s connections were still open 10 s after it was killed")
+    }
+
     /// A directory in memory (Linux's /dev/shm) for the server's files, if there is one: every test
     /// creates a schema of its own, and on a disk the server's processes waited on creating those
     /// files (state D) while the tests timed out; what the server writes need not outlive the run.

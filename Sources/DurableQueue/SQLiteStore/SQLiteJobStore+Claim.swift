@@ -63,19 +63,45 @@ extension SQLiteJobStore {
             // A job with a throttle interval is the last claimed: the next start waits for it.
             return claimed.count < slots && job.throttleIntervalMilliseconds == 0
         }
-        for job in claimed {
-            try connection.execute(
-                """
-                UPDATE jobs SET state = 'running', attempts = ?2, lease_owner = ?3, lease_expires_at = ?4,
-                                started_at = ?5, updated_at = ?5
-                WHERE id = ?1
-                """, [job.id.rawValue, job.attempt, request.owner, job.leaseExpiresAt, now])
+        for start in stride(from: 0, to: claimed.count, by: Self.rowsPerStatement) {
+            let run = claimed[start..<min(start + Self.rowsPerStatement, claimed.count)]
+            try markRunning(run, owner: request.owner, leaseExpiresAt: now + request.leaseDuration, now: now)
         }
         try recordStarts(claimed, queue: queue, allowance: allowance, now: now)
-        for job in claimed {
-            try appendEvent(job.id, now: now, from: .pending, to: .running, attempt: job.attempt, reason: "claimed", worker: request.owner)
-        }
         return claimed
+    }
+
+    /// Marks `run` (at most ``rowsPerStatement`` jobs read as pending in this transaction) running
+    /// their next attempt under `owner`, with their history rows: a statement for the rows, one for
+    /// the history.
+    private func markRunning(_ run: ArraySlice<ClaimedJob>, owner: String, leaseExpiresAt: Int64, now: Int64) throws {
+        var arguments: [(any SQLiteBindable)?] = [owner, leaseExpiresAt, now]
+        arguments.reserveCapacity(3 + 2 * run.count)
+        for job in run { arguments.append(job.id.rawValue) }
+        try connection.execute(Self.markRunningStatements[run.count - 1], arguments)
+        arguments.removeSubrange(3...)
+        for job in run {
+            arguments.append(job.id.rawValue)
+            arguments.append(job.attempt)
+        }
+        try connection.execute(Self.claimEventStatements[run.count - 1], arguments)
+    }
+
+    /// The claim's update of 1 … ``rowsPerStatement`` jobs (`?4`…), at the index one less than the count.
+    private static let markRunningStatements: [String] = (1...SQLiteJobStore.rowsPerStatement).map { count in
+        """
+        UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = ?1, lease_expires_at = ?2,
+                        started_at = ?3, updated_at = ?3
+        WHERE id IN \(SQLiteJobStore.parameterList(count: count, from: 4))
+        """
+    }
+
+    /// The history rows of 1 … ``rowsPerStatement`` claims (job and attempt from `?4` on; the owner
+    /// `?1`, the time `?3`), at the index one less than the count.
+    private static let claimEventStatements: [String] = (1...SQLiteJobStore.rowsPerStatement).map { count in
+        "INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason, worker) VALUES "
+            + (0..<count).map { "(?\(4 + 2 * $0), ?3, 'pending', 'running', ?\(5 + 2 * $0), 'claimed', ?1)" }
+            .joined(separator: ", ")
     }
 
     /// The pending jobs of queue `?1` in the order they start: a walk of idx_jobs_next_pending

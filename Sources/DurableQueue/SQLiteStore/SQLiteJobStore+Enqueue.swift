@@ -133,15 +133,4 @@ extension SQLiteJobStore {
             [name, now])
         knownQueues.insert(name)
     }
-
-    /// Appends one row to the history; called inside the transaction that changed the job.
-    func appendEvent(
-        _ id: JobID, now: Int64, from: JobState?, to: JobState, attempt: Int, reason: String?, worker: String? = nil
-    ) throws {
-        try connection.execute(
-            """
-            INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason, worker)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            """, [id.rawValue, now, from?.rawValue, to.rawValue, attempt, reason, worker])
-    }
 }

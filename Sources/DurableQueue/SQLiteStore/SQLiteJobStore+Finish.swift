@@ -14,32 +14,86 @@ extension SQLiteJobStore {
             var recorded: [JobID: JobState] = [:]
             // Once per transaction rather than a probe per ending: most files have no cache entries.
             let cacheInUse = try cacheInUse()
-            for attempt in attempts {
-                if let state = try record(attempt, cacheInUse: cacheInUse, now: now) { recorded[attempt.id] = state }
+            var events: [EventRow] = []
+            for start in stride(from: 0, to: attempts.count, by: Self.rowsPerStatement) {
+                let run = attempts[start..<min(start + Self.rowsPerStatement, attempts.count)]
+                // The rows of the run's jobs in one read. Each is used once: a job reported twice is
+                // read again, as is every job once an ending has changed other jobs (a group's).
+                var rows = try endingRows(run.map(\.id))
+                for attempt in run {
+                    let row: EndingRow?
+                    if let index = rows.firstIndex(where: { $0.id == attempt.id }) {
+                        row = rows.remove(at: index)
+                    } else {
+                        row = try endingRows([attempt.id]).first
+                    }
+                    guard let row, row.isRunning(attempt) else {
+                        if let row { events.append(discardedNote(attempt, state: row.state, now: now)) }
+                        continue
+                    }
+                    let (state, event) = try record(attempt, row: row, now: now)
+                    recorded[attempt.id] = state
+                    events.append(event)
+                    try recordEnd(queue: row.queue, interval: row.throttleInterval, now: now)
+                    guard state.isTerminal, cacheInUse || row.group != nil else { continue }
+                    // What depends on the job changes with it, after its history row.
+                    try appendEvents(events)
+                    events.removeAll()
+                    try jobEnded(attempt.id, group: row.group, cacheInUse: cacheInUse, now: now)
+                    if row.group != nil { rows.removeAll() }
+                }
             }
+            try appendEvents(events)
             return FinishResult(states: recorded, claimed: try next.map(claimWithinTransaction) ?? [])
         }
     }
 
-    private func record(_ attempt: FinishedAttempt, cacheInUse: Bool, now: Int64) throws -> JobState? {
-        var row: (attempts: Int, maxAttempts: Int?, cancelRequested: Bool, queue: String, throttleInterval: Int64, group: GroupID?,
-                  progressed: Int)?
-        try connection.query(
-            """
-            SELECT attempts, max_attempts, cancel_requested, queue, throttle_interval_ms, group_id, progressed_attempts FROM jobs
-            WHERE id = ? AND state = 'running' AND lease_owner = ? AND attempts = ?
-            """, [attempt.id.rawValue, attempt.owner, attempt.attempt.number]
-        ) { found in
-            row = (
-                Int(found.int64(0)), found.optionalInt(1), found.int64(2) != 0, found.string(3), found.int64(4),
-                found.optionalInt64(5).map { GroupID($0) }, Int(found.int64(6))
-            )
-        }
-        guard let row else {
-            try noteDiscarded(attempt, now: now)
-            return nil
-        }
+    /// What an ending reads of its job's row.
+    struct EndingRow {
+        let id: JobID
+        let state: JobState
+        let owner: String?
+        let attempts: Int
+        let maxAttempts: Int?
+        let cancelRequested: Bool
+        let queue: String
+        let throttleInterval: Int64
+        let group: GroupID?
+        let progressed: Int
 
+        /// Whether the row still shows `attempt` running under its owner: the fence of every ending.
+        func isRunning(_ attempt: FinishedAttempt) -> Bool {
+            state == .running && owner == attempt.owner && attempts == attempt.attempt.number
+        }
+    }
+
+    /// The rows of jobs `ids` (at most ``rowsPerStatement``), in any order; a job that no longer
+    /// exists has none.
+    private func endingRows(_ ids: [JobID]) throws -> [EndingRow] {
+        var rows: [EndingRow] = []
+        rows.reserveCapacity(ids.count)
+        try connection.query(Self.endingRowsStatements[ids.count - 1], ids.map { $0.rawValue }) { found in
+            rows.append(EndingRow(
+                id: JobID(found.int64(0)), state: try JobState(stored: found.string(1)), owner: found.optionalString(2),
+                attempts: Int(found.int64(3)), maxAttempts: found.optionalInt(4), cancelRequested: found.int64(5) != 0,
+                queue: found.string(6), throttleInterval: found.int64(7), group: found.optionalInt64(8).map { GroupID($0) },
+                progressed: Int(found.int64(9))))
+        }
+        return rows
+    }
+
+    /// The read of 1 … ``rowsPerStatement`` jobs' ending rows, at the index one less than the count.
+    private static let endingRowsStatements: [String] = (1...SQLiteJobStore.rowsPerStatement).map { count in
+        """
+        SELECT id, state, lease_owner, attempts, max_attempts, cancel_requested, queue, throttle_interval_ms, group_id,
+               progressed_attempts
+        FROM jobs WHERE id IN \(SQLiteJobStore.parameterList(count: count, from: 1))
+        """
+    }
+
+    /// Records how `attempt`, which `row` shows running, ended: the row's update, and the history
+    /// row to append.
+    private func record(_ attempt: FinishedAttempt, row: EndingRow, now: Int64) throws -> (JobState, EventRow) {
         let ending = ResolvedEnding(
             attempt.outcome, attempts: row.attempts, maxAttempts: row.maxAttempts, progressedAttempts: row.progressed,
             cancelRequested: row.cancelRequested, now: now)
@@ -60,23 +114,20 @@ extension SQLiteJobStore {
                 attempt.id.rawValue, state.rawValue, ending.output, try ending.failure.map(JobCodec.encode), ending.runAt,
                 state.isTerminal ? now : nil, now, uncounted,
             ])
-        try appendEvent(
-            attempt.id, now: now, from: .running, to: state, attempt: row.attempts - uncounted, reason: reason, worker: attempt.owner)
-        try recordEnd(queue: row.queue, interval: row.throttleInterval, now: now)
-        if state.isTerminal { try jobEnded(attempt.id, group: row.group, cacheInUse: cacheInUse, now: now) }
-        return state
+        let event = EventRow(
+            job: attempt.id, at: now, from: .running, to: state, attempt: row.attempts - uncounted, reason: reason,
+            worker: attempt.owner)
+        return (state, event)
     }
 
-    /// Appends a history note that `attempt` ended after the row stopped showing it running under its
+    /// The history note that `attempt` ended after the row stopped showing it running under its
     /// owner (its lease expired and the job was recovered, perhaps run and finished by another
     /// attempt): its outcome is discarded. The job's state does not change, so the note goes from and
-    /// to the current state; a job that no longer exists gets none.
-    private func noteDiscarded(_ attempt: FinishedAttempt, now: Int64) throws {
-        guard let (state, _, _) = try stateRow(attempt.id) else { return }
-        try appendEvent(
-            attempt.id, now: now, from: state, to: state, attempt: attempt.attempt.number,
-            reason: ResolvedEnding.discardedNote(attempt.outcome, attempt: attempt.attempt.number),
-            worker: attempt.owner)
+    /// to the current state, `state`.
+    private func discardedNote(_ attempt: FinishedAttempt, state: JobState, now: Int64) -> EventRow {
+        EventRow(
+            job: attempt.id, at: now, from: state, to: state, attempt: attempt.attempt.number,
+            reason: ResolvedEnding.discardedNote(attempt.outcome, attempt: attempt.attempt.number), worker: attempt.owner)
     }
 
     /// Saves a running attempt's progress (0…1) and checkpoint; not a state change, so no event row.

@@ -36,6 +36,7 @@ import Testing
             _ = await worker.waitForExit()
             #expect(worker.process.terminationReason == .uncaughtSignal, "seed \(seed)")
             #expect(worker.process.terminationStatus == SIGKILL, "seed \(seed)")
+            try await backend.settleAfterKill(ofProcess: worker.process.processIdentifier)
             // Cancel one job the killed worker left running and two that wait.
             let running = try await store.jobs(JobFilter(state: .running, limit: count)).map(\.id)
             let pending = try await store.jobs(JobFilter(state: .pending, limit: count)).map(\.id)

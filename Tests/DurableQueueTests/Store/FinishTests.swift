@@ -93,6 +93,50 @@ import Testing
         }
     }
 
+    /// More jobs than one multi-row statement takes (32 on SQLite): every claim and ending still
+    /// lands on its own row, with its own history rows in order.
+    @Test(arguments: StoreBackend.all) func seventyClaimsAndEndingsInOneCallEachChangeTheirOwnRow(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
+            let ids = try await store.enqueue(batch: (0..<70).map { job(input: "{\"n\":\($0)}") }, now: 1).map(\.id)
+            let claimed = try await store.take(limit: 70, now: 1_000)
+            #expect(claimed.map(\.id) == ids && claimed.allSatisfy { $0.attempt == 1 && $0.leaseExpiresAt == 31_000 })
+            for id in ids {
+                let record = try await store.job(id)
+                #expect(record.state == .running && record.attempts == 1 && record.startedAt == 1_000)
+            }
+            let endings = claimed.enumerated().map { index, job in
+                FinishedAttempt(
+                    job.attemptID, owner: "w1",
+                    outcome: index % 3 == 0 ? .succeeded(output: "\(index)") : index % 3 == 1 ? .failed(boom) : .retry(boom, runAt: 9_000))
+            }
+            let states = try await store.finish(endings, now: 2_000)
+            for (index, id) in ids.enumerated() {
+                let expected: JobState = index % 3 == 0 ? .succeeded : index % 3 == 1 ? .failed : .scheduled
+                #expect(states[id] == expected)
+                #expect(try await store.transitions(id) == ["nil>pending", "pending>running", "running>\(expected.rawValue)"])
+                if expected == .succeeded { #expect(try await store.job(id).output == "\(index)") }
+            }
+            #expect(try await store.historyIsConsistent())
+        }
+    }
+
+    /// The same attempt reported twice in one call (as by two recorders) ends the job once: the
+    /// second report sees the job no longer running and is only noted as discarded.
+    @Test(arguments: StoreBackend.all) func oneAttemptReportedTwiceInOneCallEndsTheJobOnce(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
+            let id = try await store.add(job())
+            let attempt = try #require(try await store.take().first).attemptID
+            let states = try await store.finish(
+                [
+                    FinishedAttempt(attempt, owner: "w1", outcome: .succeeded(output: "1")),
+                    FinishedAttempt(attempt, owner: "w1", outcome: .failed(boom)),
+                ], now: 2_000)
+            #expect(states == [id: .succeeded])
+            #expect(try await store.job(id).state == .succeeded)
+            #expect(try await store.transitions(id) == ["nil>pending", "pending>running", "running>succeeded", "succeeded>succeeded"])
+        }
+    }
+
     @Test(arguments: StoreBackend.all) func progressAndCheckpointAreSavedOnlyByTheLeaseHolder(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job())

@@ -29,6 +29,13 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
         try await PostgresJobStore(PostgresStorage(url: try await TestPostgresServer.url(schema: TestPostgresServer.schema(for: directory))))
     }
 
+    /// Waits until what worker process `pid`, just killed, sent the store has taken effect: at once
+    /// on SQLite (an unfinished transaction dies with its process); on PostgreSQL once the server
+    /// has closed the process's connections (a COMMIT sent before the kill still commits).
+    func settleAfterKill(ofProcess pid: Int32) async throws {
+        if name == Self.postgres.name { try await TestPostgresServer.waitForConnectionsToEnd(ofProcess: pid) }
+    }
+
     /// Every backend the tests run against.
     static let all: [StoreBackend] = [.sqlite, .postgres]
 }
