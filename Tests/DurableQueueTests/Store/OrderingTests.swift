@@ -28,6 +28,22 @@ import Testing
         }
     }
 
+    /// A batch over a LIFO queue and a throttled one: each job gets its own queue's order and
+    /// throttle interval, as jobs enqueued one at a time do (a batch reads each queue's settings once).
+    @Test(arguments: StoreBackend.all)
+    func aBatchOverSeveralQueuesTakesEachQueuesOrderAndThrottle(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
+            try await store.configure(QueueConfiguration("newest", mode: .lifo), now: 0)
+            try await store.configure(QueueConfiguration("slow", throttle: Throttle(.milliseconds(700))), now: 0)
+            let jobs = (0..<6).map { index in job(["newest", "slow", "plain"][index % 3], input: "\(index)") }
+            let ids = try await store.enqueue(batch: jobs, now: 1).map(\.id)
+            #expect(try await drain(store, "newest") == ["3", "0"])
+            #expect(try await drain(store, "plain") == ["2", "5"])
+            #expect(try await store.job(ids[1]).throttleIntervalMilliseconds == 700)
+            #expect(try await store.job(ids[2]).throttleIntervalMilliseconds == 0)
+        }
+    }
+
     @Test(arguments: StoreBackend.all, QueueMode.allCases)
     func theOrderSurvivesClosingAndReopeningTheFile(_ backend: StoreBackend, mode: QueueMode) async throws {
         let directory = try TemporaryDirectory()
