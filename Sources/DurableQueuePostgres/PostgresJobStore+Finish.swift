@@ -8,10 +8,10 @@ extension PostgresJobStore {
     package func finish(_ endings: [FinishedAttempt], now: Int64, thenClaim next: ClaimRequest?) async throws -> FinishResult {
         if let next { try Self.validate(next) }
         return try await write("record the end of \(endings.count) attempt(s)", notify: false) { [self] session in
-            var rows: [JobID: EndedRow] = [:]
+            var rows: [JobID: EndingRow] = [:]
             var cacheInUse = false
             for row in try await session.rows(LockEnded.self, [endings.map(\.id.rawValue)]) {
-                let ended = try EndedRow(row)
+                let ended = try EndingRow(row)
                 rows[ended.id] = ended
                 cacheInUse = try row.bool(10)
             }
@@ -34,33 +34,6 @@ extension PostgresJobStore {
             }
             guard let next else { return FinishResult(states: recorded, claimed: []) }
             return FinishResult(states: recorded, claimed: try await claim(session, next))
-        }
-    }
-
-    /// A job's row as an ending finds it.
-    private struct EndedRow {
-        var id: JobID
-        var state: JobState
-        var owner: String?
-        var attempts: Int
-        var maxAttempts: Int?
-        var cancelRequested: Bool
-        var queue: String
-        var throttleInterval: Int64
-        var group: GroupID?
-        var progressed: Int
-
-        init(_ row: PostgresResultRow) throws {
-            id = JobID(try row.int64(0))
-            state = try JobState(stored: row.string(1))
-            owner = try row.optionalString(2)
-            attempts = try row.int(3)
-            maxAttempts = try row.optionalInt(4)
-            cancelRequested = try row.bool(5)
-            queue = try row.string(6)
-            throttleInterval = try row.int64(7)
-            group = try row.optionalInt64(8).map { GroupID($0) }
-            progressed = try row.int(9)
         }
     }
 
@@ -93,17 +66,15 @@ extension PostgresJobStore {
         /// shows that attempt running under its owner.
         ///
         /// - Returns: The job's new state, or nil for a discarded ending.
-        mutating func append(_ ending: FinishedAttempt, row: EndedRow, now: Int64) throws -> JobState? {
+        mutating func append(_ ending: FinishedAttempt, row: EndingRow, now: Int64) throws -> JobState? {
             let number = ending.attempt.number
-            guard row.state == .running, row.owner == ending.owner, row.attempts == number else {
+            guard row.isRunning(ending) else {
                 add(
                     row.id, update: false, from: row.state, to: row.state, attempt: number,
                     reason: ResolvedEnding.discardedNote(ending.outcome, attempt: number), worker: ending.owner)
                 return nil
             }
-            let resolved = ResolvedEnding(
-                ending.outcome, attempts: row.attempts, maxAttempts: row.maxAttempts, progressedAttempts: row.progressed,
-                cancelRequested: row.cancelRequested, now: now)
+            let resolved = row.resolve(ending, now: now)
             add(
                 row.id, update: true, from: .running, to: resolved.state, output: resolved.output,
                 error: try resolved.failure.map { try JobCodec.encode($0) }, runAt: resolved.runAt, attempt: row.attempts,
@@ -198,5 +169,16 @@ extension PostgresJobStore {
                 WHERE id = $1 AND state = 'running' AND lease_owner = $2 AND attempts = $6
                 """, [attempt.job.rawValue, owner, progress, checkpoint.map(PostgresBytes.init), now, attempt.number]) == 1
         }
+    }
+}
+
+extension EndingRow {
+    /// The row as ``PostgresJobStore``'s `LockEnded` reads it (its first ten columns).
+    fileprivate init(_ row: PostgresResultRow) throws {
+        self.init(
+            id: JobID(try row.int64(0)), state: try JobState(stored: row.string(1)), owner: try row.optionalString(2),
+            attempts: try row.int(3), maxAttempts: try row.optionalInt(4), cancelRequested: try row.bool(5),
+            queue: try row.string(6), throttleInterval: try row.int64(7), group: try row.optionalInt64(8).map { GroupID($0) },
+            progressed: try row.int(9))
     }
 }

@@ -48,25 +48,6 @@ extension SQLiteJobStore {
         }
     }
 
-    /// What an ending reads of its job's row.
-    struct EndingRow {
-        let id: JobID
-        let state: JobState
-        let owner: String?
-        let attempts: Int
-        let maxAttempts: Int?
-        let cancelRequested: Bool
-        let queue: String
-        let throttleInterval: Int64
-        let group: GroupID?
-        let progressed: Int
-
-        /// Whether the row still shows `attempt` running under its owner: the fence of every ending.
-        func isRunning(_ attempt: FinishedAttempt) -> Bool {
-            state == .running && owner == attempt.owner && attempts == attempt.attempt.number
-        }
-    }
-
     /// The rows of jobs `ids` (at most ``rowsPerStatement``), in any order; a job that no longer
     /// exists has none.
     private func endingRows(_ ids: [JobID]) throws -> [EndingRow] {
@@ -94,9 +75,7 @@ extension SQLiteJobStore {
     /// Records how `attempt`, which `row` shows running, ended: the row's update, and the history
     /// row to append.
     private func record(_ attempt: FinishedAttempt, row: EndingRow, now: Int64) throws -> (JobState, EventRow) {
-        let ending = ResolvedEnding(
-            attempt.outcome, attempts: row.attempts, maxAttempts: row.maxAttempts, progressedAttempts: row.progressed,
-            cancelRequested: row.cancelRequested, now: now)
+        let ending = row.resolve(attempt, now: now)
         let (state, reason) = (ending.state, ending.reason)
         // An attempt that does not count (a snooze) is taken back, as a release takes one back.
         let uncounted = ending.countsAttempt ? 0 : 1
