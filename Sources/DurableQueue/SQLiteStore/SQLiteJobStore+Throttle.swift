@@ -11,32 +11,31 @@ extension SQLiteJobStore {
         var partitionLimit = 0
     }
 
-    /// How many of `wanted` jobs of `queue` may start at `now`: none while it is suspended or before
-    /// its next allowed start; within its concurrency limit (1 when throttled from the end) over every
-    /// process; within what its rate limit leaves in the current window.
-    func startAllowance(queue: String, wanted: Int, now: Int64) throws -> StartAllowance {
-        var settings:
-            (limit: Int, suspended: Bool, fromEnd: Bool, rateCount: Int, rateWindow: Int64, nextStart: Int64, partitionLimit: Int)?
-        try connection.query(
-            """
-            SELECT concurrency_limit, suspended, throttle_measured_from, rate_limit_count, rate_limit_window_ms,
-                   next_start_at, partition_limit
-            FROM queues WHERE name = ?
-            """, [queue]
-        ) { row in
-            settings = (
-                Int(row.int64(0)), row.int64(1) != 0, row.string(2) == Throttle.Measurement.end.rawValue,
-                Int(row.int64(3)), row.int64(4), row.int64(5), Int(row.int64(6))
-            )
-        }
-        guard let settings else { return StartAllowance(slots: 0, measuredFromEnd: false) }
+    /// A queue's settings as a claim reads them.
+    struct QueueStartSettings {
+        var name: String
+        var concurrencyLimit: Int
+        var suspended: Bool
+        var measuredFromEnd: Bool
+        var rateCount: Int
+        var rateWindow: Int64
+        var nextStart: Int64
+        var partitionLimit: Int
+    }
+
+    /// How many of `wanted` jobs of the queue `settings` describes may start at `now`: none while it
+    /// is suspended or before its next allowed start; within its concurrency limit (1 when
+    /// throttled from the end) over every process; within what its rate limit leaves in the
+    /// current window.
+    func startAllowance(_ settings: QueueStartSettings, wanted: Int, now: Int64) throws -> StartAllowance {
+        let queue = settings.name
         let rateLimit = settings.rateCount > 0 ? (settings.rateCount, settings.rateWindow) : nil
         var allowance = StartAllowance(
-            slots: 0, measuredFromEnd: settings.fromEnd, rateLimit: rateLimit, partitionLimit: settings.partitionLimit)
+            slots: 0, measuredFromEnd: settings.measuredFromEnd, rateLimit: rateLimit, partitionLimit: settings.partitionLimit)
         guard !settings.suspended, settings.nextStart <= now else { return allowance }
 
         var slots = wanted
-        let limit = settings.fromEnd ? 1 : settings.limit
+        let limit = settings.measuredFromEnd ? 1 : settings.concurrencyLimit
         if limit > 0 {
             let running = try connection.scalarInt64(
                 "SELECT count(*) FROM jobs WHERE queue = ? AND state = 'running'", [queue]) ?? 0
