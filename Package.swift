@@ -142,7 +142,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "durableq-bench",
-            dependencies: ["DurableQueue", "DurableQueuePostgres"],
+            dependencies: ["DurableQueue", "DurableQueuePostgres", .product(name: "NIOPosix", package: "swift-nio")],
             path: "Benchmarks/durableq-bench",
             swiftSettings: swiftSettings
         ),

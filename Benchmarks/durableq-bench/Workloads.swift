@@ -9,6 +9,8 @@ struct Workloads {
     var durability: Durability
     var n: Int
     var postgres: String?
+    /// Swift's global executor in this process and the worker processes: "default" or "nio".
+    var executor: String
 
     /// Jobs each engine runs at once: enough that claims and endings are grouped many per transaction.
     static let maxConcurrentJobs = 64
@@ -165,7 +167,7 @@ struct Workloads {
         let children = try (0..<processes).map { _ in
             let child = Process()
             child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-            child.arguments = ["--worker", path, "--sync", durability == .powerLoss ? "full" : "normal"]
+            child.arguments = ["--worker", path, "--sync", durability == .powerLoss ? "full" : "normal", "--executor", executor]
             try child.run()
             return child
         }

@@ -1,20 +1,25 @@
 import DurableQueue
 import Foundation
+import NIOCore
+import NIOPosix
 
 // durableq-bench: DurableQueue's speed, measured, optionally as ratios to the C baseline in the same run.
 //
 //   swift run -c release durableq-bench [--n 10000] [--backlog 1000000] [--sync normal|full]
 //       [--baseline path/to/baseline.c] [--only enqueue,batch,drain,latency,backlog,processes,throttle]
-//       [--repeat 3] [--dir DIR] [--postgres postgres://user@host:port/database]
+//       [--repeat 3] [--dir DIR] [--postgres postgres://user@host:port/database] [--executor default|nio]
 //
 // Prints one JSON line per workload (with the SQLite version, journal mode and synchronous setting),
 // then a table. Every run uses a fresh file in DIR (default .build/bench-runs/<time>, on disk). The
 // rate workloads run --repeat times (each followed by the baseline's) and report the median run.
 // With --postgres every workload runs on a fresh schema of that database instead of a file.
+// With --executor nio (this process and its worker processes) Swift's global executor is NIO's
+// event loops, as a server application may choose: PostgreSQL's replies then resume the waiting
+// code on the thread that read them instead of another.
 
 let usage = """
     usage: durableq-bench [--n N] [--backlog N] [--sync normal|full] [--baseline baseline.c] [--only w1,w2] [--repeat R] [--dir DIR]
-                          [--postgres postgres://user@host:port/database]
+                          [--postgres postgres://user@host:port/database] [--executor default|nio]
     """
 
 var options: [String: String] = [:]
@@ -27,6 +32,16 @@ while let name = arguments.popFirst() {
     options[String(name.dropFirst(2))] = value
 }
 let durability: Durability = options["sync"]?.lowercased() == "full" ? .powerLoss : .processCrash
+let executor = options["executor"] ?? "default"
+guard ["default", "nio"].contains(executor) else {
+    FileHandle.standardError.write(Data((usage + "\n").utf8))
+    exit(2)
+}
+// Before any task runs, or NIO refuses.
+if executor == "nio", !NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor() {
+    FileHandle.standardError.write(Data("could not make NIO's event loops the global executor\n".utf8))
+    exit(1)
+}
 
 if let path = options["worker"] {
     try await runWorker(path: path, durability: durability)
@@ -41,7 +56,7 @@ let chosen = Set(options["only"].map { $0.split(separator: ",").map(String.init)
 let directory = URL(fileURLWithPath: options["dir"] ?? ".build/bench-runs/\(Int(Date().timeIntervalSince1970))", isDirectory: true)
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 
-let workloads = Workloads(directory: directory, durability: durability, n: n, postgres: options["postgres"])
+let workloads = Workloads(directory: directory, durability: durability, n: n, postgres: options["postgres"], executor: executor)
 let settings = try await workloads.settings()
 let baseline = try options["baseline"].map {
     try Baseline(source: $0, directory: directory, synchronous: durability == .powerLoss ? "FULL" : "NORMAL")
@@ -107,7 +122,7 @@ if chosen.contains("backlog") {
 }
 
 print("")
-print("SQLite \(settings.version), journal_mode=\(settings.journalMode), synchronous=\(settings.synchronous), N=\(n)")
+print("SQLite \(settings.version), journal_mode=\(settings.journalMode), synchronous=\(settings.synchronous), N=\(n), executor=\(executor)")
 for result in results {
     let numbers = result.extra.map { "\($0.0)=\(String(format: "%.2f", $0.1))" }.joined(separator: " ")
     print(
