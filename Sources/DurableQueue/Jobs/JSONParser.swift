@@ -70,6 +70,8 @@ struct JSONParser {
             index += 1
             return .object(members)
         }
+        // Room for a typical input's members at once: growing 1, 2, 4, 8 cost an allocation each.
+        members.reserveCapacity(8)
         while true {
             skipWhitespace()
             guard try peek() == UInt8(ascii: "\"") else { throw corrupted("expected a member name in quotes") }
