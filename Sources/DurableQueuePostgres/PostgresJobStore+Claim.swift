@@ -15,39 +15,6 @@ extension PostgresJobStore {
         guard request.leaseDuration > 0 else { throw DurableQueueError.invalidArgument("leaseDuration", "\(request.leaseDuration) ms is not positive") }
     }
 
-    /// A queue's settings as a claim reads them, with whether it has pending jobs.
-    private struct QueueState {
-        var name: String
-        var concurrencyLimit: Int
-        var suspended: Bool
-        var measuredFromEnd: Bool
-        var rateCount: Int
-        var rateWindow: Int64
-        var nextStart: Int64
-        var throttleInterval: Int64
-        var partitionLimit: Int
-        var hasPending: Bool
-
-        init(_ row: PostgresResultRow) throws {
-            name = try row.string(0)
-            concurrencyLimit = try row.int(1)
-            suspended = try row.bool(2)
-            measuredFromEnd = try row.string(3) == "end"
-            rateCount = try row.int(4)
-            rateWindow = try row.int64(5)
-            nextStart = try row.int64(6)
-            throttleInterval = try row.int64(7)
-            partitionLimit = try row.int(8)
-            hasPending = try row.bool(9)
-        }
-
-        /// Whether starts must be counted under the queue's lock: a limit (of the queue or of a
-        /// partition), a throttle or a rate limit.
-        var isLimited: Bool {
-            concurrencyLimit > 0 || measuredFromEnd || rateCount > 0 || throttleInterval > 0 || nextStart > 0 || partitionLimit > 0
-        }
-    }
-
     /// Every queue's settings, whether it has a pending job (the first entry of its index: an
     /// `EXISTS` here lets the planner hash every pending job when it misjudges the queues table's
     /// size, measured at 2 ms a claim with 7,000 pending), and whether a scheduled job is due.
@@ -71,13 +38,14 @@ extension PostgresJobStore {
             rows = try await session.rows(QueueStates.self, [request.now])
         }
         guard request.room > 0, !request.kinds.isEmpty else { return [] }
-        let queues = try rows.map(QueueState.init).filter { request.queues?.contains($0.name) ?? true }
+        let queues = try rows.map { row in (settings: try QueueStartSettings(row), hasPending: try row.bool(9)) }
+            .filter { request.queues?.contains($0.settings.name) ?? true }
         guard !queues.isEmpty else { return [] }
         let first = Int(request.rotation.magnitude % UInt(queues.count))
         var claimed: [ClaimedJob] = []
         for offset in 0..<queues.count where claimed.count < request.room {
-            let queue = queues[(first + offset) % queues.count]
-            guard queue.hasPending, !queue.suspended, queue.nextStart <= request.now else { continue }
+            let (queue, hasPending) = queues[(first + offset) % queues.count]
+            guard hasPending, !queue.suspended, queue.nextStart <= request.now else { continue }
             claimed += try await claim(session, queue: queue, limit: request.room - claimed.count, request: request)
         }
         return claimed
@@ -86,7 +54,7 @@ extension PostgresJobStore {
     /// Claims up to `limit` jobs of `queue`. A limited queue is locked first (an advisory lock that
     /// lasts until the transaction ends, taken in its own statement so that the counts read after it
     /// see every claim committed before), then its starts are counted.
-    private func claim(_ session: PostgresSession, queue: QueueState, limit: Int, request: ClaimRequest) async throws
+    private func claim(_ session: PostgresSession, queue: QueueStartSettings, limit: Int, request: ClaimRequest) async throws
         -> [ClaimedJob]
     {
         var slots = limit
@@ -94,7 +62,7 @@ extension PostgresJobStore {
         if queue.isLimited {
             try await session.rows(LockQueue.self, ["durablequeue:\(schema):\(queue.name)"])
             guard let row = try await session.rows(LimitedQueueState.self, [queue.name, request.now]).first else { return [] }
-            settings = try QueueState(row)
+            settings = try QueueStartSettings(row)
             guard !settings.suspended, settings.nextStart <= request.now else { return [] }
             let concurrency = settings.measuredFromEnd ? 1 : settings.concurrencyLimit
             if concurrency > 0 { slots = min(slots, concurrency - (try row.int(10))) }
@@ -229,7 +197,7 @@ extension PostgresJobStore {
     /// Records the starts of `claimed` and moves the queue's next allowed start: past the interval
     /// of a throttled job measured from its start, and past the window of the rate limit's oldest
     /// counted start when the window is full. Runs under the queue's lock.
-    private func recordStarts(_ session: PostgresSession, _ claimed: [ClaimedJob], queue: QueueState, now: Int64) async throws {
+    private func recordStarts(_ session: PostgresSession, _ claimed: [ClaimedJob], queue: QueueStartSettings, now: Int64) async throws {
         var nextStart: Int64 = 0
         if !queue.measuredFromEnd, let interval = claimed.map(\.throttleIntervalMilliseconds).max(), interval > 0 {
             nextStart = now + interval
@@ -280,5 +248,15 @@ extension PostgresJobStore {
             SELECT least((SELECT min(run_at) FROM jobs WHERE state = 'scheduled'),
                          (SELECT min(next_start_at) FROM queues WHERE next_start_at > $1))
             """
+    }
+}
+
+extension QueueStartSettings {
+    /// The settings as `QueueStates` and `LimitedQueueState` read them (their first nine columns).
+    fileprivate init(_ row: PostgresResultRow) throws {
+        self.init(
+            name: try row.string(0), concurrencyLimit: try row.int(1), suspended: try row.bool(2),
+            measuredFromEnd: try row.string(3) == "end", rateCount: try row.int(4), rateWindow: try row.int64(5),
+            nextStart: try row.int64(6), throttleInterval: try row.int64(7), partitionLimit: try row.int(8))
     }
 }

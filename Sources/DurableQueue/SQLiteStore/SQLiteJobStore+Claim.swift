@@ -41,7 +41,8 @@ extension SQLiteJobStore {
         try connection.query(
             """
             SELECT name, concurrency_limit, suspended, throttle_measured_from, rate_limit_count, rate_limit_window_ms,
-                   next_start_at, partition_limit, EXISTS (SELECT 1 FROM jobs WHERE state = 'scheduled' AND run_at <= ?1)
+                   next_start_at, throttle_interval_ms, partition_limit,
+                   EXISTS (SELECT 1 FROM jobs WHERE state = 'scheduled' AND run_at <= ?1)
             FROM queues ORDER BY name
             """, [now]
         ) { row in
@@ -49,8 +50,9 @@ extension SQLiteJobStore {
                 QueueStartSettings(
                     name: row.string(0), concurrencyLimit: Int(row.int64(1)), suspended: row.int64(2) != 0,
                     measuredFromEnd: row.string(3) == Throttle.Measurement.end.rawValue, rateCount: Int(row.int64(4)),
-                    rateWindow: row.int64(5), nextStart: row.int64(6), partitionLimit: Int(row.int64(7))))
-            due = row.int64(8) != 0
+                    rateWindow: row.int64(5), nextStart: row.int64(6), throttleInterval: row.int64(7),
+                    partitionLimit: Int(row.int64(8))))
+            due = row.int64(9) != 0
         }
         return (queues, due)
     }

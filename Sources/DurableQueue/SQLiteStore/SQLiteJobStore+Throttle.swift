@@ -11,18 +11,6 @@ extension SQLiteJobStore {
         var partitionLimit = 0
     }
 
-    /// A queue's settings as a claim reads them.
-    struct QueueStartSettings {
-        var name: String
-        var concurrencyLimit: Int
-        var suspended: Bool
-        var measuredFromEnd: Bool
-        var rateCount: Int
-        var rateWindow: Int64
-        var nextStart: Int64
-        var partitionLimit: Int
-    }
-
     /// How many of `wanted` jobs of the queue `settings` describes may start at `now`: none while it
     /// is suspended or before its next allowed start; within its concurrency limit (1 when
     /// throttled from the end) over every process; within what its rate limit leaves in the
