@@ -168,6 +168,12 @@ final class EngineState: Sendable {
         }
     }
 
+    /// The first attempt admitted and not yet taken, with its stop signal, for a task whose
+    /// attempt has ended to run next; nil if there is none.
+    func takeOneAdmitted() -> (job: ClaimedJob, stop: StopSignal)? {
+        state.withLock { state in state.admitted.isEmpty ? nil : state.admitted.removeFirst() }
+    }
+
     // MARK: Running attempts
 
     /// Forgets `attempt`, stopped by `stop`, unless it is gone already: its ending was committed

@@ -86,8 +86,18 @@ extension JobEngine {
         for (job, stop) in admitted {
             metrics.started(job, waitedMilliseconds: now - job.runAt)
             group.addTask {
-                await self.process(job, stop: stop)
-                self.state.remove(job.attemptID, stop: stop)
+                var next: (job: ClaimedJob, stop: StopSignal)? = (job, stop)
+                while let (job, stop) = next {
+                    await self.process(job, stop: stop)
+                    self.state.remove(job.attemptID, stop: stop)
+                    // An attempt claimed meanwhile (most often along with this one's ending) runs
+                    // next in this task: no new task, and no wait for the dispatcher to wake.
+                    next = self.state.isShuttingDown ? nil : self.state.takeOneAdmitted()
+                    if let next {
+                        self.metrics.started(next.job, waitedMilliseconds: self.now - next.job.runAt)
+                        self.jobChanges.signal()
+                    }
+                }
                 self.wake.signal()
             }
         }
