@@ -36,8 +36,12 @@ package final class LogRecorder: Sendable {
             set { metadata[key] = newValue }
         }
 
+        /// "level message", then the metadata (the logger's and the message's) as `key=value`
+        /// pairs sorted by key, if any.
         func log(event: LogEvent) {
-            recorder.record("\(event.level) \(event.message)")
+            let all = metadata.merging(event.metadata ?? [:]) { $1 }
+            let pairs = all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            recorder.record(pairs.isEmpty ? "\(event.level) \(event.message)" : "\(event.level) \(event.message) \(pairs.joined(separator: " "))")
         }
     }
 }

@@ -19,6 +19,8 @@ final class JobEngine: Service, Sendable {
     let registry: JobRegistry
     let configuration: JobQueue.Configuration
     let logger: Logger
+    /// Whether the logger drops everything (the default): then no attempt adds its metadata to it.
+    let logsNothing: Bool
     let metrics = JobMetrics()
     let state = EngineState()
     /// Wakes the dispatcher: work was enqueued, an attempt ended, shutdown began.
@@ -43,6 +45,7 @@ final class JobEngine: Service, Sendable {
         self.registry = registry
         self.configuration = queue.configuration
         self.logger = queue.logger
+        self.logsNothing = queue.logger.handler is SwiftLogNoOpLogHandler
         self.jobChanges = jobChanges
         self.recorder = AttemptRecorder(store: store, time: queue.configuration.timeSource)
     }
