@@ -48,10 +48,10 @@ final class Statement {
             sqlite3_clear_bindings(handle)
         }
         // By index, so that each argument is bound where it lies: iterating copied every
-        // existential out of the array (a thirtieth of an enqueue's instructions).
+        // existential out of the array (a thirtieth of an enqueue's instructions). A nil is not
+        // bound: every parameter is NULL before the first run and after each (clear_bindings).
         for offset in arguments.indices {
-            let index = Int32(offset + 1)
-            let code = arguments[offset]?.bind(to: handle, at: index) ?? sqlite3_bind_null(handle, index)
+            guard let code = arguments[offset]?.bind(to: handle, at: Int32(offset + 1)) else { continue }
             guard code == SQLITE_OK else { throw error(code) }
         }
         while true {
