@@ -17,6 +17,12 @@ package actor SQLiteJobStore {
     private let executor: LockingSerialExecutor
     /// Queues known to have a row, so enqueue skips creating them.
     var knownQueues: Set<String> = []
+    /// The id the next job gets, known without reading it while the file's data version is still
+    /// the one seen after the commit that made it known (nobody else has written since); nil when
+    /// it must be read (see ``nextJobID()``).
+    var knownNextID: (id: Int64, dataVersion: UInt32)?
+    /// The id after the jobs the transaction under way inserted; nil if it inserted none.
+    var nextIDAfterInserts: Int64?
     /// Checkpoints beside the commits (nil when read-only).
     private let checkpointer: Checkpointer?
     /// Whether a checkpoint waits to run on the store's queue.
@@ -95,12 +101,20 @@ package actor SQLiteJobStore {
     /// - Parameter operation: What is being done, in words, for the error message.
     func write<T>(_ operation: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
         do {
-            let result = try connection.write(body)
+            let result = try connection.write {
+                // Another connection's commit since ours makes the next id unknown.
+                if let known = knownNextID, known.dataVersion != connection.dataVersion { knownNextID = nil }
+                nextIDAfterInserts = nil
+                return try body()
+            }
+            // This commit changed the data version; what it did to the next id is known.
+            if let next = nextIDAfterInserts ?? knownNextID?.id { knownNextID = (next, connection.dataVersion) }
             scheduleCheckpointIfNeeded()
             return result
         } catch {
             // A queue row created by the rolled-back transaction no longer exists.
             knownQueues.removeAll()
+            knownNextID = nil
             throw Self.mapped(error, operation: operation(), path: path, busyTimeout: options.busyTimeout)
         }
     }

@@ -70,6 +70,28 @@ import Testing
         }
     }
 
+    /// A store knows its next job id after its own commits; another store's commit on the same
+    /// file (as another process's) must make it read the id again, or both would use one id.
+    @Test func twoStoresOnOneFileTakingTurnsNeverUseOneIdTwice() async throws {
+        try await withSQLiteStore { store, directory async throws in
+            let other = try SQLiteJobStore(path: directory.path("jobs.sqlite"))
+            var ids: [JobID] = []
+            for round in 0..<12 {
+                // Two in a row from one store, then the other; every third a batch of two.
+                let enqueuing = round % 4 < 2 ? store : other
+                if round % 3 == 0 {
+                    ids += try await enqueuing.enqueue(batch: [job(input: "\(round)"), job(input: "\(round)b")], now: 1).map(\.id)
+                } else {
+                    ids.append(try await enqueuing.add(job(input: "\(round)")))
+                }
+                // A claim and an ending in between: commits that insert nothing.
+                if round == 5, let claimed = try await other.take().first { try await other.succeed(claimed.id, now: 2) }
+            }
+            #expect(Set(ids).count == ids.count)
+            #expect(ids == ids.sorted())
+        }
+    }
+
     @Test(arguments: StoreBackend.all) func aBatchIsAllOrNothing(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store, _ async throws in
             let ids = try await store.enqueue(batch: (0..<50).map { job(input: "{\"n\":\($0)}") }, now: 1).map(\.id)

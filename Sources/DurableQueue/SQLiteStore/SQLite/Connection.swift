@@ -118,6 +118,14 @@ final class Connection {
         walSize.pages = 0
     }
 
+    /// The file's data version: it changes with every commit to the file, by this connection or by
+    /// any other, in any process (`SQLITE_FCNTL_DATA_VERSION`; no statement runs).
+    var dataVersion: UInt32 {
+        var version: UInt32 = 0
+        sqlite3_file_control(handle, "main", SQLITE_FCNTL_DATA_VERSION, &version)
+        return version
+    }
+
     /// The number of rows the last INSERT, UPDATE or DELETE changed.
     var changes: Int { Int(sqlite3_changes(handle)) }
 
