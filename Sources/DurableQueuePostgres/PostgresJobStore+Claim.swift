@@ -256,7 +256,7 @@ extension QueueStartSettings {
     fileprivate init(_ row: PostgresResultRow) throws {
         self.init(
             name: try row.string(0), concurrencyLimit: try row.int(1), suspended: try row.bool(2),
-            measuredFromEnd: try row.string(3) == "end", rateCount: try row.int(4), rateWindow: try row.int64(5),
+            measuredFromEnd: try row.string(3) == Throttle.Measurement.end.rawValue, rateCount: try row.int(4), rateWindow: try row.int64(5),
             nextStart: try row.int64(6), throttleInterval: try row.int64(7), partitionLimit: try row.int(8))
     }
 }
