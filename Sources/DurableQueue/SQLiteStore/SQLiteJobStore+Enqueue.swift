@@ -28,11 +28,26 @@ extension SQLiteJobStore {
                     queues[name] = try insertSettings(of: name)
                 }
             }
-            return try jobs.map { job in
-                let outcome = try insert(job, now: now, id: next, queues: queues)
-                if case .existing = outcome {} else { next += 1 }
-                return outcome
+            var outcomes: [EnqueueOutcome] = []
+            outcomes.reserveCapacity(jobs.count)
+            var index = jobs.startIndex
+            while index < jobs.endIndex {
+                // A run of jobs without unique keys goes in multi-row statements; a job with one
+                // is looked up and inserted on its own, after the jobs before it.
+                let runEnd = jobs[index...].firstIndex { !Self.insertsWithoutLookup($0) } ?? jobs.endIndex
+                if jobs.count > 1 && runEnd > index {
+                    let after = try insertRows(jobs[index..<runEnd], firstID: next, now: now, queues: queues)
+                    outcomes += (next..<after).map { .inserted(JobID($0)) }
+                    next = after
+                    index = runEnd
+                } else {
+                    let outcome = try insert(jobs[index], now: now, id: next, queues: queues)
+                    if case .existing = outcome {} else { next += 1 }
+                    outcomes.append(outcome)
+                    index += 1
+                }
             }
+            return outcomes
         }
     }
 
