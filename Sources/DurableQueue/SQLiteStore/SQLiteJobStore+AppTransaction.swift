@@ -10,8 +10,12 @@ extension SQLiteJobStore {
 
     private func runApplicationTransaction<T: Sendable>(now: Int64, _ body: @Sendable (any AppTransaction, Int64) throws -> T) throws -> T {
         var applicationError: (any Error)?
-        // The application's SQL may write anything: the next job id is read again afterwards.
-        defer { knownNextID = nil }
+        // The application's SQL may write anything: the next job id and the queues' settings are
+        // read again afterwards.
+        defer {
+            knownNextID = nil
+            knownQueueSettings.settings.removeAll()
+        }
         do {
             return try write("run the application's transaction") {
                 do {

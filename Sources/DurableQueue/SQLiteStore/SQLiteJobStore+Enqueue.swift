@@ -18,16 +18,8 @@ extension SQLiteJobStore {
     package func enqueue(batch jobs: [NewJob], now: Int64) throws -> [EnqueueOutcome] {
         for job in jobs { try job.validate() }
         return try write(jobs.count == 1 ? "enqueue a '\(jobs[0].kind)' job on queue '\(jobs[0].queue)'" : "enqueue \(jobs.count) jobs") {
-            // The ids follow each other: read the counter once, not once per job; so are the
-            // queues' settings when there are several jobs.
+            // The ids follow each other: read the counter once, not once per job.
             var next = try nextJobID()
-            var queues: [String: QueueInsertSettings] = [:]
-            if jobs.count > 1 {
-                for name in Set(jobs.map(\.queue)) {
-                    try ensureQueueExists(name, now: now)
-                    queues[name] = try insertSettings(of: name)
-                }
-            }
             var outcomes: [EnqueueOutcome] = []
             outcomes.reserveCapacity(jobs.count)
             var index = jobs.startIndex
@@ -36,12 +28,12 @@ extension SQLiteJobStore {
                 // is looked up and inserted on its own, after the jobs before it.
                 let runEnd = jobs[index...].firstIndex { !Self.insertsWithoutLookup($0) } ?? jobs.endIndex
                 if jobs.count > 1 && runEnd > index {
-                    let after = try insertRows(jobs[index..<runEnd], firstID: next, now: now, queues: queues)
+                    let after = try insertRows(jobs[index..<runEnd], firstID: next, now: now)
                     outcomes += (next..<after).map { .inserted(JobID($0)) }
                     next = after
                     index = runEnd
                 } else {
-                    let outcome = try insert(jobs[index], now: now, id: next, queues: queues)
+                    let outcome = try insert(jobs[index], now: now, id: next)
                     if case .existing = outcome {} else { next += 1 }
                     outcomes.append(outcome)
                     index += 1
@@ -63,15 +55,10 @@ extension SQLiteJobStore {
     /// `blocked` until the group lets it run. The row records the job's creation (`created_at`,
     /// `created_state`), which the history shows as its first event: no event row is written.
     ///
-    /// - Parameters:
-    ///   - id: The id to give the job: ``nextJobID()``'s, which the caller has read in this
-    ///     transaction; nil reads it here.
-    ///   - queues: The settings of queues read in this transaction; a job of another queue has its
-    ///     queue's read by the insert statement itself.
-    func insert(
-        _ job: NewJob, now: Int64, placement: GroupPlacement? = nil, id: Int64? = nil, queues: [String: QueueInsertSettings] = [:]
-    ) throws -> EnqueueOutcome {
-        try ensureQueueExists(job.queue, now: now)
+    /// - Parameter id: The id to give the job: ``nextJobID()``'s, which the caller has read in this
+    ///   transaction; nil reads it here.
+    func insert(_ job: NewJob, now: Int64, placement: GroupPlacement? = nil, id: Int64? = nil) throws -> EnqueueOutcome {
+        let queue = try insertSettings(ofQueue: job.queue, now: now)
         var replacing: JobID?
         if let key = job.uniqueKey, job.uniquePolicy != .allow {
             if let existing = try activeJob(uniqueKey: key) {
@@ -93,19 +80,13 @@ extension SQLiteJobStore {
         let inserted = try id ?? nextJobID()
         // The id is chosen here (the write lock is held) so that the order key can be derived from
         // it: the id on a FIFO queue, minus the id on a LIFO queue.
-        var arguments: [(any SQLiteBindable)?] = [
+        try connection.execute(Self.insertStatement, [
             inserted, job.queue, job.kind, state.rawValue, job.priority.rawValue, job.runAt ?? now, job.maxAttempts,
             job.retryPolicy, job.timeoutMilliseconds, job.uniquePolicy == .allow ? nil : job.uniqueKey,
             job.input, now, job.throttleIntervalMilliseconds, placement?.group.rawValue, placement?.position,
             placement?.name, placement?.takesPreviousOutput ?? false, job.traceContext, job.partitionKey,
-        ]
-        if let queue = queues[job.queue] {
-            arguments.append(queue.lifo ? -inserted : inserted)
-            arguments.append(queue.throttleInterval)
-            try connection.execute(Self.insertWithQueueSettings, arguments)
-        } else {
-            try connection.execute(Self.insertWithQueueLookups, arguments)
-        }
+            queue.lifo ? -inserted : inserted, queue.throttleInterval,
+        ])
         // Until this transaction commits, the next id is the one after this job's.
         knownNextID = nil
         nextIDAfterInserts = max(nextIDAfterInserts ?? 0, inserted + 1)
@@ -116,38 +97,31 @@ extension SQLiteJobStore {
         return replacing.map { .replaced(id, replacing: $0) } ?? .inserted(id)
     }
 
-    /// The settings of queue `name`, whose row exists.
-    private func insertSettings(of name: String) throws -> QueueInsertSettings {
+    /// The settings an insert takes from queue `name`, whose row is created with the defaults if
+    /// it has none. Read once and then known while nobody else writes to the file (see
+    /// ``knownQueueSettings``): reading them in the insert statement was a twentieth of an enqueue's
+    /// instructions.
+    func insertSettings(ofQueue name: String, now: Int64) throws -> QueueInsertSettings {
+        if let known = knownQueueSettings.settings[name] { return known }
+        try ensureQueueExists(name, now: now)
         var settings = QueueInsertSettings(lifo: false, throttleInterval: 0)
         try connection.query("SELECT mode, throttle_interval_ms FROM queues WHERE name = ?", [name]) { row in
             settings = QueueInsertSettings(lifo: row.string(0) == QueueMode.lifo.rawValue, throttleInterval: row.int64(1))
         }
+        knownQueueSettings.settings[name] = settings
         return settings
     }
 
-    /// The insert of a job whose queue's settings were read (`?20` its order key, `?21` the queue's
-    /// throttle interval): a batch reads them once instead of twice per job, a tenth of its
-    /// instructions.
-    private static let insertWithQueueSettings = insertStatement(orderKey: "?20", queueThrottle: "?21")
-
-    /// The insert of a job that reads its queue's settings itself: for one job, cheaper than a
-    /// separate read.
-    private static let insertWithQueueLookups = insertStatement(
-        orderKey: "CASE (SELECT mode FROM queues WHERE name = ?2) WHEN 'lifo' THEN -?1 ELSE ?1 END",
-        queueThrottle: "(SELECT throttle_interval_ms FROM queues WHERE name = ?2)")
-
-    /// The insert of a job (`?1`…`?19`) with the given expressions for its order key and for its
-    /// queue's throttle interval.
-    private static func insertStatement(orderKey: String, queueThrottle: String) -> String {
-        """
+    /// The insert of a job: `?1`…`?19` its columns, `?20` its order key and `?21` its queue's
+    /// throttle interval (see ``insertSettings(ofQueue:now:)``).
+    private static let insertStatement = """
         INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy,
                           timeout_ms, unique_key, input, created_at, updated_at, throttle_interval_ms,
                           throttle_interval_source, group_id, group_position, step_name, takes_previous_output,
                           trace_context, partition_key, created_state)
-        VALUES (?1, ?2, ?3, ?4, ?5, \(orderKey), ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, coalesce(?13, \(queueThrottle)),
+        VALUES (?1, ?2, ?3, ?4, ?5, ?20, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, coalesce(?13, ?21),
                 CASE WHEN ?13 IS NULL THEN 'queue' ELSE 'job' END, ?14, ?15, ?16, ?17, ?18, ?19, ?4)
         """
-    }
 
     /// The id the next inserted job gets: one more than the largest in the table or in
     /// `job_id_floor` (the largest of a deleted job, kept by a trigger), so ids are never reused.

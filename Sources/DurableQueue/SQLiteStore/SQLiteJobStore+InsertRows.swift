@@ -6,15 +6,14 @@ extension SQLiteJobStore {
     }
 
     /// Inserts `jobs`, each of which ``insertsWithoutLookup(_:)``, with the ids `firstID`,
-    /// `firstID + 1`, …, in statements of up to ``rowsPerStatement`` rows, then their tags; the
-    /// settings of their queues were read in this transaction.
+    /// `firstID + 1`, …, in statements of up to ``rowsPerStatement`` rows, then their tags.
     ///
     /// One statement per row cost a batch a fifth of its instructions around the rows themselves:
     /// SQLite opens and closes a cursor on the table and each of its indexes for every statement.
     ///
     /// - Returns: The id after the last job's.
     func insertRows(
-        _ jobs: ArraySlice<NewJob>, firstID: Int64, now: Int64, queues: [String: QueueInsertSettings]
+        _ jobs: ArraySlice<NewJob>, firstID: Int64, now: Int64
     ) throws -> Int64 {
         var id = firstID
         var start = jobs.startIndex
@@ -23,9 +22,7 @@ extension SQLiteJobStore {
             var arguments: [(any SQLiteBindable)?] = []
             arguments.reserveCapacity((end - start) * Self.rowInsertParameters)
             for job in jobs[start..<end] {
-                guard let queue = queues[job.queue] else {
-                    throw DurableQueueError.invalidArgument("queue", "'\(job.queue)' had no settings read for this batch")
-                }
+                let queue = try insertSettings(ofQueue: job.queue, now: now)
                 let state = (job.runAt ?? now) > now ? JobState.scheduled : .pending
                 arguments.append(id)
                 arguments.append(job.queue)

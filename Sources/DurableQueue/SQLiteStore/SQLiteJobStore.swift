@@ -23,6 +23,11 @@ package actor SQLiteJobStore {
     var knownNextID: (id: Int64, dataVersion: UInt32)?
     /// The id after the jobs the transaction under way inserted; nil if it inserted none.
     var nextIDAfterInserts: Int64?
+    /// The settings an insert takes from each queue read so far, known without reading them again
+    /// while the file's data version is still the one seen after this store's last commit: nobody
+    /// else has written since, and this store's own writes change them only where they drop them
+    /// (configuring a queue, an application's transaction).
+    var knownQueueSettings: (settings: [String: QueueInsertSettings], dataVersion: UInt32) = ([:], 0)
     /// Checkpoints beside the commits (nil when read-only).
     private let checkpointer: Checkpointer?
     /// Whether a checkpoint waits to run on the store's queue.
@@ -102,19 +107,26 @@ package actor SQLiteJobStore {
     func write<T>(_ operation: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
         do {
             let result = try connection.write {
-                // Another connection's commit since ours makes the next id unknown.
-                if let known = knownNextID, known.dataVersion != connection.dataVersion { knownNextID = nil }
+                // Another connection's commit since ours makes the next id and the queues'
+                // settings unknown.
+                let version = connection.dataVersion
+                if let known = knownNextID, known.dataVersion != version { knownNextID = nil }
+                if knownQueueSettings.dataVersion != version { knownQueueSettings.settings.removeAll() }
                 nextIDAfterInserts = nil
                 return try body()
             }
-            // This commit changed the data version; what it did to the next id is known.
-            if let next = nextIDAfterInserts ?? knownNextID?.id { knownNextID = (next, connection.dataVersion) }
+            // This commit changed the data version; what it did to the next id and the queues'
+            // settings is known.
+            let version = connection.dataVersion
+            if let next = nextIDAfterInserts ?? knownNextID?.id { knownNextID = (next, version) }
+            knownQueueSettings.dataVersion = version
             scheduleCheckpointIfNeeded()
             return result
         } catch {
             // A queue row created by the rolled-back transaction no longer exists.
             knownQueues.removeAll()
             knownNextID = nil
+            knownQueueSettings.settings.removeAll()
             throw Self.mapped(error, operation: operation(), path: path, busyTimeout: options.busyTimeout)
         }
     }

@@ -92,6 +92,41 @@ import Testing
         }
     }
 
+    /// A store knows a queue's order and throttle interval once it has read them; whoever changes
+    /// them — another connection on the file, this store, an application's transaction — the next
+    /// job, alone or in a batch, takes the new ones.
+    @Test func anEnqueueTakesTheQueuesSettingsAsTheyAreWhoeverChangedThem() async throws {
+        try await withSQLiteStore { store, directory async throws in
+            let other = try SQLiteJobStore(path: directory.path("jobs.sqlite"))
+            func throttled(_ milliseconds: Int) -> QueueConfiguration {
+                QueueConfiguration("q", throttle: Throttle(.milliseconds(milliseconds)))
+            }
+            func interval(_ id: JobID) async throws -> Int64 { try await store.job(id).throttleIntervalMilliseconds }
+
+            #expect(try await interval(store.add(job("q"))) == 0)
+            try await other.configure(throttled(300), now: 1)
+            #expect(try await interval(store.add(job("q"))) == 300)
+            try await store.configure(throttled(100), now: 1)
+            #expect(try await interval(store.add(job("q"))) == 100)
+            _ = try await store.transaction(now: 1) { transaction, _ in
+                try transaction.execute("UPDATE queues SET throttle_interval_ms = 50 WHERE name = 'q'", [])
+            }
+            #expect(try await interval(store.add(job("q"))) == 50)
+            try await other.configure(throttled(20), now: 1)
+            for outcome in try await store.enqueue(batch: [job("q"), job("q")], now: 1) {
+                #expect(try await interval(outcome.id) == 20)
+            }
+            try await store.configure(throttled(10), now: 1)
+            for outcome in try await store.enqueue(batch: [job("q"), job("q")], now: 1) {
+                #expect(try await interval(outcome.id) == 10)
+            }
+            // The order too: a LIFO queue's new job comes first.
+            try await other.configure(QueueConfiguration("q", mode: .lifo), now: 1)
+            let newest = try await store.add(job("q", input: "\"newest\""))
+            #expect(try await store.take("q").first?.id == newest)
+        }
+    }
+
     @Test(arguments: StoreBackend.all) func aBatchIsAllOrNothing(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store, _ async throws in
             let ids = try await store.enqueue(batch: (0..<50).map { job(input: "{\"n\":\($0)}") }, now: 1).map(\.id)
