@@ -3,51 +3,54 @@ import CDurableQueueSQLite
 /// A Swift value that can be bound to a statement parameter.
 protocol SQLiteBindable {
     /// Binds the value to parameter `index` (1-based) of `statement`, returning SQLite's result code.
-    func bind(to statement: OpaquePointer, at index: Int32) -> Int32
+    /// A text is copied into `texts`, which keeps it until the statement's bindings are cleared.
+    func bind(to statement: OpaquePointer, at index: Int32, texts: TextArguments) -> Int32
 }
 
 /// Tells SQLite to copy bound text and blobs before the call returns (the C macro Swift doesn't import).
 let sqliteTransient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
 
+/// Tells SQLite that bound text stays where it is until the binding is cleared: it reads it in place.
+let sqliteStatic: sqlite3_destructor_type? = nil
+
 extension Int64: SQLiteBindable {
-    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+    func bind(to statement: OpaquePointer, at index: Int32, texts: TextArguments) -> Int32 {
         sqlite3_bind_int64(statement, index, self)
     }
 }
 
 extension Int: SQLiteBindable {
-    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+    func bind(to statement: OpaquePointer, at index: Int32, texts: TextArguments) -> Int32 {
         sqlite3_bind_int64(statement, index, Int64(self))
     }
 }
 
 extension Bool: SQLiteBindable {
-    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+    func bind(to statement: OpaquePointer, at index: Int32, texts: TextArguments) -> Int32 {
         sqlite3_bind_int64(statement, index, self ? 1 : 0)
     }
 }
 
 extension Double: SQLiteBindable {
-    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+    func bind(to statement: OpaquePointer, at index: Int32, texts: TextArguments) -> Int32 {
         sqlite3_bind_double(statement, index, self)
     }
 }
 
 extension String: SQLiteBindable {
-    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+    func bind(to statement: OpaquePointer, at index: Int32, texts: TextArguments) -> Int32 {
         var text = self
         return text.withUTF8 { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { chars in
-                // A Swift string's UTF-8 buffer is never empty-pointer for "", but may be: bind "" then.
-                guard let base = chars.baseAddress else { return sqlite3_bind_text(statement, index, "", 0, nil) }
-                return sqlite3_bind_text(statement, index, base, Int32(chars.count), sqliteTransient)
-            }
+            // An empty string may have no buffer at all: SQLite copies "" then.
+            guard !bytes.isEmpty else { return sqlite3_bind_text(statement, index, "", 0, sqliteTransient) }
+            let copy = texts.store(UnsafeRawBufferPointer(bytes)).assumingMemoryBound(to: CChar.self)
+            return sqlite3_bind_text(statement, index, copy, Int32(bytes.count), sqliteStatic)
         }
     }
 }
 
 extension [UInt8]: SQLiteBindable {
-    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+    func bind(to statement: OpaquePointer, at index: Int32, texts: TextArguments) -> Int32 {
         withUnsafeBytes { bytes in
             // A nil pointer would bind NULL, so an empty blob is bound as a zero-length blob.
             guard let base = bytes.baseAddress else { return sqlite3_bind_zeroblob(statement, index, 0) }
@@ -125,7 +128,7 @@ struct Row {
 }
 
 extension SQLValue: SQLiteBindable {
-    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+    func bind(to statement: OpaquePointer, at index: Int32, texts: TextArguments) -> Int32 {
         switch self {
         case .null: sqlite3_bind_null(statement, index)
         case .integer(let value): sqlite3_bind_int64(statement, index, value)

@@ -10,6 +10,7 @@ final class Statement {
     private let handle: OpaquePointer
     private let connection: OpaquePointer
     private let path: String
+    private let texts = TextArguments()
 
     /// Compiles the first statement of `sql`; ``remainder`` is the text after it.
     init(sql: String, connection: OpaquePointer, path: String, persistent: Bool) throws {
@@ -46,12 +47,13 @@ final class Statement {
         defer {
             sqlite3_reset(handle)
             sqlite3_clear_bindings(handle)
+            texts.clear()  // only now: SQLite read the texts in place until here
         }
         // By index, so that each argument is bound where it lies: iterating copied every
         // existential out of the array (a thirtieth of an enqueue's instructions). A nil is not
         // bound: every parameter is NULL before the first run and after each (clear_bindings).
         for offset in arguments.indices {
-            guard let code = arguments[offset]?.bind(to: handle, at: Int32(offset + 1)) else { continue }
+            guard let code = arguments[offset]?.bind(to: handle, at: Int32(offset + 1), texts: texts) else { continue }
             guard code == SQLITE_OK else { throw error(code) }
         }
         while true {
