@@ -16,20 +16,24 @@ extension SQLiteJobStore {
         _ jobs: ArraySlice<NewJob>, firstID: Int64, now: Int64
     ) throws -> Int64 {
         var id = firstID
+        // Jobs of a batch mostly share a queue: its settings are looked up again only when it changes.
+        var queue = (name: "", settings: QueueInsertSettings(lifo: false, throttleInterval: 0))
         var start = jobs.startIndex
         while start < jobs.endIndex {
             let end = min(start + Self.rowsPerStatement, jobs.endIndex)
             var arguments: [(any SQLiteBindable)?] = []
             arguments.reserveCapacity((end - start) * Self.rowInsertParameters)
             for job in jobs[start..<end] {
-                let queue = try insertSettings(ofQueue: job.queue, now: now)
+                if queue.name != job.queue || queue.name.isEmpty {
+                    queue = (job.queue, try insertSettings(ofQueue: job.queue, now: now))
+                }
                 let state = (job.runAt ?? now) > now ? JobState.scheduled : .pending
                 arguments.append(id)
                 arguments.append(job.queue)
                 arguments.append(job.kind)
                 arguments.append(state.rawValue)
                 arguments.append(job.priority.rawValue)
-                arguments.append(queue.lifo ? -id : id)
+                arguments.append(queue.settings.lifo ? -id : id)
                 arguments.append(job.runAt ?? now)
                 arguments.append(job.maxAttempts)
                 arguments.append(job.retryPolicy)
@@ -37,7 +41,7 @@ extension SQLiteJobStore {
                 arguments.append(job.input)
                 arguments.append(now)
                 arguments.append(now)
-                arguments.append(job.throttleIntervalMilliseconds ?? queue.throttleInterval)
+                arguments.append(job.throttleIntervalMilliseconds ?? queue.settings.throttleInterval)
                 arguments.append(job.throttleIntervalMilliseconds == nil ? "queue" : "job")
                 arguments.append(job.traceContext)
                 arguments.append(job.partitionKey)
