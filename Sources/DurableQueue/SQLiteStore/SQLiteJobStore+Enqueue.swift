@@ -80,13 +80,29 @@ extension SQLiteJobStore {
         let inserted = try id ?? nextJobID()
         // The id is chosen here (the write lock is held) so that the order key can be derived from
         // it: the id on a FIFO queue, minus the id on a LIFO queue.
-        try connection.execute(Self.insertStatement, [
-            inserted, job.queue, job.kind, state.rawValue, job.priority.rawValue, job.runAt ?? now, job.maxAttempts,
-            job.retryPolicy, job.timeoutMilliseconds, job.uniquePolicy == .allow ? nil : job.uniqueKey,
-            job.input, now, job.throttleIntervalMilliseconds, placement?.group.rawValue, placement?.position,
-            placement?.name, placement?.takesPreviousOutput ?? false, job.traceContext, job.partitionKey,
-            queue.lifo ? -inserted : inserted, queue.throttleInterval,
-        ])
+        try connection.execute(Self.insertStatement) { binder in
+            binder.bind(inserted)
+            binder.bind(job.queue)
+            binder.bind(job.kind)
+            binder.bind(state.rawValue)
+            binder.bind(job.priority.rawValue)
+            binder.bind(job.runAt ?? now)
+            binder.bind(job.maxAttempts)
+            binder.bind(job.retryPolicy)
+            binder.bind(job.timeoutMilliseconds)
+            binder.bind(job.uniquePolicy == .allow ? nil : job.uniqueKey)
+            binder.bind(job.input)
+            binder.bind(now)
+            binder.bind(job.throttleIntervalMilliseconds)
+            binder.bind(placement?.group.rawValue)
+            binder.bind(placement?.position)
+            binder.bind(placement?.name)
+            binder.bind(placement?.takesPreviousOutput ?? false)
+            binder.bind(job.traceContext)
+            binder.bind(job.partitionKey)
+            binder.bind(queue.lifo ? -inserted : inserted)
+            binder.bind(queue.throttleInterval)
+        }
         // Until this transaction commits, the next id is the one after this job's.
         knownNextID = nil
         nextIDAfterInserts = max(nextIDAfterInserts ?? 0, inserted + 1)

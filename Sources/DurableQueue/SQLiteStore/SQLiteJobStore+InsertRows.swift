@@ -21,34 +21,33 @@ extension SQLiteJobStore {
         var start = jobs.startIndex
         while start < jobs.endIndex {
             let end = min(start + Self.rowsPerStatement, jobs.endIndex)
-            var arguments: [(any SQLiteBindable)?] = []
-            arguments.reserveCapacity((end - start) * Self.rowInsertParameters)
-            for job in jobs[start..<end] {
-                if queue.name != job.queue || queue.name.isEmpty {
-                    queue = (job.queue, try insertSettings(ofQueue: job.queue, now: now))
+            try connection.execute(Self.rowInsertStatements[end - start - 1]) { binder in
+                for job in jobs[start..<end] {
+                    if queue.name != job.queue || queue.name.isEmpty {
+                        queue = (job.queue, try insertSettings(ofQueue: job.queue, now: now))
+                    }
+                    let state = (job.runAt ?? now) > now ? JobState.scheduled : .pending
+                    binder.bind(id)
+                    binder.bind(job.queue)
+                    binder.bind(job.kind)
+                    binder.bind(state.rawValue)
+                    binder.bind(job.priority.rawValue)
+                    binder.bind(queue.settings.lifo ? -id : id)
+                    binder.bind(job.runAt ?? now)
+                    binder.bind(job.maxAttempts)
+                    binder.bind(job.retryPolicy)
+                    binder.bind(job.timeoutMilliseconds)
+                    binder.bind(job.input)
+                    binder.bind(now)
+                    binder.bind(now)
+                    binder.bind(job.throttleIntervalMilliseconds ?? queue.settings.throttleInterval)
+                    binder.bind(job.throttleIntervalMilliseconds == nil ? "queue" : "job")
+                    binder.bind(job.traceContext)
+                    binder.bind(job.partitionKey)
+                    binder.bind(state.rawValue)
+                    id += 1
                 }
-                let state = (job.runAt ?? now) > now ? JobState.scheduled : .pending
-                arguments.append(id)
-                arguments.append(job.queue)
-                arguments.append(job.kind)
-                arguments.append(state.rawValue)
-                arguments.append(job.priority.rawValue)
-                arguments.append(queue.settings.lifo ? -id : id)
-                arguments.append(job.runAt ?? now)
-                arguments.append(job.maxAttempts)
-                arguments.append(job.retryPolicy)
-                arguments.append(job.timeoutMilliseconds)
-                arguments.append(job.input)
-                arguments.append(now)
-                arguments.append(now)
-                arguments.append(job.throttleIntervalMilliseconds ?? queue.settings.throttleInterval)
-                arguments.append(job.throttleIntervalMilliseconds == nil ? "queue" : "job")
-                arguments.append(job.traceContext)
-                arguments.append(job.partitionKey)
-                arguments.append(state.rawValue)
-                id += 1
             }
-            try connection.execute(Self.rowInsertStatements[end - start - 1], arguments)
             start = end
         }
         // Until this transaction commits, the next id is the one after these jobs'.
@@ -61,9 +60,6 @@ extension SQLiteJobStore {
         }
         return id
     }
-
-    /// The parameters of one row of ``rowInsertStatements``.
-    private static let rowInsertParameters = 18
 
     /// `INSERT INTO jobs` of 1 … ``rowsPerStatement`` jobs without a unique key or a group, at the
     /// index one less than the count; each row's parameters are the columns' in order.

@@ -148,6 +148,11 @@ final class Connection {
         try statement(sql).run(arguments) { _ in true }
     }
 
+    /// Runs `sql` (one statement, cached) with the parameters `bind` binds, ignoring any rows.
+    func execute(_ sql: String, binding bind: (inout ParameterBinder) throws -> Void) throws {
+        try statement(sql).run(binding: bind) { _ in true }
+    }
+
     /// Runs `sql` and returns the first column of its first row, or nil when it returns no row.
     func scalarInt64(_ sql: String, _ arguments: [(any SQLiteBindable)?] = []) throws -> Int64? {
         var value: Int64?

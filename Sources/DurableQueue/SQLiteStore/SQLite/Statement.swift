@@ -44,18 +44,28 @@ final class Statement {
     /// The statement is reset and its bindings cleared afterwards, even on error, so it never keeps
     /// a read transaction open.
     func run(_ arguments: [(any SQLiteBindable)?], body: (Row) throws -> Bool) throws {
+        try run(binding: { binder in
+            // By index, so that each argument is bound where it lies: iterating copied every
+            // existential out of the array (a thirtieth of an enqueue's instructions).
+            for offset in arguments.indices {
+                guard let code = arguments[offset]?.bind(to: handle, at: Int32(offset + 1), texts: texts) else { continue }
+                guard code == SQLITE_OK else { throw error(code) }
+            }
+        }, body: body)
+    }
+
+    /// Runs the statement with the parameters `bind` binds, calling `body` for each result row
+    /// until it returns false. A parameter left unbound is NULL: every parameter is NULL before
+    /// the first run and after each (clear_bindings).
+    func run(binding bind: (inout ParameterBinder) throws -> Void, body: (Row) throws -> Bool) throws {
         defer {
             sqlite3_reset(handle)
             sqlite3_clear_bindings(handle)
             texts.clear()  // only now: SQLite read the texts in place until here
         }
-        // By index, so that each argument is bound where it lies: iterating copied every
-        // existential out of the array (a thirtieth of an enqueue's instructions). A nil is not
-        // bound: every parameter is NULL before the first run and after each (clear_bindings).
-        for offset in arguments.indices {
-            guard let code = arguments[offset]?.bind(to: handle, at: Int32(offset + 1), texts: texts) else { continue }
-            guard code == SQLITE_OK else { throw error(code) }
-        }
+        var binder = ParameterBinder(statement: handle, texts: texts)
+        try bind(&binder)
+        guard binder.failure == SQLITE_OK else { throw error(binder.failure) }
         while true {
             let code = sqlite3_step(handle)
             switch code {

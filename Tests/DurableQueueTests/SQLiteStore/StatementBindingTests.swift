@@ -1,5 +1,6 @@
 import DurableQueueTestSupport
 import Foundation
+import CDurableQueueSQLite
 import Testing
 
 @testable import DurableQueue
@@ -32,5 +33,28 @@ import Testing
                 #expect(record.input == job.input && record.kind == job.kind)
             }
         }
+    }
+}
+
+/// A parameter bound past the statement's last one is an error, not silently dropped.
+@Suite struct ParameterBinderTests {
+    @Test func aParameterTheStatementDoesNotHaveFailsTheRun() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let connection = try Connection(path: directory.path("binder.sqlite"), options: StorageOptions())
+        try connection.execute("CREATE TABLE t (a INTEGER, b TEXT)")
+        try connection.execute("INSERT INTO t (a, b) VALUES (?1, ?2)") { binder in
+            binder.bind(Int64(1))
+            binder.bind("one")
+        }
+        let error = #expect(throws: SQLiteError.self) {
+            try connection.execute("INSERT INTO t (a, b) VALUES (?1, ?2)") { binder in
+                binder.bind(Int64(2))
+                binder.bind("two")
+                binder.bind("three")
+            }
+        }
+        #expect(error?.primaryCode == SQLITE_RANGE)
+        #expect(try connection.scalarInt64("SELECT count(*) FROM t") == 1)
     }
 }
