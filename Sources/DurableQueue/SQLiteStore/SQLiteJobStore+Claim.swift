@@ -101,16 +101,21 @@ extension SQLiteJobStore {
     /// their next attempt under `owner`, with their history rows: a statement for the rows, one for
     /// the history.
     private func markRunning(_ run: ArraySlice<ClaimedJob>, owner: String, leaseExpiresAt: Int64, now: Int64) throws {
-        var arguments: [(any SQLiteBindable)?] = [owner, leaseExpiresAt, now]
-        arguments.reserveCapacity(3 + 2 * run.count)
-        for job in run { arguments.append(job.id.rawValue) }
-        try connection.execute(Self.markRunningStatements[run.count - 1], arguments)
-        arguments.removeSubrange(3...)
-        for job in run {
-            arguments.append(job.id.rawValue)
-            arguments.append(job.attempt)
+        try connection.execute(Self.markRunningStatements[run.count - 1]) { binder in
+            binder.bind(owner)
+            binder.bind(leaseExpiresAt)
+            binder.bind(now)
+            for job in run { binder.bind(job.id.rawValue) }
         }
-        try connection.execute(Self.claimEventStatements[run.count - 1], arguments)
+        try connection.execute(Self.claimEventStatements[run.count - 1]) { binder in
+            binder.bind(owner)
+            binder.bind(leaseExpiresAt)
+            binder.bind(now)
+            for job in run {
+                binder.bind(job.id.rawValue)
+                binder.bind(job.attempt)
+            }
+        }
     }
 
     /// The claim's update of 1 … ``rowsPerStatement`` jobs (`?4`…), at the index one less than the count.

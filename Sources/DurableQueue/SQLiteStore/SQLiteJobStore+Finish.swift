@@ -53,7 +53,9 @@ extension SQLiteJobStore {
     private func endingRows(_ ids: [JobID]) throws -> [EndingRow] {
         var rows: [EndingRow] = []
         rows.reserveCapacity(ids.count)
-        try connection.query(Self.endingRowsStatements[ids.count - 1], ids.map { $0.rawValue }) { found in
+        try connection.query(Self.endingRowsStatements[ids.count - 1], binding: { binder in
+            for id in ids { binder.bind(id.rawValue) }
+        }) { found in
             rows.append(EndingRow(
                 id: JobID(found.int64(0)), state: try JobState(stored: found.string(1)), owner: found.optionalString(2),
                 attempts: Int(found.int64(3)), maxAttempts: found.optionalInt(4), cancelRequested: found.int64(5) != 0,
@@ -80,7 +82,11 @@ extension SQLiteJobStore {
         // An attempt that does not count (a snooze) is taken back, as a release takes one back.
         let uncounted = ending.countsAttempt ? 0 : 1
         if state == .succeeded, ending.countsAttempt, let output = ending.output, ending.failure == nil, ending.runAt == nil {
-            try connection.execute(Self.succeededStatement, [attempt.id.rawValue, output, now])
+            try connection.execute(Self.succeededStatement) { binder in
+                binder.bind(attempt.id.rawValue)
+                binder.bind(output)
+                binder.bind(now)
+            }
         } else {
             try connection.execute(
                 Self.endingStatement,

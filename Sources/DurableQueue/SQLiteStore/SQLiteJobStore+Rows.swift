@@ -23,18 +23,17 @@ extension SQLiteJobStore {
         var start = events.startIndex
         while start < events.endIndex {
             let end = min(start + Self.rowsPerStatement, events.endIndex)
-            var arguments: [(any SQLiteBindable)?] = []
-            arguments.reserveCapacity((end - start) * 7)
-            for event in events[start..<end] {
-                arguments.append(event.job.rawValue)
-                arguments.append(event.at)
-                arguments.append(event.from?.rawValue)
-                arguments.append(event.to.rawValue)
-                arguments.append(event.attempt)
-                arguments.append(event.reason)
-                arguments.append(event.worker)
+            try connection.execute(Self.eventInsertStatements[end - start - 1]) { binder in
+                for event in events[start..<end] {
+                    binder.bind(event.job.rawValue)
+                    binder.bind(event.at)
+                    binder.bind(event.from?.rawValue)
+                    binder.bind(event.to.rawValue)
+                    binder.bind(event.attempt)
+                    binder.bind(event.reason)
+                    binder.bind(event.worker)
+                }
             }
-            try connection.execute(Self.eventInsertStatements[end - start - 1], arguments)
             start = end
         }
     }

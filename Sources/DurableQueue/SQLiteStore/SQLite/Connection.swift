@@ -148,6 +148,14 @@ final class Connection {
         try statement(sql).run(arguments) { _ in true }
     }
 
+    /// Runs `sql` (one statement, cached) with the parameters `bind` binds, calling `body` for every row.
+    func query(_ sql: String, binding bind: (inout ParameterBinder) throws -> Void, row body: (Row) throws -> Void) throws {
+        try statement(sql).run(binding: bind) { row in
+            try body(row)
+            return true
+        }
+    }
+
     /// Runs `sql` (one statement, cached) with the parameters `bind` binds, ignoring any rows.
     func execute(_ sql: String, binding bind: (inout ParameterBinder) throws -> Void) throws {
         try statement(sql).run(binding: bind) { _ in true }
