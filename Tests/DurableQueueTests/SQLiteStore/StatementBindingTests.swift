@@ -58,3 +58,23 @@ import Testing
         #expect(try connection.scalarInt64("SELECT count(*) FROM t") == 1)
     }
 }
+
+/// Statements are found by the identity of their text first: texts built anew at each call, small
+/// ones (whose bits are their bytes) and many texts sharing the recent slots must each run their
+/// own statement.
+@Suite struct StatementCacheTests {
+    @Test func everyTextRunsItsOwnStatementWhateverItsIdentity() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let connection = try Connection(path: directory.path("cache.sqlite"), options: StorageOptions())
+        let constant = "SELECT 7, 'a constant text: the same string in memory at every call'"
+        for _ in 0..<3 {
+            for number in 0..<600 {
+                let built = "SELECT \(number), 'a text built anew at each call, longer than a small string'"
+                #expect(try connection.scalarInt64(built) == Int64(number))
+                #expect(try connection.scalarInt64("SELECT \(number % 10)") == Int64(number % 10))
+                #expect(try connection.scalarInt64(constant) == 7)
+            }
+        }
+    }
+}
