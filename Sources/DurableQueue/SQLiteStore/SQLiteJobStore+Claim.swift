@@ -119,21 +119,19 @@ extension SQLiteJobStore {
     }
 
     /// The claim's update of 1 … ``rowsPerStatement`` jobs (`?4`…), at the index one less than the count.
-    private static let markRunningStatements: [String] = (1...SQLiteJobStore.rowsPerStatement).map { count in
+    private static let markRunningStatements = multiRowTexts(
         """
         UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = ?1, lease_expires_at = ?2,
                         started_at = ?3, updated_at = ?3
-        WHERE id IN \(SQLiteJobStore.parameterList(count: count, from: 4))
-        """
-    }
+        WHERE id IN (
+        """, tail: ")"
+    ) { "?\(4 + $0)" }
 
     /// The history rows of 1 … ``rowsPerStatement`` claims (job and attempt from `?4` on; the owner
     /// `?1`, the time `?3`), at the index one less than the count.
-    private static let claimEventStatements: [String] = (1...SQLiteJobStore.rowsPerStatement).map { count in
+    private static let claimEventStatements = multiRowTexts(
         "INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason, worker) VALUES "
-            + (0..<count).map { "(?\(4 + 2 * $0), ?3, 'pending', 'running', ?\(5 + 2 * $0), 'claimed', ?1)" }
-            .joined(separator: ", ")
-    }
+    ) { "(?\(4 + 2 * $0), ?3, 'pending', 'running', ?\(5 + 2 * $0), 'claimed', ?1)" }
 
     /// The pending jobs of queue `?1` in the order they start: a walk of idx_jobs_next_pending
     /// (a test checks its query plan), which the claim stops as soon as it has enough.

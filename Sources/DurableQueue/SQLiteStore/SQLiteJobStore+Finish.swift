@@ -66,13 +66,13 @@ extension SQLiteJobStore {
     }
 
     /// The read of 1 … ``rowsPerStatement`` jobs' ending rows, at the index one less than the count.
-    private static let endingRowsStatements: [String] = (1...SQLiteJobStore.rowsPerStatement).map { count in
+    private static let endingRowsStatements = multiRowTexts(
         """
         SELECT id, state, lease_owner, attempts, max_attempts, cancel_requested, queue, throttle_interval_ms, group_id,
                progressed_attempts
-        FROM jobs WHERE id IN \(SQLiteJobStore.parameterList(count: count, from: 1))
-        """
-    }
+        FROM jobs WHERE id IN (
+        """, tail: ")"
+    ) { "?\(1 + $0)" }
 
     /// Records how `attempt`, which `row` shows running, ended: the row's update, and the history
     /// row to append.

@@ -63,12 +63,12 @@ extension SQLiteJobStore {
 
     /// `INSERT INTO jobs` of 1 … ``rowsPerStatement`` jobs without a unique key or a group, at the
     /// index one less than the count; each row's parameters are the columns' in order.
-    private static let rowInsertStatements: [String] = (1...SQLiteJobStore.rowsPerStatement).map { rows in
+    private static let rowInsertStatements = multiRowTexts(
         """
         INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy,
                           timeout_ms, input, created_at, updated_at, throttle_interval_ms,
                           throttle_interval_source, trace_context, partition_key, created_state)
-        VALUES
-        """ + repeatElement("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
-    }
+        VALUES\u{20}
+        """
+    ) { _ in "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" }
 }
