@@ -59,6 +59,27 @@ import Testing
     }
 }
 
+/// A text is bound whole, a zero byte inside it included; one without reads back as it was.
+@Suite struct TextBindingTests {
+    @Test func textsWithAndWithoutZeroBytesReadBackWhole() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let connection = try Connection(path: directory.path("texts.sqlite"), options: StorageOptions())
+        try connection.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, text TEXT NOT NULL)")
+        let texts = ["plain", "zero \u{0} inside", "\u{0}", "é ✓ \u{0}\u{0} end", String(repeating: "long ", count: 2_000)]
+        for (id, text) in texts.enumerated() {
+            try connection.execute("INSERT INTO t (id, text) VALUES (?1, ?2)") { binder in
+                binder.bind(Int64(id))
+                binder.bind(text)
+            }
+        }
+        var read: [String] = []
+        try connection.query("SELECT text FROM t ORDER BY id") { row in read.append(row.string(0)) }
+        #expect(read == texts)
+        #expect(try connection.scalarInt64("SELECT length(text) FROM t WHERE id = 0") == 5)
+    }
+}
+
 /// Statements are found by the identity of their text first: texts built anew at each call, small
 /// ones (whose bits are their bytes) and many texts sharing the recent slots must each run their
 /// own statement.

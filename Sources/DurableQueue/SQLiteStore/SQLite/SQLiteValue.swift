@@ -1,4 +1,5 @@
 import CDurableQueueSQLite
+import Foundation
 
 /// A Swift value that can be bound to a statement parameter.
 protocol SQLiteBindable {
@@ -44,7 +45,11 @@ extension String: SQLiteBindable {
             // An empty string may have no buffer at all: SQLite copies "" then.
             guard !bytes.isEmpty else { return sqlite3_bind_text(statement, index, "", 0, sqliteTransient) }
             let copy = texts.store(UnsafeRawBufferPointer(bytes)).assumingMemoryBound(to: CChar.self)
-            return sqlite3_bind_text(statement, index, copy, Int32(bytes.count), sqliteStatic)
+            // Without a zero byte inside, the length is left to SQLite (-1): it then knows the text
+            // ends with one, and a function that needs it so (length(), in the jobs table's CHECK on
+            // kind) does not copy the text first.
+            let length = memchr(bytes.baseAddress!, 0, bytes.count) == nil ? -1 : Int32(bytes.count)
+            return sqlite3_bind_text(statement, index, copy, length, sqliteStatic)
         }
     }
 }

@@ -16,22 +16,24 @@ final class TextArguments {
         for chunk in chunks { chunk.deallocate() }
     }
 
-    /// A copy of `bytes` (not empty) that stays in place until ``clear()``.
+    /// A copy of `bytes` (not empty) followed by a zero byte, that stays in place until ``clear()``.
     func store(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawPointer {
-        if chunk < chunks.count && chunks[chunk].count - used < bytes.count {
+        let size = bytes.count + 1
+        if chunk < chunks.count && chunks[chunk].count - used < size {
             chunk += 1
             used = 0
         }
         if chunk == chunks.count {
-            chunks.append(.allocate(byteCount: max(Self.chunkSize, bytes.count), alignment: 1))
-        } else if chunks[chunk].count < bytes.count {
+            chunks.append(.allocate(byteCount: max(Self.chunkSize, size), alignment: 1))
+        } else if chunks[chunk].count < size {
             // A later chunk, unused in this run, too small for this text: replaced by one that fits.
             chunks[chunk].deallocate()
-            chunks[chunk] = .allocate(byteCount: bytes.count, alignment: 1)
+            chunks[chunk] = .allocate(byteCount: size, alignment: 1)
         }
         let destination = chunks[chunk].baseAddress! + used
         destination.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
-        used += bytes.count
+        destination.storeBytes(of: 0, toByteOffset: bytes.count, as: UInt8.self)
+        used += size
         return UnsafeRawPointer(destination)
     }
 
