@@ -82,7 +82,8 @@ enum JSONTree {
 
 /// The members of a JSON object, in the order they were encoded.
 final class JSONObjectBox {
-    var members: [(key: String, value: JSONTree)]
+    // Unchecked: one encoder fills it on one thread; the run-time check cost more than the append.
+    @exclusivity(unchecked) var members: [(key: String, value: JSONTree)]
 
     /// An empty object with room for a few members: growing from empty reallocated the list
     /// three times for a five-member object.

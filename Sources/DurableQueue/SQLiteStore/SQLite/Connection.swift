@@ -10,9 +10,10 @@ final class Connection {
     private let handle: OpaquePointer
     private let busyWait: BusyWait
     private let walSize = WALSize()
-    private var statements: [StatementKey: Statement] = [:]
+    // Unchecked: the connection never leaves its owner, and no access to these overlaps another.
+    @exclusivity(unchecked) private var statements: [StatementKey: Statement] = [:]
     /// The statements run last, by the identity of their text (see ``statement(_:)``).
-    private var recentStatements = [RecentStatement?](repeating: nil, count: 256)
+    @exclusivity(unchecked) private var recentStatements = [RecentStatement?](repeating: nil, count: 256)
 
     /// Opens `path` and applies the options: WAL mode, foreign keys, busy timeout, synchronous level.
     ///
