@@ -36,47 +36,52 @@ import Testing
     }
 }
 
+/// Runs `body` with a connection to a new file in its own temporary directory, then removes it.
+private func withConnection(_ body: (Connection) throws -> Void) throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    try body(try Connection(path: directory.path("statements.sqlite"), options: StorageOptions()))
+}
+
 /// A parameter bound past the statement's last one is an error, not silently dropped.
 @Suite struct ParameterBinderTests {
     @Test func aParameterTheStatementDoesNotHaveFailsTheRun() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let connection = try Connection(path: directory.path("binder.sqlite"), options: StorageOptions())
-        try connection.execute("CREATE TABLE t (a INTEGER, b TEXT)")
-        try connection.execute("INSERT INTO t (a, b) VALUES (?1, ?2)") { binder in
-            binder.bind(Int64(1))
-            binder.bind("one")
-        }
-        let error = #expect(throws: SQLiteError.self) {
+        try withConnection { connection throws in
+            try connection.execute("CREATE TABLE t (a INTEGER, b TEXT)")
             try connection.execute("INSERT INTO t (a, b) VALUES (?1, ?2)") { binder in
-                binder.bind(Int64(2))
-                binder.bind("two")
-                binder.bind("three")
+                binder.bind(Int64(1))
+                binder.bind("one")
             }
+            let error = #expect(throws: SQLiteError.self) {
+                try connection.execute("INSERT INTO t (a, b) VALUES (?1, ?2)") { binder in
+                    binder.bind(Int64(2))
+                    binder.bind("two")
+                    binder.bind("three")
+                }
+            }
+            #expect(error?.primaryCode == SQLITE_RANGE)
+            #expect(try connection.scalarInt64("SELECT count(*) FROM t") == 1)
         }
-        #expect(error?.primaryCode == SQLITE_RANGE)
-        #expect(try connection.scalarInt64("SELECT count(*) FROM t") == 1)
     }
 }
 
 /// A text is bound whole, a zero byte inside it included; one without reads back as it was.
 @Suite struct TextBindingTests {
     @Test func textsWithAndWithoutZeroBytesReadBackWhole() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let connection = try Connection(path: directory.path("texts.sqlite"), options: StorageOptions())
-        try connection.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, text TEXT NOT NULL)")
-        let texts = ["plain", "zero \u{0} inside", "\u{0}", "é ✓ \u{0}\u{0} end", String(repeating: "long ", count: 2_000)]
-        for (id, text) in texts.enumerated() {
-            try connection.execute("INSERT INTO t (id, text) VALUES (?1, ?2)") { binder in
-                binder.bind(Int64(id))
-                binder.bind(text)
+        try withConnection { connection throws in
+            try connection.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, text TEXT NOT NULL)")
+            let texts = ["plain", "zero \u{0} inside", "\u{0}", "é ✓ \u{0}\u{0} end", String(repeating: "long ", count: 2_000)]
+            for (id, text) in texts.enumerated() {
+                try connection.execute("INSERT INTO t (id, text) VALUES (?1, ?2)") { binder in
+                    binder.bind(Int64(id))
+                    binder.bind(text)
+                }
             }
+            var read: [String] = []
+            try connection.query("SELECT text FROM t ORDER BY id") { row in read.append(row.string(0)) }
+            #expect(read == texts)
+            #expect(try connection.scalarInt64("SELECT length(text) FROM t WHERE id = 0") == 5)
         }
-        var read: [String] = []
-        try connection.query("SELECT text FROM t ORDER BY id") { row in read.append(row.string(0)) }
-        #expect(read == texts)
-        #expect(try connection.scalarInt64("SELECT length(text) FROM t WHERE id = 0") == 5)
     }
 }
 
@@ -85,16 +90,15 @@ import Testing
 /// own statement.
 @Suite struct StatementCacheTests {
     @Test func everyTextRunsItsOwnStatementWhateverItsIdentity() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let connection = try Connection(path: directory.path("cache.sqlite"), options: StorageOptions())
-        let constant = "SELECT 7, 'a constant text: the same string in memory at every call'"
-        for _ in 0..<3 {
-            for number in 0..<600 {
-                let built = "SELECT \(number), 'a text built anew at each call, longer than a small string'"
-                #expect(try connection.scalarInt64(built) == Int64(number))
-                #expect(try connection.scalarInt64("SELECT \(number % 10)") == Int64(number % 10))
-                #expect(try connection.scalarInt64(constant) == 7)
+        try withConnection { connection throws in
+            let constant = "SELECT 7, 'a constant text: the same string in memory at every call'"
+            for _ in 0..<3 {
+                for number in 0..<600 {
+                    let built = "SELECT \(number), 'a text built anew at each call, longer than a small string'"
+                    #expect(try connection.scalarInt64(built) == Int64(number))
+                    #expect(try connection.scalarInt64("SELECT \(number % 10)") == Int64(number % 10))
+                    #expect(try connection.scalarInt64(constant) == 7)
+                }
             }
         }
     }
