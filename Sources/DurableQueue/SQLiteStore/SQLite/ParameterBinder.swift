@@ -4,7 +4,7 @@ import CDurableQueueSQLite
 /// many parameters that run most (a job's insert), where an array of `any SQLiteBindable` cost
 /// boxing, copying and destroying each argument (a tenth of a batch's instructions).
 ///
-/// A nil is not bound: every parameter is NULL before a run (see ``Statement/run(_:body:)``).
+/// A nil is not bound: every parameter is NULL before a run (see ``Statement/run(binding:body:)``).
 struct ParameterBinder {
     private let statement: OpaquePointer
     private let texts: TextArguments
