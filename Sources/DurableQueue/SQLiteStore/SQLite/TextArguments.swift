@@ -2,8 +2,10 @@
 /// (`SQLITE_STATIC`) instead of copying each into an allocation of its own: the copy, its
 /// allocation and its release were a twentieth of a batch's instructions.
 ///
-/// The memory is kept from run to run: ``clear()`` only rewinds it, and only after the statement
-/// was reset and its bindings cleared, so SQLite never reads a text after it was overwritten.
+/// One chunk of the usual size is kept from run to run: ``clear()`` rewinds it, and only after the
+/// statement was reset and its bindings cleared, so SQLite never reads a text after it was
+/// overwritten. Larger or further chunks (long texts, many rows) are given back at the end of the
+/// run, as SQLite's own copies were: a statement does not keep the memory of its largest run.
 /// A statement's run is never entered twice at once, so each statement has its own.
 final class TextArguments {
     // Unchecked: only ever used by one statement's run at a time, on one thread; the run-time
@@ -12,7 +14,8 @@ final class TextArguments {
     /// The chunk being filled and the bytes used in it.
     @exclusivity(unchecked) private var chunk = 0
     @exclusivity(unchecked) private var used = 0
-    private static let chunkSize = 4096
+    /// Room for a 32-row batch insert of short inputs.
+    private static let chunkSize = 16_384
 
     deinit {
         for chunk in chunks { chunk.deallocate() }
@@ -25,12 +28,8 @@ final class TextArguments {
             chunk += 1
             used = 0
         }
-        if chunk == chunks.count {
+        if chunk == chunks.count {  // the only chunk kept between runs is the first
             chunks.append(.allocate(byteCount: max(Self.chunkSize, size), alignment: 1))
-        } else if chunks[chunk].count < size {
-            // A later chunk, unused in this run, too small for this text: replaced by one that fits.
-            chunks[chunk].deallocate()
-            chunks[chunk] = .allocate(byteCount: size, alignment: 1)
         }
         let destination = chunks[chunk].baseAddress! + used
         destination.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
@@ -39,8 +38,13 @@ final class TextArguments {
         return UnsafeRawPointer(destination)
     }
 
-    /// Makes the memory free for the next run.
+    /// Makes the memory free for the next run, giving back all but one chunk of the usual size.
     func clear() {
+        if chunks.count > 1 || (chunks.first?.count ?? 0) > Self.chunkSize {
+            for chunk in chunks.dropFirst() { chunk.deallocate() }
+            chunks.removeSubrange(1...)
+            if chunks[0].count > Self.chunkSize { chunks.removeFirst().deallocate() }
+        }
         chunk = 0
         used = 0
     }
