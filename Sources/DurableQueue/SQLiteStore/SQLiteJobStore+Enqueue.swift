@@ -107,10 +107,15 @@ extension SQLiteJobStore {
         knownNextID = nil
         nextIDAfterInserts = max(nextIDAfterInserts ?? 0, inserted + 1)
         let id = JobID(inserted)
-        for tag in Set(job.tags) {
-            try connection.execute("INSERT INTO job_tags (tag, job_id) VALUES (?, ?)", [tag, inserted])
-        }
+        try insertTags(job.tags, of: inserted)
         return replacing.map { .replaced(id, replacing: $0) } ?? .inserted(id)
+    }
+
+    /// Tags job `id` with `tags`, each once.
+    func insertTags(_ tags: [String], of id: Int64) throws {
+        for tag in Set(tags) {
+            try connection.execute("INSERT INTO job_tags (tag, job_id) VALUES (?, ?)", [tag, id])
+        }
     }
 
     /// The settings an insert takes from queue `name`, whose row is created with the defaults if

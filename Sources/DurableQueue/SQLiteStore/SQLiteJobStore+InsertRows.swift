@@ -17,14 +17,18 @@ extension SQLiteJobStore {
     ) throws -> Int64 {
         var id = firstID
         // Jobs of a batch mostly share a queue: its settings are looked up again only when it changes.
-        var queue = (name: "", settings: QueueInsertSettings(lifo: false, throttleInterval: 0))
+        var queue: (name: String, settings: QueueInsertSettings)?
         var start = jobs.startIndex
         while start < jobs.endIndex {
             let end = min(start + Self.rowsPerStatement, jobs.endIndex)
             try connection.execute(Self.rowInsertStatements[end - start - 1]) { binder in
                 for job in jobs[start..<end] {
-                    if queue.name != job.queue || queue.name.isEmpty {
-                        queue = (job.queue, try insertSettings(ofQueue: job.queue, now: now))
+                    let settings: QueueInsertSettings
+                    if let last = queue, last.name == job.queue {
+                        settings = last.settings
+                    } else {
+                        settings = try insertSettings(ofQueue: job.queue, now: now)
+                        queue = (job.queue, settings)
                     }
                     let state = (job.runAt ?? now) > now ? JobState.scheduled : .pending
                     binder.bind(id)
@@ -32,7 +36,7 @@ extension SQLiteJobStore {
                     binder.bind(job.kind)
                     binder.bind(state.rawValue)
                     binder.bind(job.priority.rawValue)
-                    binder.bind(queue.settings.lifo ? -id : id)
+                    binder.bind(settings.lifo ? -id : id)
                     binder.bind(job.runAt ?? now)
                     binder.bind(job.maxAttempts)
                     binder.bind(job.retryPolicy)
@@ -40,7 +44,7 @@ extension SQLiteJobStore {
                     binder.bind(job.input)
                     binder.bind(now)
                     binder.bind(now)
-                    binder.bind(job.throttleIntervalMilliseconds ?? queue.settings.throttleInterval)
+                    binder.bind(job.throttleIntervalMilliseconds ?? settings.throttleInterval)
                     binder.bind(job.throttleIntervalMilliseconds == nil ? "queue" : "job")
                     binder.bind(job.traceContext)
                     binder.bind(job.partitionKey)
@@ -53,11 +57,7 @@ extension SQLiteJobStore {
         // Until this transaction commits, the next id is the one after these jobs'.
         knownNextID = nil
         nextIDAfterInserts = max(nextIDAfterInserts ?? 0, id)
-        for (offset, job) in jobs.enumerated() {
-            for tag in Set(job.tags) {
-                try connection.execute("INSERT INTO job_tags (tag, job_id) VALUES (?, ?)", [tag, firstID + Int64(offset)])
-            }
-        }
+        for (offset, job) in jobs.enumerated() { try insertTags(job.tags, of: firstID + Int64(offset)) }
         return id
     }
 

@@ -252,7 +252,7 @@ final class Connection {
             statement = try Statement(sql: sql, connection: handle, path: path, persistent: true)
             statements[key] = statement
         }
-        recentStatements[slot] = RecentStatement(sql: sql, bits: bits, statement: statement)
+        recentStatements[slot] = RecentStatement(sql: sql, statement: statement)
         return statement
     }
 }
@@ -261,8 +261,9 @@ final class Connection {
 /// string has while this one is kept.
 private struct RecentStatement {
     let sql: String
-    let bits: (UInt64, UInt64)
     let statement: Statement
+
+    var bits: (UInt64, UInt64) { unsafeBitCast(sql, to: (UInt64, UInt64).self) }
 }
 
 /// The statement cache's key: the SQL text, hashed by its length and its last 16 bytes only.

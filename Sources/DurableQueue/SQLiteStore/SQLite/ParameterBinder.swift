@@ -18,20 +18,24 @@ struct ParameterBinder {
         self.texts = texts
     }
 
+    /// Binds the next parameter to `value` (NULL for nil).
     mutating func bind(_ value: Int64?) {
         index += 1
         guard let value else { return }
         record(sqlite3_bind_int64(statement, index, value))
     }
 
+    /// Binds the next parameter to `value` (NULL for nil).
     mutating func bind(_ value: Int?) {
         bind(value.map(Int64.init))
     }
 
+    /// Binds the next parameter to 1 or 0.
     mutating func bind(_ value: Bool) {
         bind(Int64(value ? 1 : 0))
     }
 
+    /// Binds the next parameter to `value` (NULL for nil), copied into the statement's texts.
     mutating func bind(_ value: String?) {
         index += 1
         guard let value else { return }
