@@ -149,7 +149,7 @@ let package = Package(
         // Helper processes for the tests (targets, not products): crash, freeze and full-disk tests.
         .executableTarget(
             name: "durableq-test-worker",
-            dependencies: ["DurableQueue", "DurableQueuePostgres", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CDurableQueueSQLite", "DurableQueue", "DurableQueuePostgres", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -20,9 +20,13 @@
 //       With --ignore-cancel the wait is in 10 ms steps and ignores cancellation, as a careless handler would. Prints "ready"
 //       once running, and with --announce-starts "started ID" as each attempt starts. With --until-done
 //       it stops gracefully when no job is left unfinished; otherwise it runs until killed.
+//   durableq-test-worker sqlite-memory PATH [--initialize-first]
+//       Opens a queue on PATH (after sqlite3_initialize() with --initialize-first), enqueues one job
+//       and prints "memory N": sqlite3_memory_used(), 0 while SQLite's memory statistics are off.
 //   durableq-test-worker tick PATH LOG
 //       Declares the schedule "every-second" (a "record" job with index 0 every second, missed ticks
 //       skipped) and runs an engine until killed; prints "ready" once running.
+import CDurableQueueSQLite
 import DurableQueue
 import DurableQueuePostgres
 import Foundation
@@ -195,6 +199,11 @@ do {
             leaseMilliseconds: Int64(number(after: "--lease-ms") ?? 1_000), jobMilliseconds: number(after: "--job-ms") ?? 8,
             maxJobs: number(after: "--max-jobs") ?? 16, storageTimeoutMilliseconds: number(after: "--storage-timeout-ms") ?? 30_000,
             announcesStarts: rest.contains("--announce-starts"), ignoresCancellation: rest.contains("--ignore-cancel"))
+    case "sqlite-memory" where arguments.count >= 3:
+        if arguments.dropFirst(3).contains("--initialize-first") { sqlite3_initialize() }
+        let queue = try await openQueue(arguments[2])
+        _ = try await queue.enqueue(RecordJob.self, RecordJob.Input(index: 0))
+        say("memory \(sqlite3_memory_used())")
     case "tick" where arguments.count == 4:
         let queue = try await openQueue(arguments[2], configuration: JobQueue.Configuration(pollInterval: .milliseconds(20)))
         queue.register(RecordJob(recorder: AttemptRecorder(log: LineLog(path: arguments[3]), longestMilliseconds: 8, announcesStarts: false)))
@@ -206,7 +215,7 @@ do {
             try await group.waitForAll()
         }
     default:
-        FileHandle.standardError.write(Data("usage: durableq-test-worker enqueue PATH COUNT | compose PATH | cache PATH LOG KEY | tick PATH LOG | work PATH LOG [--until-done] [--lease-ms N] [--job-ms N] [--max-jobs N] [--storage-timeout-ms N] [--announce-starts] [--ignore-cancel]\n".utf8))
+        FileHandle.standardError.write(Data("usage: durableq-test-worker enqueue PATH COUNT | compose PATH | cache PATH LOG KEY | sqlite-memory PATH [--initialize-first] | tick PATH LOG | work PATH LOG [--until-done] [--lease-ms N] [--job-ms N] [--max-jobs N] [--storage-timeout-ms N] [--announce-starts] [--ignore-cancel]\n".utf8))
         exit(2)
     }
 } catch {

@@ -39,6 +39,7 @@ final class Connection {
         if !options.readOnly && options.createIfMissing {
             Self.createIfMissing(path, permissions: mode_t(options.filePermissions))
         }
+        _ = Self.libraryConfigured
         var opened: OpaquePointer?
         let code = sqlite3_open_v2(name, &opened, flags, nil)
         guard code == SQLITE_OK, let opened else {
@@ -56,6 +57,16 @@ final class Connection {
         }, Unmanaged.passUnretained(busyWait).toOpaque())
         try configure(options)
     }
+
+    /// Done once, before the process's first connection: SQLite's memory statistics are turned off
+    /// unless the application initialized SQLite before (then they stay as they are). With them on,
+    /// every allocation inside SQLite takes one mutex shared by all connections of the process and
+    /// counts; an enqueue allocates a dozen times (a cursor per index of `jobs`), which cost it 6 %
+    /// of SQLite's instructions. `sqlite3_memory_used()` and the heap limits need the statistics: an
+    /// application that uses them calls `sqlite3_initialize()` before opening a queue.
+    private static let libraryConfigured: Void = {
+        _ = durablequeue_sqlite3_disable_memory_statistics()
+    }()
 
     /// Whether `error`, from opening `path` read-only, means the file can only be read as immutable:
     /// its directory is not writable, so SQLite cannot create the `-shm` file a WAL reader needs, and
