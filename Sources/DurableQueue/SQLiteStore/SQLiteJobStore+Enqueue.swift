@@ -84,7 +84,7 @@ extension SQLiteJobStore {
             binder.bind(inserted)
             binder.bind(job.queue)
             binder.bind(job.kind)
-            binder.bind(state.rawValue)
+            binder.bind(state.staticText)
             binder.bind(job.priority.rawValue)
             binder.bind(job.runAt ?? now)
             binder.bind(job.maxAttempts)
@@ -113,6 +113,7 @@ extension SQLiteJobStore {
 
     /// Tags job `id` with `tags`, each once.
     func insertTags(_ tags: [String], of id: Int64) throws {
+        guard !tags.isEmpty else { return }  // most jobs have none: no set to build
         for tag in Set(tags) {
             try connection.execute("INSERT INTO job_tags (tag, job_id) VALUES (?, ?)", [tag, id])
         }

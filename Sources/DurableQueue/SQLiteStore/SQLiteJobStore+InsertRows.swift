@@ -22,33 +22,15 @@ extension SQLiteJobStore {
         while start < jobs.endIndex {
             let end = min(start + Self.rowsPerStatement, jobs.endIndex)
             try connection.execute(Self.rowInsertStatements[end - start - 1]) { binder in
-                for job in jobs[start..<end] {
+                for index in start..<end {
                     let settings: QueueInsertSettings
-                    if let last = queue, last.name == job.queue {
+                    if let last = queue, last.name == jobs[index].queue {
                         settings = last.settings
                     } else {
-                        settings = try insertSettings(ofQueue: job.queue, now: now)
-                        queue = (job.queue, settings)
+                        settings = try insertSettings(ofQueue: jobs[index].queue, now: now)
+                        queue = (jobs[index].queue, settings)
                     }
-                    let state = (job.runAt ?? now) > now ? JobState.scheduled : .pending
-                    binder.bind(id)
-                    binder.bind(job.queue)
-                    binder.bind(job.kind)
-                    binder.bind(state.rawValue)
-                    binder.bind(job.priority.rawValue)
-                    binder.bind(settings.lifo ? -id : id)
-                    binder.bind(job.runAt ?? now)
-                    binder.bind(job.maxAttempts)
-                    binder.bind(job.retryPolicy)
-                    binder.bind(job.timeoutMilliseconds)
-                    binder.bind(job.input)
-                    binder.bind(now)
-                    binder.bind(now)
-                    binder.bind(job.throttleIntervalMilliseconds ?? settings.throttleInterval)
-                    binder.bind(job.throttleIntervalMilliseconds == nil ? "queue" : "job")
-                    binder.bind(job.traceContext)
-                    binder.bind(job.partitionKey)
-                    binder.bind(state.rawValue)
+                    Self.bindRow(jobs[index], id: id, settings: settings, now: now, to: &binder)
                     id += 1
                 }
             }
@@ -57,8 +39,35 @@ extension SQLiteJobStore {
         // Until this transaction commits, the next id is the one after these jobs'.
         knownNextID = nil
         nextIDAfterInserts = max(nextIDAfterInserts ?? 0, id)
-        for (offset, job) in jobs.enumerated() { try insertTags(job.tags, of: firstID + Int64(offset)) }
+        // By index: `for (offset, job) in jobs.enumerated()` copied every job out of the batch.
+        for index in jobs.indices { try insertTags(jobs[index].tags, of: firstID + Int64(index - jobs.startIndex)) }
         return id
+    }
+
+    /// Binds the parameters of one row of ``rowInsertStatements``: `job` with id `id`.
+    private static func bindRow(
+        _ job: NewJob, id: Int64, settings: QueueInsertSettings, now: Int64, to binder: inout ParameterBinder
+    ) {
+        let state = (job.runAt ?? now) > now ? JobState.scheduled : .pending
+        let throttleSource: StaticString = job.throttleIntervalMilliseconds == nil ? "queue" : "job"
+        binder.bind(id)
+        binder.bind(job.queue)
+        binder.bind(job.kind)
+        binder.bind(state.staticText)
+        binder.bind(job.priority.rawValue)
+        binder.bind(settings.lifo ? -id : id)
+        binder.bind(job.runAt ?? now)
+        binder.bind(job.maxAttempts)
+        binder.bind(job.retryPolicy)
+        binder.bind(job.timeoutMilliseconds)
+        binder.bind(job.input)
+        binder.bind(now)
+        binder.bind(now)
+        binder.bind(job.throttleIntervalMilliseconds ?? settings.throttleInterval)
+        binder.bind(throttleSource)
+        binder.bind(job.traceContext)
+        binder.bind(job.partitionKey)
+        binder.bind(state.staticText)
     }
 
     /// `INSERT INTO jobs` of 1 … ``rowsPerStatement`` jobs without a unique key or a group, at the

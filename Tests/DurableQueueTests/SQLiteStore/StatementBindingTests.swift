@@ -85,6 +85,19 @@ private func withConnection(_ body: (Connection) throws -> Void) throws {
     }
 }
 
+/// A state bound as static text is the state's stored text: each reads back as its raw value.
+@Suite struct StaticTextBindingTests {
+    @Test(arguments: JobState.allCases) func aStateBoundAsStaticTextReadsBackAsItsRawValue(_ state: JobState) throws {
+        try withConnection { connection throws in
+            try connection.execute("CREATE TABLE t (text TEXT NOT NULL)")
+            try connection.execute("INSERT INTO t (text) VALUES (?1)") { binder in binder.bind(state.staticText) }
+            var read: [String] = []
+            try connection.query("SELECT text FROM t") { row in read.append(row.string(0)) }
+            #expect(read == [state.rawValue])
+        }
+    }
+}
+
 /// Statements are found by the identity of their text first: texts built anew at each call, small
 /// ones (whose bits are their bytes) and many texts sharing the recent slots must each run their
 /// own statement.

@@ -42,6 +42,16 @@ struct ParameterBinder {
         record(value.bind(to: statement, at: index, texts: texts))
     }
 
+    /// Binds the next parameter to `value`, which lives as long as the program: SQLite reads it in
+    /// place, without the copy a `String` takes.
+    mutating func bind(_ value: StaticString) {
+        index += 1
+        record(value.withUTF8Buffer { bytes in
+            // A static string is followed by a zero byte, and none is inside a text constant here.
+            sqlite3_bind_text(statement, index, UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self), -1, sqliteStatic)
+        })
+    }
+
     private mutating func record(_ code: Int32) {
         if failure == SQLITE_OK && code != SQLITE_OK { failure = code }
     }
