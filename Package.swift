@@ -53,6 +53,7 @@ let package = Package(
                 .embedInCode("0009_aging.sql"),
                 .embedInCode("0010_partitions.sql"),
                 .embedInCode("0011_lighter_enqueue.sql"),
+                .embedInCode("0012_one_running_index.sql"),
             ],
             swiftSettings: swiftSettings
         ),

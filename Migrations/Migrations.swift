@@ -39,6 +39,7 @@ package enum SchemaMigrations {
         SchemaMigration(version: 9, name: "0009_aging", bytes: PackageResources._009_aging_sql),
         SchemaMigration(version: 10, name: "0010_partitions", bytes: PackageResources._010_partitions_sql),
         SchemaMigration(version: 11, name: "0011_lighter_enqueue", bytes: PackageResources._011_lighter_enqueue_sql),
+        SchemaMigration(version: 12, name: "0012_one_running_index", bytes: PackageResources._012_one_running_index_sql),
     ]
 
     /// The newest schema version this build knows.

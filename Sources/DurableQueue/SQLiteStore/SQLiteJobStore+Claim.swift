@@ -144,7 +144,7 @@ extension SQLiteJobStore {
         FROM jobs WHERE queue = ? AND state = 'pending' ORDER BY priority DESC, order_key
         """
 
-    /// How many jobs of partition `?2` of queue `?1` run: a search of idx_jobs_running_partition.
+    /// How many jobs of partition `?2` of queue `?1` run: a search of idx_jobs_running.
     static let runningInPartitionStatement = """
         SELECT count(*) FROM jobs WHERE queue = ?1 AND partition_key = ?2 AND state = 'running' AND partition_key IS NOT NULL
         """

@@ -79,7 +79,7 @@ import Testing
             let connection = try Connection(path: directory.path("jobs.sqlite"), options: StorageOptions())
             var details: [String] = []
             try connection.query("EXPLAIN QUERY PLAN " + SQLiteJobStore.runningInPartitionStatement, ["q", "p7"]) { details.append($0.string(3)) }
-            #expect(details.contains { $0.contains("idx_jobs_running_partition") }, "\(details)")
+            #expect(details.contains { $0.contains("idx_jobs_running (queue=? AND partition_key=?)") }, "\(details)")
             #expect(!details.contains { $0.contains("TEMP B-TREE") || $0.hasPrefix("SCAN") }, "\(details)")
         }
     }
