@@ -21,8 +21,9 @@ public struct RetryPolicy: Sendable, Hashable {
         self.backoff = backoff
     }
 
-    /// Three attempts, exponential backoff from 1 s.
-    public static var `default`: RetryPolicy { RetryPolicy() }
+    /// Three attempts, exponential backoff from 1 s. Made once: each enqueue with the default
+    /// options reads it, and making it converted three durations.
+    public static let `default` = RetryPolicy()
     /// One attempt only.
     public static var never: RetryPolicy { RetryPolicy(maxAttempts: 1, backoff: .constant(.zero)) }
 
