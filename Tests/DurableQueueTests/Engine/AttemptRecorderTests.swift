@@ -30,6 +30,31 @@ import Testing
         }
     }
 
+    /// Each caller says it is alone, so each flusher commits its first group on its caller's thread
+    /// and hands the endings that came meanwhile to a scheduled one: every ending still gets there.
+    @Test(arguments: StoreBackend.all)
+    func endingsThatCallersSayAreAloneAreEachCommittedBeforeTheirCallerHears(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, directory in
+            for index in 0..<200 { _ = try await store.add(job(input: "{\"n\":\(index)}")) }
+            let claimed = try await store.take(limit: 200)
+            let recorder = AttemptRecorder(store: store, time: SystemTimeSource())
+            let reader = try await backend.make(directory)
+            let heard = HeardCount()
+            // Unstructured: an ending nobody commits would hang a task group, not fail the test.
+            for job in claimed {
+                Task {
+                    let state = try await recorder.record(
+                        FinishedAttempt(job.attemptID, owner: "w1", outcome: .succeeded(output: "1")), alone: true)
+                    #expect(state == .succeeded)
+                    #expect(try await reader.job(job.id).state == .succeeded)
+                    heard.count.withLock { $0 += 1 }
+                }
+            }
+            try await eventually("every caller heard its ending committed") { heard.count.withLock { $0 } == claimed.count }
+            #expect(try await store.count(JobFilter(states: [.succeeded])) == 200)
+        }
+    }
+
     @Test(arguments: StoreBackend.all) func anEndingFromAWorkerThatLostTheLeaseIsNotRecorded(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store, _ in
             let id = try await store.add(job())
@@ -59,6 +84,11 @@ import Testing
         try other.execute("ROLLBACK")
         #expect(try await store.job(id).state == .running)
     }
+}
+
+/// How many callers heard their ending committed.
+private final class HeardCount: Sendable {
+    let count = Mutex(0)
 }
 
 /// Claims up to the freed room from queue "default" for worker "w1", and keeps what it was handed.
