@@ -101,8 +101,14 @@ extension JobEngine {
         let deadline = job.timeoutMilliseconds.map { Date(millisecondsSince1970: now + $0) }
         let time = configuration.timeSource
         // The handler runs in its own task so that a stop (cancel, timeout, shutdown) can cancel it;
-        // the attempt then waits for it to end.
-        let handler = Task { try await runner.run(input: job.input, context: context) }
+        // the attempt then waits for it to end. It starts on this thread: scheduled, it cost a
+        // hand-off to another thread and one back for every attempt.
+        let handler: Task<String, any Error>
+        if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
+            handler = Task.immediate { try await runner.run(input: job.input, context: context) }
+        } else {
+            handler = Task { try await runner.run(input: job.input, context: context) }
+        }
         stop.onStop { _ in handler.cancel() }
         let timeout = deadline.map { deadline in
             Task {
