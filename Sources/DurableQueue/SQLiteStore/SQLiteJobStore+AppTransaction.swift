@@ -14,7 +14,7 @@ extension SQLiteJobStore {
         // read again afterwards.
         defer {
             knownNextID = nil
-            knownQueueSettings.settings.removeAll()
+            knownQueueSettings.forgetAll()
         }
         do {
             return try write("run the application's transaction") {

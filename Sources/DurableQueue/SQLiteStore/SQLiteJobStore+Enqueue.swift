@@ -124,13 +124,13 @@ extension SQLiteJobStore {
     /// ``knownQueueSettings``): reading them in the insert statement was a twentieth of an enqueue's
     /// instructions.
     func insertSettings(ofQueue name: String, now: Int64) throws -> QueueInsertSettings {
-        if let known = knownQueueSettings.settings[name] { return known }
+        if let known = knownQueueSettings.settings(of: name) { return known }
         try ensureQueueExists(name, now: now)
         var settings = QueueInsertSettings(lifo: false, throttleInterval: 0)
         try connection.query("SELECT mode, throttle_interval_ms FROM queues WHERE name = ?", [name]) { row in
             settings = QueueInsertSettings(lifo: row.string(0) == QueueMode.lifo.rawValue, throttleInterval: row.int64(1))
         }
-        knownQueueSettings.settings[name] = settings
+        knownQueueSettings.remember(settings, of: name)
         return settings
     }
 

@@ -65,7 +65,7 @@ extension SQLiteJobStore {
                 queue.aging?.upTo.rawValue ?? 0, queue.partitionLimit,
             ])
         knownQueues.insert(queue.name)
-        knownQueueSettings.settings[queue.name] = nil
+        knownQueueSettings.forget(queue.name)
         if let previous, previous.mode != queue.mode {
             // order_key is +id on FIFO queues and -id on LIFO queues: flip it for unfinished jobs.
             try connection.execute(

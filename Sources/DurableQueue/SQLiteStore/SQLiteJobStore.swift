@@ -27,7 +27,7 @@ package actor SQLiteJobStore {
     /// while the file's data version is still the one seen after this store's last commit: nobody
     /// else has written since, and this store's own writes change them only where they drop them
     /// (configuring a queue, an application's transaction).
-    var knownQueueSettings: (settings: [String: QueueInsertSettings], dataVersion: UInt32) = ([:], 0)
+    var knownQueueSettings = KnownQueueSettings()
     /// Checkpoints beside the commits (nil when read-only).
     private let checkpointer: Checkpointer?
     /// Whether a checkpoint waits to run on the store's queue.
@@ -111,7 +111,7 @@ package actor SQLiteJobStore {
                 // settings unknown.
                 let version = connection.dataVersion
                 if let known = knownNextID, known.dataVersion != version { knownNextID = nil }
-                if knownQueueSettings.dataVersion != version { knownQueueSettings.settings.removeAll() }
+                if knownQueueSettings.dataVersion != version { knownQueueSettings.forgetAll() }
                 nextIDAfterInserts = nil
                 return try body()
             }
@@ -126,7 +126,7 @@ package actor SQLiteJobStore {
             // A queue row created by the rolled-back transaction no longer exists.
             knownQueues.removeAll()
             knownNextID = nil
-            knownQueueSettings.settings.removeAll()
+            knownQueueSettings.forgetAll()
             throw Self.mapped(error, operation: operation(), path: path, busyTimeout: options.busyTimeout)
         }
     }
