@@ -39,3 +39,49 @@ import Testing
         #expect(state.runningCount == 0)
     }
 }
+
+/// Runs "first" until the test lets it end; every other input until both others have started (or
+/// two seconds passed), so that they end only when they ran at once.
+private struct Rendezvous: Job {
+    static let name = "rendezvous"
+    let tracker: RunTracker
+    let firstMayEnd: ChangeSignal
+
+    func run(_ input: String, context: JobContext) async throws -> String {
+        tracker.started(input)
+        defer { tracker.ended(input) }
+        if input == "first" {
+            await firstMayEnd.wait(after: 0)
+            return input
+        }
+        let deadline = ContinuousClock.now + .seconds(2)
+        while tracker.startedInputs.count < 3 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        return input
+    }
+}
+
+extension EngineRoomTests {
+    /// The ending of "first" claims both jobs another process enqueued (its own room and the room
+    /// left free): its task starts one, the dispatcher the other at once, not after a poll interval
+    /// (30 s here) or after the first of them ends. SQLite only: PostgreSQL's change feed would wake
+    /// the dispatcher for the other process's jobs itself.
+    @Test(.timeLimit(.minutes(1))) func jobsClaimedBeyondTheEndedAttemptsStartAtOnce() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let tracker = RunTracker()
+        let firstMayEnd = ChangeSignal()
+        let configuration = JobQueue.Configuration(maxConcurrentJobs: 3, pollInterval: .seconds(30))
+        let worker = try await StoreBackend.sqlite.queue(in: directory, configuration: configuration)
+        worker.register(Rendezvous(tracker: tracker, firstMayEnd: firstMayEnd))
+        let other = try await StoreBackend.sqlite.queue(in: directory)
+        let engine = Task { try await worker.run() }
+        defer { engine.cancel() }
+
+        _ = try await worker.enqueue(Rendezvous.self, "first")
+        try await eventually("first started") { tracker.startedInputs == ["first"] }
+        _ = try await other.enqueue(Rendezvous.self, batch: ["second", "third"])
+        firstMayEnd.signal()
+        try await eventually("second and third run at once", seconds: 1.5) { tracker.startedInputs.count == 3 }
+        #expect(tracker.peak >= 2)
+    }
+}
