@@ -49,6 +49,19 @@ extension SQLiteJobStore {
         let lifo: Bool
         /// The throttle interval of a job that sets none.
         let throttleInterval: Int64
+
+        /// The throttle interval `job` keeps after it runs, and where it came from
+        /// (`jobs.throttle_interval_source`).
+        func throttle(of job: NewJob) -> (interval: Int64, source: StaticString) {
+            if let own = job.throttleIntervalMilliseconds { return (own, "job") }
+            return (throttleInterval, "queue")
+        }
+    }
+
+    /// The state a new job starts in: `blocked` in a group until the group lets it run, else
+    /// `scheduled` until its run time, else `pending`.
+    static func initialState(of job: NewJob, placement: GroupPlacement?, now: Int64) -> JobState {
+        placement != nil ? .blocked : (job.runAt ?? now) > now ? .scheduled : .pending
     }
 
     /// Inserts `job` with its tags, or applies its unique-key policy. A job placed in a group starts
@@ -76,7 +89,8 @@ extension SQLiteJobStore {
                 return .existing(recent)
             }
         }
-        let state: JobState = placement != nil ? .blocked : (job.runAt ?? now) > now ? .scheduled : .pending
+        let state = Self.initialState(of: job, placement: placement, now: now)
+        let throttle = queue.throttle(of: job)
         let inserted = try id ?? nextJobID()
         // The id is chosen here (the write lock is held) so that the order key can be derived from
         // it: the id on a FIFO queue, minus the id on a LIFO queue.
@@ -93,7 +107,7 @@ extension SQLiteJobStore {
             binder.bind(job.uniquePolicy == .allow ? nil : job.uniqueKey)
             binder.bind(job.input)
             binder.bind(now)
-            binder.bind(job.throttleIntervalMilliseconds)
+            binder.bind(throttle.interval)
             binder.bind(placement?.group.rawValue)
             binder.bind(placement?.position)
             binder.bind(placement?.name)
@@ -101,7 +115,7 @@ extension SQLiteJobStore {
             binder.bind(job.traceContext)
             binder.bind(job.partitionKey)
             binder.bind(queue.lifo ? -inserted : inserted)
-            binder.bind(queue.throttleInterval)
+            binder.bind(throttle.source)
         }
         // Until this transaction commits, the next id is the one after this job's.
         knownNextID = nil
@@ -134,15 +148,14 @@ extension SQLiteJobStore {
         return settings
     }
 
-    /// The insert of a job: `?1`…`?19` its columns, `?20` its order key and `?21` its queue's
-    /// throttle interval (see ``insertSettings(ofQueue:now:)``).
+    /// The insert of a job: `?1`…`?19` its columns, `?20` its order key and `?21` where its
+    /// throttle interval `?13` came from (see ``QueueInsertSettings/throttle(of:)``).
     private static let insertStatement = """
         INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy,
                           timeout_ms, unique_key, input, created_at, updated_at, throttle_interval_ms,
                           throttle_interval_source, group_id, group_position, step_name, takes_previous_output,
                           trace_context, partition_key, created_state)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?20, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, coalesce(?13, ?21),
-                CASE WHEN ?13 IS NULL THEN 'queue' ELSE 'job' END, ?14, ?15, ?16, ?17, ?18, ?19, ?4)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?20, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?21, ?14, ?15, ?16, ?17, ?18, ?19, ?4)
         """
 
     /// The id the next inserted job gets: one more than the largest in the table or in

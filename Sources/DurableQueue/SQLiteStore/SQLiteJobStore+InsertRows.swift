@@ -48,8 +48,8 @@ extension SQLiteJobStore {
     private static func bindRow(
         _ job: NewJob, id: Int64, settings: QueueInsertSettings, now: Int64, to binder: inout ParameterBinder
     ) {
-        let state = (job.runAt ?? now) > now ? JobState.scheduled : .pending
-        let throttleSource: StaticString = job.throttleIntervalMilliseconds == nil ? "queue" : "job"
+        let state = initialState(of: job, placement: nil, now: now)
+        let throttle = settings.throttle(of: job)
         binder.bind(id)
         binder.bind(job.queue)
         binder.bind(job.kind)
@@ -63,8 +63,8 @@ extension SQLiteJobStore {
         binder.bind(job.input)
         binder.bind(now)
         binder.bind(now)
-        binder.bind(job.throttleIntervalMilliseconds ?? settings.throttleInterval)
-        binder.bind(throttleSource)
+        binder.bind(throttle.interval)
+        binder.bind(throttle.source)
         binder.bind(job.traceContext)
         binder.bind(job.partitionKey)
         binder.bind(state.staticText)
