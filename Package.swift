@@ -54,6 +54,7 @@ let package = Package(
                 .embedInCode("0010_partitions.sql"),
                 .embedInCode("0011_lighter_enqueue.sql"),
                 .embedInCode("0012_one_running_index.sql"),
+                .embedInCode("0013_events_by_job.sql"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -73,7 +73,8 @@ extension JobStore {
         try await queueStatuses().map(\.counts)
     }
 
-    /// Every job's history is a chain from creation to its current state, with one event per change.
+    /// Every job's history is a chain from creation to its current state, with one event per change;
+    /// in a SQLite file every job's event rows are numbered 1 … its `event_count`.
     package func historyIsConsistent() async throws -> Bool {
         for record in try await jobs(JobFilter(limit: 1_000_000)) {
             let events = try await history(of: record.id)
@@ -82,7 +83,22 @@ extension JobStore {
                 return false
             }
         }
-        return true
+        return self is SQLiteJobStore ? try await eventRowsAreNumberedByTheirJobs() : true
+    }
+
+    /// Whether, in a SQLite file, every job's event rows are numbered 1, 2, … up to its
+    /// `event_count` (numbers are unique per job, so as many rows as the largest number means no gap).
+    private func eventRowsAreNumberedByTheirJobs() async throws -> Bool {
+        let misnumbered = try await transaction(now: 0) { transaction, _ in
+            try transaction.query(
+                """
+                SELECT count(*) FROM jobs AS j
+                WHERE j.event_count <> (SELECT count(*) FROM job_events WHERE job_id = j.id)
+                   OR j.event_count <> coalesce((SELECT max(seq) FROM job_events WHERE job_id = j.id), 0)
+                   OR EXISTS (SELECT 1 FROM job_events WHERE job_id = j.id AND seq < 1)
+                """, [])[0][0].integer
+        }
+        return misnumbered == 0
     }
 }
 

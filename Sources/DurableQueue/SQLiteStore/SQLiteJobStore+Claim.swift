@@ -66,6 +66,8 @@ extension SQLiteJobStore {
         let slots = allowance.slots
         guard slots > 0 else { return [] }
         var claimed: [ClaimedJob] = []
+        // Each claimed job's event count before the claim, for its history row's number.
+        var eventCounts: [Int64] = []
         // Running jobs per partition key, read once per key and counting this claim's own.
         var runningByPartition: [String: Int] = [:]
         try connection.queryPrefix(Self.nextPendingStatement, [queue]) { row in
@@ -86,12 +88,15 @@ extension SQLiteJobStore {
                 runAt: row.int64(9), leaseExpiresAt: now + request.leaseDuration, throttleIntervalMilliseconds: row.int64(10),
                 progressedAttempts: Int(row.int64(11)), traceContext: row.optionalString(12))
             claimed.append(job)
+            eventCounts.append(row.int64(14))
             // A job with a throttle interval is the last claimed: the next start waits for it.
             return claimed.count < slots && job.throttleIntervalMilliseconds == 0
         }
         for start in stride(from: 0, to: claimed.count, by: Self.rowsPerStatement) {
-            let run = claimed[start..<min(start + Self.rowsPerStatement, claimed.count)]
-            try markRunning(run, owner: request.owner, leaseExpiresAt: now + request.leaseDuration, now: now)
+            let end = min(start + Self.rowsPerStatement, claimed.count)
+            try markRunning(
+                claimed[start..<end], eventCounts: eventCounts[start..<end], owner: request.owner,
+                leaseExpiresAt: now + request.leaseDuration, now: now)
         }
         try recordStarts(claimed, queue: queue, allowance: allowance, now: now)
         return claimed
@@ -99,8 +104,10 @@ extension SQLiteJobStore {
 
     /// Marks `run` (at most ``rowsPerStatement`` jobs read as pending in this transaction) running
     /// their next attempt under `owner`, with their history rows: a statement for the rows, one for
-    /// the history.
-    private func markRunning(_ run: ArraySlice<ClaimedJob>, owner: String, leaseExpiresAt: Int64, now: Int64) throws {
+    /// the history. `eventCounts` are the jobs' event counts as read, in the same order.
+    private func markRunning(
+        _ run: ArraySlice<ClaimedJob>, eventCounts: ArraySlice<Int64>, owner: String, leaseExpiresAt: Int64, now: Int64
+    ) throws {
         try connection.execute(Self.markRunningStatements[run.count - 1]) { binder in
             binder.bind(owner)
             binder.bind(leaseExpiresAt)
@@ -111,8 +118,9 @@ extension SQLiteJobStore {
             binder.bind(owner)
             binder.bind(leaseExpiresAt)
             binder.bind(now)
-            for job in run {
+            for (job, count) in zip(run, eventCounts) {
                 binder.bind(job.id.rawValue)
+                binder.bind(count + 1)
                 binder.bind(job.attempt)
             }
         }
@@ -122,16 +130,16 @@ extension SQLiteJobStore {
     private static let markRunningStatements = multiRowTexts(
         """
         UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = ?1, lease_expires_at = ?2,
-                        started_at = ?3, updated_at = ?3
+                        started_at = ?3, updated_at = ?3, event_count = event_count + 1
         WHERE id IN (
         """, tail: ")"
     ) { "?\(4 + $0)" }
 
-    /// The history rows of 1 … ``rowsPerStatement`` claims (job and attempt from `?4` on; the owner
-    /// `?1`, the time `?3`), at the index one less than the count.
+    /// The history rows of 1 … ``rowsPerStatement`` claims (job, event number and attempt from `?4`
+    /// on; the owner `?1`, the time `?3`), at the index one less than the count.
     private static let claimEventStatements = multiRowTexts(
-        "INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason, worker) VALUES "
-    ) { "(?\(4 + 2 * $0), ?3, 'pending', 'running', ?\(5 + 2 * $0), 'claimed', ?1)" }
+        "INSERT INTO job_events (job_id, seq, at, from_state, to_state, attempt, reason, worker) VALUES "
+    ) { "(?\(4 + 3 * $0), ?\(5 + 3 * $0), ?3, 'pending', 'running', ?\(6 + 3 * $0), 'claimed', ?1)" }
 
     /// The pending jobs of queue `?1` in the order they start: a walk of idx_jobs_next_pending
     /// (a test checks its query plan), which the claim stops as soon as it has enough.
@@ -140,7 +148,7 @@ extension SQLiteJobStore {
     /// LIMITed subquery with RETURNING built five per claim.
     static let nextPendingStatement = """
         SELECT id, kind, input, priority, attempts, max_attempts, retry_policy, timeout_ms, checkpoint, run_at,
-               throttle_interval_ms, progressed_attempts, trace_context, partition_key
+               throttle_interval_ms, progressed_attempts, trace_context, partition_key, event_count
         FROM jobs WHERE queue = ? AND state = 'pending' ORDER BY priority DESC, order_key
         """
 
@@ -160,17 +168,20 @@ extension SQLiteJobStore {
     ///
     /// At most `batch` jobs per call, the earliest due first, so one call never holds the write lock long.
     private func promoteDueJobs(now: Int64, batch: Int) throws {
-        var promoted: [(JobID, Int)] = []
+        var promoted: [EventRow] = []
         try connection.query(
             """
-            UPDATE jobs SET state = 'pending', updated_at = ?1
+            UPDATE jobs SET state = 'pending', updated_at = ?1, event_count = event_count + 1
             WHERE id IN (SELECT id FROM jobs WHERE state = 'scheduled' AND run_at <= ?1 ORDER BY run_at LIMIT ?2)
-            RETURNING id, attempts
+            RETURNING id, attempts, event_count
             """, [now, batch]
-        ) { row in promoted.append((JobID(row.int64(0)), Int(row.int64(1)))) }
-        try appendEvents(promoted.map { id, attempts in
-            EventRow(job: id, at: now, from: .scheduled, to: .pending, attempt: attempts, reason: "due", worker: nil)
-        })
+        ) { row in
+            promoted.append(
+                EventRow(
+                    job: JobID(row.int64(0)), at: now, from: .scheduled, to: .pending, attempt: Int(row.int64(1)),
+                    reason: "due", worker: nil, seq: row.int64(2)))
+        }
+        try appendEvents(promoted)
     }
 
     /// The earliest time after `now` when a claim may find more to start: the next scheduled job's

@@ -41,7 +41,7 @@ extension SQLiteJobStore {
                 """
                 SELECT 0, created_state IS NOT NULL, created_at, NULL, created_state, 0, ?2, NULL FROM jobs WHERE id = ?1
                 UNION ALL
-                SELECT id, 1, at, from_state, to_state, attempt, reason, worker FROM job_events WHERE job_id = ?1
+                SELECT seq, 1, at, from_state, to_state, attempt, reason, worker FROM job_events WHERE job_id = ?1
                 ORDER BY 1
                 """, [id.rawValue, HistoryNote.enqueued]
             ) { row in

@@ -8,6 +8,10 @@ extension SQLiteJobStore {
         let attempt: Int
         let reason: String?
         let worker: String?
+        /// The row's number among the job's events (`seq`): the job's `event_count` after the
+        /// UPDATE that raised it in this transaction, or nil when the change left the count as it
+        /// was and ``appendEvents(_:)`` raises it.
+        var seq: Int64? = nil
     }
 
     /// The most rows one multi-row statement takes; longer lists go in several.
@@ -19,13 +23,20 @@ extension SQLiteJobStore {
 
     /// Appends `events` to the history in their order, in as few statements as
     /// ``rowsPerStatement`` allows; called inside the transaction that made the changes.
+    ///
+    /// A row without its number gets the next of its job: the job's `event_count` is raised here.
     func appendEvents(_ events: [EventRow]) throws {
+        var events = events
+        for index in events.indices where events[index].seq == nil {
+            events[index].seq = try raiseEventCount(of: events[index].job)
+        }
         var start = events.startIndex
         while start < events.endIndex {
             let end = min(start + Self.rowsPerStatement, events.endIndex)
             try connection.execute(Self.eventInsertStatements[end - start - 1]) { binder in
                 for event in events[start..<end] {
                     binder.bind(event.job.rawValue)
+                    binder.bind(event.seq)
                     binder.bind(event.at)
                     binder.bind(event.from?.rawValue)
                     binder.bind(event.to.rawValue)
@@ -45,10 +56,23 @@ extension SQLiteJobStore {
         try appendEvents([EventRow(job: id, at: now, from: from, to: to, attempt: attempt, reason: reason, worker: worker)])
     }
 
+    /// Adds one to job `id`'s `event_count`, for a history row of a change whose UPDATE did not.
+    /// - Returns: the new count, the row's `seq`.
+    private func raiseEventCount(of id: JobID) throws -> Int64 {
+        guard let count = try connection.scalarInt64(Self.raiseEventCountStatement, [id.rawValue]) else {
+            throw DurableQueueError.jobNotFound(id)
+        }
+        return count
+    }
+
+    /// Raises job `?1`'s event count by one and returns it.
+    private static let raiseEventCountStatement =
+        "UPDATE jobs SET event_count = event_count + 1 WHERE id = ?1 RETURNING event_count"
+
     /// `INSERT INTO job_events` of 1 … ``rowsPerStatement`` rows, at the index one less than the count.
     private static let eventInsertStatements = multiRowTexts(
-        "INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason, worker) VALUES "
-    ) { _ in "(?, ?, ?, ?, ?, ?, ?)" }
+        "INSERT INTO job_events (job_id, seq, at, from_state, to_state, attempt, reason, worker) VALUES "
+    ) { _ in "(?, ?, ?, ?, ?, ?, ?, ?)" }
 
     /// The texts of a statement of 1 … ``rowsPerStatement`` rows, at the index one less than the
     /// count: `head`, then `row(0)`, `row(1)` … separated by commas, then `tail`.

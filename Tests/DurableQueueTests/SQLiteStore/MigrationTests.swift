@@ -204,4 +204,55 @@ import Testing
         try connection.executeScript("DELETE FROM jobs WHERE id = 4")
         #expect(try await store.enqueue(NewJob(kind: "e", input: "{}"), now: 6).id == JobID(5))
     }
+
+    /// Version 13 stores each job's event rows together, numbered per job, and counts them on the job.
+    @Test func aVersionTwelveFileKeepsEveryEventInItsOrderNumberedPerJobWhenUpgraded() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        let connection = try Connection(path: path, options: StorageOptions())
+        try Migrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(12)))
+        // Job 1 from before version 11 (its creation an event row), job 2 created since; their rows
+        // interleaved, as two jobs running at once write them.
+        try connection.executeScript(
+            """
+            INSERT INTO queues (name, created_at, updated_at) VALUES ('default', 1, 1);
+            INSERT INTO jobs (id, queue, kind, state, order_key, run_at, attempts, input, created_at, updated_at, created_state)
+            VALUES (1, 'default', 'a', 'pending', 1, 1, 1, '{}', 1, 5, NULL),
+                   (2, 'default', 'b', 'running', 2, 1, 1, '{}', 2, 4, 'pending'),
+                   (3, 'default', 'c', 'pending', 3, 1, 0, '{}', 3, 3, 'pending');
+            INSERT INTO job_events (id, job_id, at, from_state, to_state, attempt, reason)
+            VALUES (10, 1, 1, NULL, 'pending', 0, 'enqueued'), (11, 1, 2, 'pending', 'running', 1, 'claimed'),
+                   (12, 2, 3, 'pending', 'running', 1, 'claimed'), (13, 1, 5, 'running', 'pending', 1, 'lease expired');
+            """)
+
+        let store = try SQLiteJobStore(path: path)
+        #expect(try Migrator.userVersion(connection) == SchemaMigrations.latestVersion)
+        var rows: [String] = []
+        try connection.query("SELECT job_id, seq, at FROM job_events ORDER BY job_id, seq") {
+            rows.append("\($0.int64(0)).\($0.int64(1)) at \($0.int64(2))")
+        }
+        #expect(rows == ["1.1 at 1", "1.2 at 2", "1.3 at 5", "2.1 at 3"])
+        var counts: [Int64] = []
+        try connection.query("SELECT event_count FROM jobs ORDER BY id") { counts.append($0.int64(0)) }
+        #expect(counts == [3, 1, 0])
+        #expect(try await store.transitions(JobID(1)) == ["nil>pending", "pending>running", "running>pending"])
+        #expect(try await store.transitions(JobID(2)) == ["nil>pending", "pending>running"])
+        #expect(try connection.scalarInt64("SELECT count(*) FROM job_history") == 6)
+        #expect(try connection.scalarInt64("SELECT count(*) FROM sqlite_master WHERE name = 'idx_job_events_job'") == 0)
+        #expect(try connection.scalarInt64("SELECT count(*) FROM sqlite_master WHERE name = 'job_events' AND sql LIKE '%WITHOUT ROWID%'") == 1)
+
+        // New changes go on numbering each job's rows where its old rows ended.
+        let claimed = try await store.take(limit: 2, now: 10)
+        #expect(Set(claimed.map(\.id)) == [JobID(1), JobID(3)])
+        try await store.finish(claimed.map { FinishedAttempt($0.attemptID, owner: "w1", outcome: .succeeded(output: "1")) }, now: 11)
+        #expect(try await store.transitions(JobID(1)) == ["nil>pending", "pending>running", "running>pending", "pending>running", "running>succeeded"])
+        #expect(try connection.scalarInt64("SELECT max(seq) FROM job_events WHERE job_id = 1") == 5)
+        #expect(try connection.scalarInt64("SELECT max(seq) FROM job_events WHERE job_id = 3") == 2)
+        #expect(try await store.historyIsConsistent())
+
+        // A deleted job's rows go with it.
+        try connection.executeScript("DELETE FROM jobs WHERE id = 1")
+        #expect(try connection.scalarInt64("SELECT count(*) FROM job_events WHERE job_id = 1") == 0)
+    }
 }
