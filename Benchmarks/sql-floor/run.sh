@@ -29,7 +29,9 @@ for round in $(seq 1 "$rounds"); do
     if [ -n "${BASELINE:-}" ]; then
         for workload in enqueue drain; do
             rm -f "$work"/baseline.sqlite*
-            echo "{\"baseline\":\"$workload\",$("$BASELINE" --workload "$workload" --db "$work/baseline.sqlite" --n "$n" --sync NORMAL | tr -d '\n{}' )}"
+            rate=$("$BASELINE" --workload "$workload" --db "$work/baseline.sqlite" --n "$n" --sync NORMAL \
+                | sed -nE 's/.*"jobs_per_sec": *([0-9.]+).*/\1/p')
+            echo "{\"baseline\":\"$workload\",\"jobs\":$n,\"jobs_per_sec\":$rate}"
         done
     fi
 done
