@@ -90,6 +90,20 @@ static int enqueue(sqlite3 *db, int n) {
 
 enum { most_per_transaction = 256 };
 
+/* Appends job `job`'s history row number `seq`: attempt 1, from `from` to `to`, by worker w1. */
+static void append_event(sqlite3 *db, sqlite3_stmt *event, sqlite3_int64 job, sqlite3_int64 seq, sqlite3_int64 now,
+                         const char *from, const char *to, const char *reason) {
+    sqlite3_bind_int64(event, 1, job);
+    sqlite3_bind_int64(event, 2, seq);
+    sqlite3_bind_int64(event, 3, now);
+    sqlite3_bind_text(event, 4, from, -1, SQLITE_STATIC);
+    sqlite3_bind_text(event, 5, to, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(event, 6, 1);
+    if (reason) sqlite3_bind_text(event, 7, reason, -1, SQLITE_STATIC);
+    else sqlite3_bind_null(event, 7);
+    run(db, event, "history row");
+}
+
 /* Drains every pending job of queue 'default', `batch` per transaction, ending each job as a success. */
 static int drain(sqlite3 *db, int batch) {
     sqlite3_stmt *begin = prepare(db, "BEGIN IMMEDIATE"), *commit = prepare(db, "COMMIT");
@@ -127,14 +141,7 @@ static int drain(sqlite3 *db, int batch) {
             sqlite3_bind_text(succeeded, 2, "null", -1, SQLITE_STATIC);
             sqlite3_bind_int64(succeeded, 3, now);
             run(db, succeeded, "success");
-            sqlite3_bind_int64(event, 1, running[k]);
-            sqlite3_bind_int64(event, 2, count + 1);
-            sqlite3_bind_int64(event, 3, now);
-            sqlite3_bind_text(event, 4, "running", -1, SQLITE_STATIC);
-            sqlite3_bind_text(event, 5, "succeeded", -1, SQLITE_STATIC);
-            sqlite3_bind_int64(event, 6, 1);
-            sqlite3_bind_null(event, 7);
-            run(db, event, "success event");
+            append_event(db, event, running[k], count + 1, now, "running", "succeeded", NULL);
             jobs++;
         }
         sqlite3_bind_int64(queues, 1, now);
@@ -154,14 +161,7 @@ static int drain(sqlite3 *db, int batch) {
             sqlite3_bind_int64(mark_running, 3, now);
             sqlite3_bind_int64(mark_running, 4, claimed[k]);
             run(db, mark_running, "claim");
-            sqlite3_bind_int64(event, 1, claimed[k]);
-            sqlite3_bind_int64(event, 2, counts[k] + 1);
-            sqlite3_bind_int64(event, 3, now);
-            sqlite3_bind_text(event, 4, "pending", -1, SQLITE_STATIC);
-            sqlite3_bind_text(event, 5, "running", -1, SQLITE_STATIC);
-            sqlite3_bind_int64(event, 6, 1);
-            sqlite3_bind_text(event, 7, "claimed", -1, SQLITE_STATIC);
-            run(db, event, "claim event");
+            append_event(db, event, claimed[k], counts[k] + 1, now, "pending", "running", "claimed");
         }
         run(db, commit, "commit");
         memcpy(running, claimed, sizeof running[0] * claimed_count);
