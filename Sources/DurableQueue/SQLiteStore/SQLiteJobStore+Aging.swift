@@ -13,20 +13,22 @@ extension SQLiteJobStore {
         return try write("age waiting jobs") {
             var risen = 0
             for queue in aging {
-                var rows: [(id: JobID, priority: Int, attempts: Int)] = []
+                var events: [EventRow] = []
                 try connection.query(
                     """
-                    UPDATE jobs SET priority = priority + 1, updated_at = ?4
+                    UPDATE jobs SET priority = priority + 1, updated_at = ?4, event_count = event_count + 1
                     WHERE state = 'pending' AND queue = ?1 AND priority < ?2 AND updated_at <= ?4 - ?3
-                    RETURNING id, priority, attempts
+                    RETURNING id, priority, attempts, event_count
                     """, [queue.queue, queue.limit, queue.interval, now]
-                ) { row in rows.append((JobID(row.int64(0)), Int(row.int64(1)), Int(row.int64(2)))) }
-                for row in rows {
-                    try appendEvent(
-                        row.id, now: now, from: .pending, to: .pending, attempt: row.attempts,
-                        reason: HistoryNote.aged(to: row.priority, after: queue.interval))
+                ) { row in
+                    events.append(
+                        EventRow(
+                            job: JobID(row.int64(0)), at: now, from: .pending, to: .pending, attempt: Int(row.int64(2)),
+                            reason: HistoryNote.aged(to: Int(row.int64(1)), after: queue.interval), worker: nil,
+                            seq: row.int64(3)))
                 }
-                risen += rows.count
+                try appendEvents(events)
+                risen += events.count
             }
             return risen
         }

@@ -92,7 +92,7 @@ extension SQLiteJobStore {
             var released: [AttemptID] = []
             for attempt in attempts {
                 let id = attempt.job
-                var row: (attempts: Int, cancel: Bool, queue: String, throttleInterval: Int64)?
+                var row: (attempts: Int, cancel: Bool, queue: String, throttleInterval: Int64, eventCount: Int64)?
                 try connection.query(
                     """
                     UPDATE jobs SET state = CASE cancel_requested WHEN 1 THEN 'cancelled' ELSE 'pending' END,
@@ -100,13 +100,18 @@ extension SQLiteJobStore {
                                     progressed_attempts = progressed_attempts - (checkpoint_attempt IS attempts),
                                     checkpoint_attempt = CASE WHEN checkpoint_attempt IS attempts THEN NULL
                                                               ELSE checkpoint_attempt END,
-                                    finished_at = CASE cancel_requested WHEN 1 THEN ?3 END, updated_at = ?3
+                                    finished_at = CASE cancel_requested WHEN 1 THEN ?3 END, updated_at = ?3,
+                                    event_count = event_count + 1
                     WHERE id = ?1 AND state = 'running' AND lease_owner = ?2 AND attempts = ?4
-                    RETURNING attempts, cancel_requested, queue, throttle_interval_ms
+                    RETURNING attempts, cancel_requested, queue, throttle_interval_ms, event_count
                     """, [id.rawValue, owner, now, attempt.number]
-                ) { found in row = (Int(found.int64(0)), found.int64(1) != 0, found.string(2), found.int64(3)) }
+                ) { found in row = (Int(found.int64(0)), found.int64(1) != 0, found.string(2), found.int64(3), found.int64(4)) }
                 guard let row else { continue }
-                try appendEvent(id, now: now, from: .running, to: row.cancel ? .cancelled : .pending, attempt: row.attempts, reason: reason, worker: owner)
+                try appendEvents([
+                    EventRow(
+                        job: id, at: now, from: .running, to: row.cancel ? .cancelled : .pending, attempt: row.attempts,
+                        reason: reason, worker: owner, seq: row.eventCount)
+                ])
                 try recordEnd(queue: row.queue, interval: row.throttleInterval, now: now)
                 if row.cancel { try jobEnded(id, now: now) }
                 released.append(attempt)
