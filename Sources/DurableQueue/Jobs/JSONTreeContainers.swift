@@ -3,11 +3,17 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let box: JSONObjectBox
     let codingPath: [any CodingKey]
 
-    private func put(_ key: Key, _ value: JSONTree) { box.members.append((key.stringValue, value)) }
+    private func put(_ key: Key, _ value: JSONTree) {
+        box.contents.startMember(key.stringValue)
+        box.contents.append(value)
+    }
 
     mutating func encodeNil(forKey key: Key) { put(key, .literal("null")) }
     mutating func encode(_ value: Bool, forKey key: Key) { put(key, .literal(value ? "true" : "false")) }
-    mutating func encode(_ value: String, forKey key: Key) { put(key, .string(value)) }
+    mutating func encode(_ value: String, forKey key: Key) {
+        box.contents.startMember(key.stringValue)
+        box.contents.appendString(value)
+    }
     mutating func encode(_ value: Double, forKey key: Key) throws { put(key, try JSONTreeEncoder.number(value, at: codingPath + [key])) }
     mutating func encode(_ value: Float, forKey key: Key) throws { put(key, try JSONTreeEncoder.number(value, at: codingPath + [key])) }
     mutating func encode(_ value: Int, forKey key: Key) { put(key, .literal(String(value))) }
@@ -43,7 +49,8 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     private func superEncoder(named key: any CodingKey) -> any Encoder {
         let encoder = JSONTreeEncoder(codingPath: codingPath + [key])
-        box.members.append((key.stringValue, .deferred(encoder)))
+        box.contents.startMember(key.stringValue)
+        box.contents.append(.deferred(encoder))
         return encoder
     }
 }
@@ -52,10 +59,13 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 struct JSONUnkeyedContainer: UnkeyedEncodingContainer {
     let box: JSONArrayBox
     let codingPath: [any CodingKey]
-    var count: Int { box.values.count }
+    var count: Int { box.contents.count }
 
     private var nextPath: [any CodingKey] { codingPath + [JSONKey(intValue: count)] }
-    private func put(_ value: JSONTree) { box.values.append(value) }
+    private func put(_ value: JSONTree) {
+        box.contents.startElement()
+        box.contents.append(value)
+    }
 
     mutating func encodeNil() { put(.literal("null")) }
     mutating func encode(_ value: Bool) { put(.literal(value ? "true" : "false")) }
