@@ -75,10 +75,37 @@ struct Workloads {
         }
     }
 
+    /// Enqueues `count` jobs in batches of 1,000, each to run at `runAt`.
+    func prefill(_ queue: JobQueue, count: Int, runAt: Date) async throws {
+        var index = 0
+        while index < count {
+            let end = min(count, index + 1000)
+            _ = try await queue.enqueue(NoOpJob.self, batch: (index..<end).map(NoOpJob.Input.init), options: EnqueueOptions(runAt: runAt))
+            index = end
+        }
+    }
+
     /// N prefilled jobs, the file reopened, drained by the engine until none is unfinished.
     func drain() async throws -> Measurement {
         let path = freshPath("drain")
         try await prefill(try await open(path), count: n)
+        return try await timeDrain(path, workload: "drain")
+    }
+
+    /// N jobs enqueued to run a moment later, drained once all are due: each is promoted from
+    /// `scheduled` to `pending` (with its history row) before it is claimed, as a delayed job or a
+    /// retry is.
+    func drainScheduled() async throws -> Measurement {
+        let path = freshPath("scheduled")
+        let runAt = Date().addingTimeInterval(1)
+        try await prefill(try await open(path), count: n, runAt: runAt)
+        let wait = runAt.timeIntervalSinceNow
+        if wait > 0 { try await Task.sleep(for: .milliseconds(Int(wait * 1000) + 1)) }
+        return try await timeDrain(path, workload: "drain_scheduled")
+    }
+
+    /// Opens the prefilled file at `path` and times its engine until no job is unfinished.
+    private func timeDrain(_ path: String, workload: String) async throws -> Measurement {
         let counter = StartCounter()
         let queue = try await open(path, counter: counter)
         let start = ContinuousClock.now
@@ -89,7 +116,7 @@ struct Workloads {
         let seconds = secondsSince(start)
         engine.cancel()
         _ = try? await engine.value
-        return Measurement(workload: "drain", jobs: n, seconds: seconds)
+        return Measurement(workload: workload, jobs: n, seconds: seconds)
     }
 
     /// Enqueue → handler start on an idle engine, in-process: p50 and p99 over `samples` jobs.
