@@ -28,6 +28,24 @@ import Testing
         }
     }
 
+    /// More due jobs than one multi-row statement takes: every one is promoted, with its own history
+    /// row, and none that is not yet due.
+    @Test(arguments: StoreBackend.all) func dueJobsArePromotedTogetherEachWithItsHistoryRow(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
+            let due = try await store.enqueue(batch: (0..<40).map { job(input: "\($0)", runAt: 2_000 + Int64($0 % 3)) }, now: 1_000)
+                .map(\.id)
+            let later = try await store.add(job(runAt: 9_000))
+            let claimed = try await store.take(limit: 100, now: 3_000)
+            #expect(Set(claimed.map(\.id)) == Set(due))
+            for id in due {
+                #expect(try await store.transitions(id) == ["nil>scheduled", "scheduled>pending", "pending>running"])
+                #expect(try await store.history(of: id)[1].reason == "due")
+            }
+            #expect(try await store.job(later).state == .scheduled)
+            #expect(try await store.historyIsConsistent())
+        }
+    }
+
     @Test(arguments: StoreBackend.all) func theConcurrencyLimitHoldsAcrossWorkers(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store, _ async throws in
             try await store.configure(QueueConfiguration("q", concurrencyLimit: 3), now: 0)
