@@ -39,27 +39,57 @@ extension SQLiteJobStore {
 
     /// Sets the cancel flag of job `id` and cancels it at once unless it is running.
     /// Called inside a write transaction.
+    ///
+    /// The row read first gives the history row its number (the UPDATE raises `event_count`) and the
+    /// job's group: raising the count in a statement of its own (`UPDATE … RETURNING`) and reading
+    /// the group again made a cancel cost nearly twice as much (callgrind, 4,000 jobs cancelled by
+    /// queue: 94,200 instructions each, 51,700 without).
     func requestCancel(_ id: JobID, now: Int64, reason: String) throws -> CancelOutcome {
-        guard let (state, attempts, cancelRequested) = try stateRow(id) else {
-            throw DurableQueueError.jobNotFound(id)
-        }
-        if state.isTerminal { return .alreadyFinished(state) }
-        if state == .running {
-            if !cancelRequested {
+        guard let row = try cancelRow(id) else { throw DurableQueueError.jobNotFound(id) }
+        if row.state.isTerminal { return .alreadyFinished(row.state) }
+        let event = EventRow(
+            job: id, at: now, from: row.state, to: row.state == .running ? .running : .cancelled, attempt: row.attempts,
+            reason: reason, worker: nil, seq: row.eventCount + 1)
+        if row.state == .running {
+            if !row.cancelRequested {
                 try connection.execute(
-                    "UPDATE jobs SET cancel_requested = 1, updated_at = ? WHERE id = ?", [now, id.rawValue])
-                try appendEvent(id, now: now, from: .running, to: .running, attempt: attempts, reason: reason)
+                    "UPDATE jobs SET cancel_requested = 1, updated_at = ?, event_count = event_count + 1 WHERE id = ?",
+                    [now, id.rawValue])
+                try appendEvents([event])
             }
             return .requested
         }
         try connection.execute(
             """
-            UPDATE jobs SET state = 'cancelled', cancel_requested = 1, finished_at = ?1, updated_at = ?1
+            UPDATE jobs SET state = 'cancelled', cancel_requested = 1, finished_at = ?1, updated_at = ?1,
+                            event_count = event_count + 1
             WHERE id = ?2
             """, [now, id.rawValue])
-        try appendEvent(id, now: now, from: state, to: .cancelled, attempt: attempts, reason: reason)
-        try jobEnded(id, now: now)
+        try appendEvents([event])
+        try jobEnded(id, group: row.group, now: now)
         return .cancelled
+    }
+
+    /// What a cancel reads of job `id`'s row, or nil if there is no such job.
+    private func cancelRow(_ id: JobID) throws -> CancelRow? {
+        var result: CancelRow?
+        try connection.query(
+            "SELECT state, attempts, cancel_requested, event_count, group_id FROM jobs WHERE id = ?", [id.rawValue]
+        ) { row in
+            result = CancelRow(
+                state: try JobState(stored: row.string(0)), attempts: Int(row.int64(1)), cancelRequested: row.int64(2) != 0,
+                eventCount: row.int64(3), group: row.optionalInt64(4).map { GroupID($0) })
+        }
+        return result
+    }
+
+    /// A job's row as a cancel reads it.
+    private struct CancelRow {
+        let state: JobState
+        let attempts: Int
+        let cancelRequested: Bool
+        let eventCount: Int64
+        let group: GroupID?
     }
 
     /// The job's state, attempt count and cancel flag, or nil if there is no such job.
