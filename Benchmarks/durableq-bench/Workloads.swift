@@ -104,6 +104,15 @@ struct Workloads {
         return try await timeDrain(path, workload: "drain_scheduled")
     }
 
+    /// N jobs in one concurrent group that runs 16 at a time, drained by the engine: each ending
+    /// advances the group, which starts the next child.
+    func drainGroup() async throws -> Measurement {
+        let path = freshPath("group")
+        let children = (0..<n).map { Composition.job(NoOpJob.self, NoOpJob.Input($0)) }
+        _ = try await open(path).enqueue(.group(children, maxConcurrent: 16))
+        return try await timeDrain(path, workload: "drain_group")
+    }
+
     /// Opens the prefilled file at `path` and times its engine until no job is unfinished.
     private func timeDrain(_ path: String, workload: String) async throws -> Measurement {
         let counter = StartCounter()

@@ -6,7 +6,7 @@ import NIOPosix
 // durableq-bench: DurableQueue's speed, measured, optionally as ratios to the C baseline in the same run.
 //
 //   swift run -c release durableq-bench [--n 10000] [--backlog 1000000] [--sync normal|full]
-//       [--baseline path/to/baseline.c] [--only enqueue,batch,drain,scheduled,latency,backlog,processes,throttle]
+//       [--baseline path/to/baseline.c] [--only enqueue,batch,drain,scheduled,group,latency,backlog,processes,throttle]
 //       [--repeat 3] [--dir DIR] [--postgres postgres://user@host:port/database] [--executor default|nio]
 //
 // Prints one JSON line per workload (with the SQLite version, journal mode and synchronous setting),
@@ -51,7 +51,7 @@ if let path = options["worker"] {
 let n = Int(options["n"] ?? "") ?? 10_000
 let backlogSize = Int(options["backlog"] ?? "") ?? 1_000_000
 let repeats = max(1, Int(options["repeat"] ?? "") ?? 3)
-let all = ["enqueue", "batch", "drain", "scheduled", "latency", "backlog", "processes", "throttle"]
+let all = ["enqueue", "batch", "drain", "scheduled", "group", "latency", "backlog", "processes", "throttle"]
 let chosen = Set(options["only"].map { $0.split(separator: ",").map(String.init) } ?? all)
 let directory = URL(fileURLWithPath: options["dir"] ?? ".build/bench-runs/\(Int(Date().timeIntervalSince1970))", isDirectory: true)
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -92,14 +92,18 @@ if chosen.contains("enqueue") {
 }
 if chosen.contains("batch") { report(try await medianRun({ try await workloads.batch() }, baselineWorkload: "batch")) }
 if chosen.contains("drain") { report(try await medianRun({ try await workloads.drain() }, baselineWorkload: "drain")) }
-if chosen.contains("scheduled") {
-    // No baseline counterpart: its ratio is to this run's drain of pending jobs, when measured.
-    var scheduled = try await medianRun({ try await workloads.drainScheduled() })
+/// Reports `measurement` with its ratio to this run's drain of pending jobs, when that was
+/// measured: the drains of scheduled jobs and of a group have no baseline counterpart.
+@MainActor func reportBesideTheDrain(_ measurement: Measurement) {
+    var measurement = measurement
     if let pending = results.first(where: { $0.workload == "drain" })?.jobsPerSecond {
-        scheduled.extra.append(("ratio_to_drain", scheduled.jobsPerSecond / pending))
+        measurement.extra.append(("ratio_to_drain", measurement.jobsPerSecond / pending))
     }
-    report(scheduled)
+    report(measurement)
 }
+
+if chosen.contains("scheduled") { reportBesideTheDrain(try await medianRun({ try await workloads.drainScheduled() })) }
+if chosen.contains("group") { reportBesideTheDrain(try await medianRun({ try await workloads.drainGroup() })) }
 if chosen.contains("latency") { report(try await workloads.latency()) }
 if chosen.contains("processes") {
     // One and two processes in turns, so that both meet the same moments of the machine.
