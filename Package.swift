@@ -55,6 +55,7 @@ let package = Package(
                 .embedInCode("0011_lighter_enqueue.sql"),
                 .embedInCode("0012_one_running_index.sql"),
                 .embedInCode("0013_events_by_job.sql"),
+                .embedInCode("0014_group_children_by_state.sql"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -41,6 +41,8 @@ package enum SchemaMigrations {
         SchemaMigration(version: 11, name: "0011_lighter_enqueue", bytes: PackageResources._011_lighter_enqueue_sql),
         SchemaMigration(version: 12, name: "0012_one_running_index", bytes: PackageResources._012_one_running_index_sql),
         SchemaMigration(version: 13, name: "0013_events_by_job", bytes: PackageResources._013_events_by_job_sql),
+        SchemaMigration(
+            version: 14, name: "0014_group_children_by_state", bytes: PackageResources._014_group_children_by_state_sql),
     ]
 
     /// The newest schema version this build knows.

@@ -137,46 +137,55 @@ extension SQLiteJobStore {
 
     /// Starts what group `id` may start next, or ends it when its children decide its outcome;
     /// called when one of its children ended.
+    ///
+    /// Reads only the children that decide it (through idx_jobs_group_state): the first one that
+    /// did not succeed, the active ones, the next blocked ones; every child only once, at the end.
+    /// Reading all of them at each ending made a group of n jobs cost n² row reads.
     func advanceGroup(_ id: GroupID, now: Int64) throws {
         guard let group = try groupRow(id), group.state == .running else { return }
-        let children = try self.children(of: id)
-        let ended = children.filter(\.state.isTerminal)
         switch group.kind {
         case .sequence:
-            if let stopped = ended.first(where: { $0.state != .succeeded }) {
-                for child in children where !child.state.isTerminal {
+            if let stopped = try children(of: id, in: ["failed", "cancelled"], limit: 1).first {
+                for child in try children(of: id, in: Self.unfinishedStates) {
                     try cancelChild(child, now: now, reason: "an earlier step of sequence \(id) did not succeed")
                 }
                 // The sequence ends once nothing in it runs any more.
-                guard try self.children(of: id).allSatisfy(\.state.isTerminal) else { return }
+                guard try children(of: id, in: Self.unfinishedStates, limit: 1).isEmpty else { return }
                 let what = stopped.name.map { "step '\($0)'" } ?? "step \(stopped.position + 1)"
-                return try end(id, as: stopped.state == .failed ? .failed : .cancelled, children: children, now: now,
+                // A sequence that did not succeed has no output object: no need for its children.
+                return try end(id, as: stopped.state == .failed ? .failed : .cancelled, children: [], now: now,
                                reason: "\(what) \(stopped.state.rawValue)")
             }
-            if ended.count == children.count {
-                return try end(id, as: .succeeded, children: children, now: now, reason: "every step succeeded")
-            }
-            guard !children.contains(where: \.isActive), let next = children.firstIndex(where: { $0.state == .blocked }) else {
+            let active = try children(of: id, in: Self.activeStates, limit: 1)
+            let next = try children(of: id, in: ["blocked"], limit: 1).first
+            guard let next else {
+                if active.isEmpty { try end(id, as: .succeeded, children: try children(of: id), now: now, reason: "every step succeeded") }
                 return
             }
-            try start(children[next], of: id, previousOutput: next > 0 ? children[next - 1].output : nil, now: now)
+            guard active.isEmpty else { return }
+            try start(next, of: id, previousOutput: next.position > 0 ? try output(of: id, at: next.position - 1) : nil, now: now)
         case .concurrent:
-            if ended.count == children.count {
+            let active = try children(of: id, in: Self.activeStates).count
+            let room = group.maxConcurrent > 0 ? max(0, group.maxConcurrent - active) : nil
+            let blocked = room == 0 ? [] : try children(of: id, in: ["blocked"], limit: room)
+            if active == 0 && blocked.isEmpty {
+                let children = try self.children(of: id)
                 let state: JobState =
-                    ended.allSatisfy { $0.state == .succeeded } ? .succeeded
-                    : ended.contains { $0.state == .failed } ? .failed : .cancelled
-                let failed = ended.filter { $0.state != .succeeded }.count
+                    children.allSatisfy { $0.state == .succeeded } ? .succeeded
+                    : children.contains { $0.state == .failed } ? .failed : .cancelled
+                let failed = children.filter { $0.state != .succeeded }.count
                 return try end(id, as: state, children: children, now: now,
                                reason: failed == 0 ? "every child succeeded" : "\(failed) of \(children.count) children did not succeed")
             }
-            var active = children.filter(\.isActive).count
-            for child in children where child.state == .blocked {
-                if group.maxConcurrent > 0 && active >= group.maxConcurrent { break }
-                try start(child, of: id, previousOutput: nil, now: now)
-                active += 1
-            }
+            for child in blocked { try start(child, of: id, previousOutput: nil, now: now) }
         }
     }
+
+    /// The states of a child that has not ended: blocked (not started) or active.
+    private static let unfinishedStates = ["blocked", "scheduled", "pending", "running"]
+
+    /// The states of a child started and not yet ended (``GroupChild/isActive``).
+    private static let activeStates = ["scheduled", "pending", "running"]
 
     /// Records the group's end (with the children's outputs by name when it succeeded) and lets its
     /// parent go on.
@@ -252,6 +261,59 @@ extension SQLiteJobStore {
                     state: try JobState(stored: row.string(4)), output: row.optionalString(5)))
         }
         return children
+    }
+
+    /// The children of group `id` in one of `states`, by position, at most `limit` of them:
+    /// index searches of idx_jobs_group_state and idx_groups_parent, not a read of every child.
+    private func children(of id: GroupID, in states: [String], limit: Int? = nil) throws -> [GroupChild] {
+        var children: [GroupChild] = []
+        let arguments: [(any SQLiteBindable)?] = [id.rawValue, limit ?? -1] + states
+        let read = { (row: Row) in
+            children.append(
+                GroupChild(
+                    position: Int(row.int64(0)), job: row.optionalInt64(1).map { JobID($0) },
+                    group: row.optionalInt64(2).map { GroupID($0) }, name: row.optionalString(3),
+                    state: try JobState(stored: row.string(4)), output: row.optionalString(5)))
+        }
+        try connection.query(Self.childJobsStatement(states: states.count), arguments, row: read)
+        try connection.query(Self.childGroupsStatement(states: states.count), arguments, row: read)
+        children.sort { $0.position < $1.position }
+        return limit.map { Array(children.prefix($0)) } ?? children
+    }
+
+    /// The child jobs of group `?1` in one of `count` states (`?3`…), by position, at most `?2` of
+    /// them (-1: all): a search of idx_jobs_group_state, in index order for one state.
+    static func childJobsStatement(states count: Int) -> String {
+        """
+        SELECT group_position, id, NULL, step_name, state, output FROM jobs
+        WHERE group_id = ?1 AND state IN (\(statePlaceholders(count))) ORDER BY group_position LIMIT ?2
+        """
+    }
+
+    /// ``childJobsStatement(states:)`` for the child groups (a search of idx_groups_parent).
+    static func childGroupsStatement(states count: Int) -> String {
+        """
+        SELECT position, NULL, id, name, state, output FROM groups
+        WHERE parent_id = ?1 AND state IN (\(statePlaceholders(count))) ORDER BY position LIMIT ?2
+        """
+    }
+
+    /// `?3, ?4, …`: the parameters of `count` states.
+    private static func statePlaceholders(_ count: Int) -> String {
+        (0..<count).map { "?\($0 + 3)" }.joined(separator: ", ")
+    }
+
+    /// The output of the child of group `id` at `position` (ended: its output is final).
+    private func output(of id: GroupID, at position: Int) throws -> String? {
+        var output: String?
+        try connection.query(
+            """
+            SELECT output FROM jobs WHERE group_id = ?1 AND state IN ('succeeded', 'failed', 'cancelled') AND group_position = ?2
+            UNION ALL
+            SELECT output FROM groups WHERE parent_id = ?1 AND position = ?2
+            """, [id.rawValue, position]
+        ) { row in output = row.optionalString(0) }
+        return output
     }
 
     private func result(of id: GroupID) throws -> GroupResult {

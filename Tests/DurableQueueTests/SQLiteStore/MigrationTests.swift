@@ -255,4 +255,41 @@ import Testing
         try connection.executeScript("DELETE FROM jobs WHERE id = 1")
         #expect(try connection.scalarInt64("SELECT count(*) FROM job_events WHERE job_id = 1") == 0)
     }
+
+    /// Version 14 indexes a group's child jobs by state: a group running when the file is upgraded
+    /// goes on from where it was.
+    @Test func aVersionThirteenFileGoesOnWithItsRunningGroupWhenUpgraded() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        let connection = try Connection(path: path, options: StorageOptions())
+        try Migrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(13)))
+        // A concurrent group of three, one at a time: the first child running, two blocked.
+        try connection.executeScript(
+            """
+            INSERT INTO queues (name, created_at, updated_at) VALUES ('default', 1, 1);
+            INSERT INTO groups (id, kind, state, max_concurrent, created_at, updated_at) VALUES (1, 'concurrent', 'running', 1, 1, 1);
+            INSERT INTO jobs (id, queue, kind, state, order_key, run_at, attempts, lease_owner, lease_expires_at, input,
+                              created_at, updated_at, created_state, group_id, group_position, event_count)
+            VALUES (1, 'default', 'test', 'running', 1, 1, 1, 'w1', 99999, '1', 1, 2, 'blocked', 1, 0, 2),
+                   (2, 'default', 'test', 'blocked', 2, 1, 0, NULL, NULL, '2', 1, 1, 'blocked', 1, 1, 0),
+                   (3, 'default', 'test', 'blocked', 3, 1, 0, NULL, NULL, '3', 1, 1, 'blocked', 1, 2, 0);
+            INSERT INTO job_events (job_id, seq, at, from_state, to_state, attempt, reason, worker)
+            VALUES (1, 1, 2, 'blocked', 'pending', 0, 'its turn', NULL), (1, 2, 2, 'pending', 'running', 1, 'claimed', 'w1');
+            """)
+
+        let store = try SQLiteJobStore(path: path)
+        #expect(try Migrator.userVersion(connection) == SchemaMigrations.latestVersion)
+        #expect(try connection.scalarInt64("SELECT count(*) FROM sqlite_master WHERE name = 'idx_jobs_group'") == 0)
+        #expect(try connection.scalarInt64("SELECT count(*) FROM sqlite_master WHERE name = 'idx_jobs_group_state'") == 1)
+        #expect(try await store.take(limit: 5, now: 5).isEmpty, "the running child holds the group's one place")
+        // Each ending starts the next child, one at a time.
+        for (ended, next, now) in [(JobID(1), JobID(2), Int64(10)), (JobID(2), JobID(3), 20)] {
+            try await store.finish([FinishedAttempt(.first(ended), owner: "w1", outcome: .succeeded(output: "0"))], now: now)
+            #expect(try await store.take(limit: 5, now: now).map(\.id) == [next])
+        }
+        try await store.finish([FinishedAttempt(.first(JobID(3)), owner: "w1", outcome: .succeeded(output: "0"))], now: 30)
+        #expect(try await store.groupState(GroupID(1)) == .succeeded)
+        #expect(try await store.historyIsConsistent())
+    }
 }

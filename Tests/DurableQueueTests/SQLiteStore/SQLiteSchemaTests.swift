@@ -84,6 +84,30 @@ import Testing
         }
     }
 
+    /// Advancing a group reads its next blocked children and its active ones through an index:
+    /// a read of every child at each ending made a group of n jobs cost n² row reads.
+    @Test func aGroupsNextAndActiveChildrenAreFoundThroughAnIndex() async throws {
+        try await withSQLiteStore { store, directory async throws in
+            let children = (0..<2_000).map { CompositionNode.job(job("q", input: "\($0)"), name: nil, takesPreviousOutput: false) }
+            let group = try await store.enqueue(composition: .group(.concurrent, children, maxConcurrent: 16, name: nil), now: 1)
+            _ = try await store.take("q", limit: 8)
+            let connection = try Connection(path: directory.path("jobs.sqlite"), options: StorageOptions())
+            var blocked: [String] = []
+            try connection.query("EXPLAIN QUERY PLAN " + SQLiteJobStore.childJobsStatement(states: 1), [group.rawValue, 16, "blocked"]) {
+                blocked.append($0.string(3))
+            }
+            #expect(blocked.contains { $0.contains("SEARCH jobs USING INDEX idx_jobs_group_state (group_id=? AND state=?)") }, "\(blocked)")
+            // In index order: the read stops after as many as it takes.
+            #expect(!blocked.contains { $0.contains("TEMP B-TREE") || $0.hasPrefix("SCAN") }, "\(blocked)")
+            var active: [String] = []
+            try connection.query(
+                "EXPLAIN QUERY PLAN " + SQLiteJobStore.childJobsStatement(states: 3), [group.rawValue, -1, "scheduled", "pending", "running"]
+            ) { active.append($0.string(3)) }
+            #expect(active.contains { $0.contains("SEARCH jobs USING INDEX idx_jobs_group_state (group_id=? AND state=?)") }, "\(active)")
+            #expect(!active.contains { $0.hasPrefix("SCAN") }, "\(active)")
+        }
+    }
+
     @Test func theDatabaseItselfRefusesTwoActiveJobsWithOneKey() async throws {
         try await withSQLiteStore { store, directory async throws in
             _ = try await store.add(job(uniqueKey: "k"))
