@@ -97,7 +97,7 @@ let package = Package(
             resources: [.embedInCode("Migrations/0001_initial.sql"), .embedInCode("Migrations/0002_schedules.sql"),
                 .embedInCode("Migrations/0003_trace_context.sql"), .embedInCode("Migrations/0004_unique_window.sql"),
                 .embedInCode("Migrations/0005_aging.sql"), .embedInCode("Migrations/0006_partitions.sql"),
-                .embedInCode("Migrations/0007_lighter_enqueue.sql"),
+                .embedInCode("Migrations/0007_lighter_enqueue.sql"), .embedInCode("Migrations/0008_group_children_by_state.sql"),
             ],
             swiftSettings: swiftSettings
         ),

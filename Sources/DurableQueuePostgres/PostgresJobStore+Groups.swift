@@ -124,48 +124,59 @@ extension PostgresJobStore {
     /// Starts what group `id` may start next, or ends it when its children decide its outcome;
     /// called when one of its children ended. The group's row is locked first, so that two nodes
     /// ending two children at once take turns and the second sees the first's change.
+    ///
+    /// Reads only the children that decide it (through idx_jobs_group_state): the first one that
+    /// did not succeed, the active ones, the next blocked ones; every child only once, at the end.
+    /// Reading all of them at each ending made a group of n jobs cost n² row reads.
     func advanceGroup(_ session: PostgresSession, _ id: GroupID, now: Int64) async throws {
         guard let group = try await groupRow(session, id, lock: true), group.state == .running else { return }
-        let children = try await self.children(session, of: id)
-        let ended = children.filter(\.state.isTerminal)
         switch group.kind {
         case .sequence:
-            if let stopped = ended.first(where: { $0.state != .succeeded }) {
-                for child in children where !child.state.isTerminal {
+            if let stopped = try await children(session, of: id, in: ["failed", "cancelled"], limit: 1).first {
+                for child in try await children(session, of: id, in: Self.unfinishedStates) {
                     try await cancelChild(session, child, now: now, reason: "an earlier step of sequence \(id) did not succeed")
                 }
                 // The sequence ends once nothing in it runs any more.
-                guard try await self.children(session, of: id).allSatisfy(\.state.isTerminal) else { return }
+                guard try await children(session, of: id, in: Self.unfinishedStates, limit: 1).isEmpty else { return }
                 let what = stopped.name.map { "step '\($0)'" } ?? "step \(stopped.position + 1)"
+                // A sequence that did not succeed has no output object: no need for its children.
                 return try await end(
-                    session, id, as: stopped.state == .failed ? .failed : .cancelled, children: children, now: now,
+                    session, id, as: stopped.state == .failed ? .failed : .cancelled, children: [], now: now,
                     reason: "\(what) \(stopped.state.rawValue)")
             }
-            if ended.count == children.count {
-                return try await end(session, id, as: .succeeded, children: children, now: now, reason: "every step succeeded")
-            }
-            guard !children.contains(where: \.isActive), let next = children.firstIndex(where: { $0.state == .blocked }) else {
+            let active = try await children(session, of: id, in: Self.activeStates, limit: 1)
+            guard let next = try await children(session, of: id, in: ["blocked"], limit: 1).first else {
+                if active.isEmpty {
+                    try await end(session, id, as: .succeeded, children: try await children(session, of: id), now: now, reason: "every step succeeded")
+                }
                 return
             }
-            try await start(session, children[next], of: id, previousOutput: next > 0 ? children[next - 1].output : nil, now: now)
+            guard active.isEmpty else { return }
+            let previousOutput = next.position > 0 ? try await output(session, of: id, at: next.position - 1) : nil
+            try await start(session, next, of: id, previousOutput: previousOutput, now: now)
         case .concurrent:
-            if ended.count == children.count {
+            let active = try await children(session, of: id, in: Self.activeStates).count
+            let room = group.maxConcurrent > 0 ? max(0, group.maxConcurrent - active) : nil
+            let blocked = room == 0 ? [] : try await children(session, of: id, in: ["blocked"], limit: room)
+            if active == 0 && blocked.isEmpty {
+                let children = try await self.children(session, of: id)
                 let state: JobState =
-                    ended.allSatisfy { $0.state == .succeeded } ? .succeeded
-                    : ended.contains { $0.state == .failed } ? .failed : .cancelled
-                let failed = ended.filter { $0.state != .succeeded }.count
+                    children.allSatisfy { $0.state == .succeeded } ? .succeeded
+                    : children.contains { $0.state == .failed } ? .failed : .cancelled
+                let failed = children.filter { $0.state != .succeeded }.count
                 return try await end(
                     session, id, as: state, children: children, now: now,
                     reason: failed == 0 ? "every child succeeded" : "\(failed) of \(children.count) children did not succeed")
             }
-            var active = children.filter(\.isActive).count
-            for child in children where child.state == .blocked {
-                if group.maxConcurrent > 0 && active >= group.maxConcurrent { break }
-                try await start(session, child, of: id, previousOutput: nil, now: now)
-                active += 1
-            }
+            for child in blocked { try await start(session, child, of: id, previousOutput: nil, now: now) }
         }
     }
+
+    /// The states of a child that has not ended: blocked (not started) or active.
+    private static let unfinishedStates = ["blocked", "scheduled", "pending", "running"]
+
+    /// The states of a child started and not yet ended (``GroupChild/isActive``).
+    private static let activeStates = ["scheduled", "pending", "running"]
 
     /// Records the group's end (with the children's outputs by name when it succeeded) and lets its
     /// parent go on.
@@ -241,6 +252,43 @@ extension PostgresJobStore {
                 group: try row.optionalInt64(2).map { GroupID($0) }, name: try row.optionalString(3),
                 state: try JobState(stored: row.string(4)), output: try row.optionalString(5))
         }
+    }
+
+    /// The children of group `id` in one of `states`, by position, at most `limit` of them (nil:
+    /// all): index searches of idx_jobs_group_state and idx_groups_parent, not a read of every child.
+    private func children(_ session: PostgresSession, of id: GroupID, in states: [String], limit: Int? = nil) async throws
+        -> [GroupChild]
+    {
+        // `$1` the group, `$2` the limit (NULL: none), the states from `$3` on.
+        let placeholders = states.indices.map { "$\($0 + 3)" }.joined(separator: ", ")
+        let values: [(any PostgresValue)?] = [id.rawValue, limit.map { Int64($0) }] + states
+        let rows = try await session.rows(
+            """
+            (SELECT group_position, id, NULL::bigint, step_name, state, output::text FROM jobs
+             WHERE group_id = $1 AND state IN (\(placeholders)) ORDER BY group_position LIMIT $2)
+            UNION ALL
+            (SELECT position, NULL::bigint, id, name, state, output::text FROM groups
+             WHERE parent_id = $1 AND state IN (\(placeholders)) ORDER BY position LIMIT $2)
+            ORDER BY 1 LIMIT $2
+            """, values)
+        return try rows.map { row in
+            GroupChild(
+                position: try row.int(0), job: try row.optionalInt64(1).map { JobID($0) },
+                group: try row.optionalInt64(2).map { GroupID($0) }, name: try row.optionalString(3),
+                state: try JobState(stored: row.string(4)), output: try row.optionalString(5))
+        }
+    }
+
+    /// The output of the child of group `id` at `position` (ended: its output is final).
+    private func output(_ session: PostgresSession, of id: GroupID, at position: Int) async throws -> String? {
+        try await session.rows(
+            """
+            SELECT output::text FROM jobs
+            WHERE group_id = $1 AND state IN ('succeeded', 'failed', 'cancelled') AND group_position = $2
+            UNION ALL
+            SELECT output::text FROM groups WHERE parent_id = $1 AND position = $2
+            """, [id.rawValue, Int64(position)]
+        ).first?.optionalString(0)
     }
 
     private func result(_ session: PostgresSession, of id: GroupID) async throws -> GroupResult {

@@ -16,6 +16,7 @@ enum PostgresMigrator {
         (5, "aging", String(decoding: PackageResources._005_aging_sql, as: UTF8.self)),
         (6, "partitions", String(decoding: PackageResources._006_partitions_sql, as: UTF8.self)),
         (7, "lighter_enqueue", String(decoding: PackageResources._007_lighter_enqueue_sql, as: UTF8.self)),
+        (8, "group_children_by_state", String(decoding: PackageResources._008_group_children_by_state_sql, as: UTF8.self)),
     ]
 
     /// The newest version this library knows.
