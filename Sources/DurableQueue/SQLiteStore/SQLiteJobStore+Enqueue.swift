@@ -196,14 +196,25 @@ extension SQLiteJobStore {
 
     /// Gives job `id`, which holds `job`'s key, `job`'s input and run time if it still waits
     /// (scheduled or pending), with a history row; a running or blocked job is left as it is.
+    ///
+    /// The history row is numbered from the row read first, and the UPDATE raises the count: raising
+    /// it in an `UPDATE … RETURNING` of its own cost more than the rest of the change.
     private func debounce(_ id: JobID, with job: NewJob, now: Int64) throws {
-        guard let (state, attempts, _) = try stateRow(id), state == .scheduled || state == .pending else { return }
+        var waiting: (state: JobState, attempts: Int, eventCount: Int64)?
+        try connection.query("SELECT state, attempts, event_count FROM jobs WHERE id = ?", [id.rawValue]) { row in
+            waiting = (try JobState(stored: row.string(0)), Int(row.int64(1)), row.int64(2))
+        }
+        guard let waiting, waiting.state == .scheduled || waiting.state == .pending else { return }
         let runAt = job.runAt ?? now
         let newState: JobState = runAt > now ? .scheduled : .pending
         try connection.execute(
-            "UPDATE jobs SET input = ?2, run_at = ?3, state = ?4, updated_at = ?5 WHERE id = ?1",
+            "UPDATE jobs SET input = ?2, run_at = ?3, state = ?4, updated_at = ?5, event_count = event_count + 1 WHERE id = ?1",
             [id.rawValue, job.input, runAt, newState.rawValue, now])
-        try appendEvent(id, now: now, from: state, to: newState, attempt: attempts, reason: HistoryNote.debounced(runAt: runAt, now: now))
+        try appendEvents([
+            EventRow(
+                job: id, at: now, from: waiting.state, to: newState, attempt: waiting.attempts,
+                reason: HistoryNote.debounced(runAt: runAt, now: now), worker: nil, seq: waiting.eventCount + 1)
+        ])
     }
 
     /// Creates the queue's row with default settings unless it exists.
