@@ -246,12 +246,7 @@ extension PostgresJobStore {
             SELECT position, NULL::bigint, id, name, state, output::text FROM groups WHERE parent_id = $1
             ORDER BY 1
             """, [id.rawValue]
-        ).map { row in
-            GroupChild(
-                position: try row.int(0), job: try row.optionalInt64(1).map { JobID($0) },
-                group: try row.optionalInt64(2).map { GroupID($0) }, name: try row.optionalString(3),
-                state: try JobState(stored: row.string(4)), output: try row.optionalString(5))
-        }
+        ).map(Self.child)
     }
 
     /// The children of group `id` in one of `states`, by position, at most `limit` of them (nil:
@@ -271,12 +266,15 @@ extension PostgresJobStore {
              WHERE parent_id = $1 AND state IN (\(placeholders)) ORDER BY position LIMIT $2)
             ORDER BY 1 LIMIT $2
             """, values)
-        return try rows.map { row in
-            GroupChild(
-                position: try row.int(0), job: try row.optionalInt64(1).map { JobID($0) },
-                group: try row.optionalInt64(2).map { GroupID($0) }, name: try row.optionalString(3),
-                state: try JobState(stored: row.string(4)), output: try row.optionalString(5))
-        }
+        return try rows.map(Self.child)
+    }
+
+    /// A child as the reads of `children(_:of:)` and `children(_:of:in:limit:)` give it: position,
+    /// job or group id, name, state, output.
+    private static func child(_ row: PostgresResultRow) throws -> GroupChild {
+        GroupChild(
+            position: try row.int(0), job: try row.optionalInt64(1).map { JobID($0) }, group: try row.optionalInt64(2).map { GroupID($0) },
+            name: try row.optionalString(3), state: try JobState(stored: row.string(4)), output: try row.optionalString(5))
     }
 
     /// The output of the child of group `id` at `position` (ended: its output is final).

@@ -21,7 +21,7 @@ extension SQLiteJobStore {
                 case .complete:
                     return .complete(output: entry.output ?? "null")
                 case .inProgress:
-                    if let running = entry.job, let (state, _, _) = try stateRow(running), !state.isTerminal {
+                    if let running = entry.job, let state = try stateRow(running)?.state, !state.isTerminal {
                         return .computing(running, enqueued: false)
                     }
                 case .failed:

@@ -45,7 +45,7 @@ extension SQLiteJobStore {
     /// the group again made a cancel cost nearly twice as much (callgrind, 4,000 jobs cancelled by
     /// queue: 94,200 instructions each, 51,700 without).
     func requestCancel(_ id: JobID, now: Int64, reason: String) throws -> CancelOutcome {
-        guard let row = try cancelRow(id) else { throw DurableQueueError.jobNotFound(id) }
+        guard let row = try stateRow(id) else { throw DurableQueueError.jobNotFound(id) }
         if row.state.isTerminal { return .alreadyFinished(row.state) }
         let event = EventRow(
             job: id, at: now, from: row.state, to: row.state == .running ? .running : .cancelled, attempt: row.attempts,
@@ -70,34 +70,27 @@ extension SQLiteJobStore {
         return .cancelled
     }
 
-    /// What a cancel reads of job `id`'s row, or nil if there is no such job.
-    private func cancelRow(_ id: JobID) throws -> CancelRow? {
-        var result: CancelRow?
+    /// What a change of job `id` reads of its row first, or nil if there is no such job: the
+    /// `event_count` numbers the change's history row (its UPDATE raises the count), the group is
+    /// the one to advance if the job ends.
+    func stateRow(_ id: JobID) throws -> StateRow? {
+        var result: StateRow?
         try connection.query(
             "SELECT state, attempts, cancel_requested, event_count, group_id FROM jobs WHERE id = ?", [id.rawValue]
         ) { row in
-            result = CancelRow(
+            result = StateRow(
                 state: try JobState(stored: row.string(0)), attempts: Int(row.int64(1)), cancelRequested: row.int64(2) != 0,
                 eventCount: row.int64(3), group: row.optionalInt64(4).map { GroupID($0) })
         }
         return result
     }
 
-    /// A job's row as a cancel reads it.
-    private struct CancelRow {
+    /// A job's row as ``stateRow(_:)`` reads it.
+    struct StateRow {
         let state: JobState
         let attempts: Int
         let cancelRequested: Bool
         let eventCount: Int64
         let group: GroupID?
-    }
-
-    /// The job's state, attempt count and cancel flag, or nil if there is no such job.
-    func stateRow(_ id: JobID) throws -> (JobState, Int, Bool)? {
-        var result: (JobState, Int, Bool)?
-        try connection.query("SELECT state, attempts, cancel_requested FROM jobs WHERE id = ?", [id.rawValue]) { row in
-            result = (try JobState(stored: row.string(0)), Int(row.int64(1)), row.int64(2) != 0)
-        }
-        return result
     }
 }

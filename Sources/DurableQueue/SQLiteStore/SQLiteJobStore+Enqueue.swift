@@ -200,11 +200,7 @@ extension SQLiteJobStore {
     /// The history row is numbered from the row read first, and the UPDATE raises the count: raising
     /// it in an `UPDATE … RETURNING` of its own cost more than the rest of the change.
     private func debounce(_ id: JobID, with job: NewJob, now: Int64) throws {
-        var waiting: (state: JobState, attempts: Int, eventCount: Int64)?
-        try connection.query("SELECT state, attempts, event_count FROM jobs WHERE id = ?", [id.rawValue]) { row in
-            waiting = (try JobState(stored: row.string(0)), Int(row.int64(1)), row.int64(2))
-        }
-        guard let waiting, waiting.state == .scheduled || waiting.state == .pending else { return }
+        guard let waiting = try stateRow(id), waiting.state == .scheduled || waiting.state == .pending else { return }
         let runAt = job.runAt ?? now
         let newState: JobState = runAt > now ? .scheduled : .pending
         try connection.execute(

@@ -164,13 +164,12 @@ extension SQLiteJobStore {
                 return try end(id, as: stopped.state == .failed ? .failed : .cancelled, children: [], now: now,
                                reason: "\(what) \(stopped.state.rawValue)")
             }
-            let active = try children(of: id, in: Self.activeStates, limit: 1)
-            let next = try children(of: id, in: ["blocked"], limit: 1).first
-            guard let next else {
-                if active.isEmpty { try end(id, as: .succeeded, children: try children(of: id), now: now, reason: "every step succeeded") }
+            let active = try activeChildCount(of: id)
+            guard let next = try children(of: id, in: ["blocked"], limit: 1).first else {
+                if active == 0 { try end(id, as: .succeeded, children: try children(of: id), now: now, reason: "every step succeeded") }
                 return
             }
-            guard active.isEmpty else { return }
+            guard active == 0 else { return }
             try start(next, of: id, previousOutput: next.position > 0 ? try output(of: id, at: next.position - 1) : nil, now: now)
         case .concurrent:
             let active = try activeChildCount(of: id)
@@ -191,9 +190,6 @@ extension SQLiteJobStore {
 
     /// The states of a child that has not ended: blocked (not started) or active.
     private static let unfinishedStates = ["blocked", "scheduled", "pending", "running"]
-
-    /// The states of a child started and not yet ended (``GroupChild/isActive``).
-    private static let activeStates = ["scheduled", "pending", "running"]
 
     /// Records the group's end (with the children's outputs by name when it succeeded) and lets its
     /// parent go on.
@@ -261,14 +257,16 @@ extension SQLiteJobStore {
             SELECT position, NULL, id, name, state, output FROM groups WHERE parent_id = ?1
             ORDER BY 1
             """, [id.rawValue]
-        ) { row in
-            children.append(
-                GroupChild(
-                    position: Int(row.int64(0)), job: row.optionalInt64(1).map { JobID($0) },
-                    group: row.optionalInt64(2).map { GroupID($0) }, name: row.optionalString(3),
-                    state: try JobState(stored: row.string(4)), output: row.optionalString(5)))
-        }
+        ) { row in children.append(try Self.child(row)) }
         return children
+    }
+
+    /// A child as the reads of ``children(of:)`` and ``children(of:in:limit:)`` give it: position,
+    /// job or group id, name, state, output.
+    private static func child(_ row: Row) throws -> GroupChild {
+        GroupChild(
+            position: Int(row.int64(0)), job: row.optionalInt64(1).map { JobID($0) }, group: row.optionalInt64(2).map { GroupID($0) },
+            name: row.optionalString(3), state: try JobState(stored: row.string(4)), output: row.optionalString(5))
     }
 
     /// The children of group `id` in one of `states`, by position, at most `limit` of them:
@@ -276,13 +274,7 @@ extension SQLiteJobStore {
     private func children(of id: GroupID, in states: [String], limit: Int? = nil) throws -> [GroupChild] {
         var children: [GroupChild] = []
         let arguments: [(any SQLiteBindable)?] = [id.rawValue, limit ?? -1] + states
-        let read = { (row: Row) in
-            children.append(
-                GroupChild(
-                    position: Int(row.int64(0)), job: row.optionalInt64(1).map { JobID($0) },
-                    group: row.optionalInt64(2).map { GroupID($0) }, name: row.optionalString(3),
-                    state: try JobState(stored: row.string(4)), output: row.optionalString(5)))
-        }
+        let read = { (row: Row) in children.append(try Self.child(row)) }
         try connection.query(Self.childJobsStatements[states.count - 1], arguments, row: read)
         try connection.query(Self.childGroupsStatements[states.count - 1], arguments, row: read)
         children.sort { $0.position < $1.position }
@@ -318,7 +310,8 @@ extension SQLiteJobStore {
         Int(try connection.scalarInt64(Self.activeChildCountStatement, [id.rawValue]) ?? 0)
     }
 
-    /// The number of active children (jobs and groups) of group `?1`.
+    /// The number of active children (jobs and groups: scheduled, pending or running, as
+    /// ``GroupChild/isActive``) of group `?1`.
     static let activeChildCountStatement = """
         SELECT (SELECT count(*) FROM jobs WHERE group_id = ?1 AND state IN ('scheduled', 'pending', 'running'))
              + (SELECT count(*) FROM groups WHERE parent_id = ?1 AND state IN ('scheduled', 'pending', 'running'))
