@@ -43,10 +43,12 @@ extension PostgresJobStore {
         guard !queues.isEmpty else { return [] }
         let first = Int(request.rotation.magnitude % UInt(queues.count))
         var claimed: [ClaimedJob] = []
+        var holdsQueueLock = false
         for offset in 0..<queues.count where claimed.count < request.room {
             let (queue, hasPending) = queues[(first + offset) % queues.count]
             guard hasPending, !queue.suspended, queue.nextStart <= request.now else { continue }
-            claimed += try await claim(session, queue: queue, limit: request.room - claimed.count, request: request)
+            claimed += try await claim(
+                session, queue: queue, limit: request.room - claimed.count, request: request, holdsQueueLock: &holdsQueueLock)
         }
         return claimed
     }
@@ -54,13 +56,24 @@ extension PostgresJobStore {
     /// Claims up to `limit` jobs of `queue`. A limited queue is locked first (an advisory lock that
     /// lasts until the transaction ends, taken in its own statement so that the counts read after it
     /// see every claim committed before), then its starts are counted.
-    private func claim(_ session: PostgresSession, queue: QueueStartSettings, limit: Int, request: ClaimRequest) async throws
-        -> [ClaimedJob]
-    {
+    ///
+    /// A claim waits for a queue's lock only while it holds no other (`holdsQueueLock` false):
+    /// claims visit queues in rotations of their own, and two that each held one queue's lock while
+    /// waiting for the other's would deadlock. Holding one, it takes the next only if it is free,
+    /// and otherwise leaves that queue to the claim that has it.
+    private func claim(
+        _ session: PostgresSession, queue: QueueStartSettings, limit: Int, request: ClaimRequest, holdsQueueLock: inout Bool
+    ) async throws -> [ClaimedJob] {
         var slots = limit
         var settings = queue
         if queue.isLimited {
-            try await session.rows(LockQueue.self, ["durablequeue:\(schema):\(queue.name)"])
+            let lock = "durablequeue:\(schema):\(queue.name)"
+            if holdsQueueLock {
+                guard try await session.rows(TryLockQueue.self, [lock]).first?.bool(0) == true else { return [] }
+            } else {
+                try await session.rows(LockQueue.self, [lock])
+            }
+            holdsQueueLock = true
             guard let row = try await session.rows(LimitedQueueState.self, [queue.name, request.now]).first else { return [] }
             settings = try QueueStartSettings(row)
             guard !settings.suspended, settings.nextStart <= request.now else { return [] }
@@ -113,6 +126,13 @@ extension PostgresJobStore {
         static let sql = "SELECT pg_advisory_xact_lock(hashtext($1))"
     }
 
+    /// Takes the advisory lock named `$1` until the transaction ends if no other transaction holds
+    /// it; whether it did.
+    private enum TryLockQueue: PreparedSQL {
+        static let name = "durablequeue_try_lock_queue"
+        static let sql = "SELECT pg_try_advisory_xact_lock(hashtext($1))"
+    }
+
     /// Queue `$1`'s settings as ``QueueStates`` reads them, then how many of its jobs run and how
     /// many starts its rate limit counts at `$2`.
     private enum LimitedQueueState: PreparedSQL {
@@ -135,8 +155,9 @@ extension PostgresJobStore {
     /// throttled one comes before it (looked for only when one was picked: comparing every pair
     /// took a third of the statement's time). The picked rows are updated through the primary key
     /// whatever the plan guesses of `LIMIT $4` (a plan made once for any room guessed a tenth of
-    /// the table and joined it whole). Registers the worker as alive until the lease ends. The rows
-    /// come back in no particular order.
+    /// the table and joined it whole). Registers the worker as alive until the lease ends, without
+    /// waiting: its row is inserted when it has none, and moved on unless another transaction of
+    /// the worker holds it (which moves it as far). The rows come back in no particular order.
     package enum ClaimNext: PreparedSQL {
         package static let name = "durablequeue_claim"
         package static let sql = """
@@ -169,10 +190,13 @@ extension PostgresJobStore {
                 SELECT id, $7, 'pending', 'running', attempts, 'claimed', $5 FROM claimed
             ),
             worker AS (
+                UPDATE workers AS w SET alive_until = greatest(w.alive_until, $6), updated_at = $7
+                WHERE w.id = (SELECT id FROM workers WHERE id = $5 FOR UPDATE SKIP LOCKED) AND EXISTS (SELECT 1 FROM claimed)
+            ),
+            new_worker AS (
                 INSERT INTO workers (id, alive_until, updated_at)
-                SELECT $5, $6, $7 WHERE EXISTS (SELECT 1 FROM claimed)
-                ON CONFLICT (id) DO UPDATE SET alive_until = greatest(workers.alive_until, excluded.alive_until),
-                                               updated_at = excluded.updated_at
+                SELECT $5, $6, $7 WHERE EXISTS (SELECT 1 FROM claimed) AND NOT EXISTS (SELECT 1 FROM workers WHERE id = $5)
+                ON CONFLICT (id) DO NOTHING
             )
             SELECT * FROM claimed
             """

@@ -12,27 +12,58 @@ extension PostgresJobStore {
 
     /// Extends the leases of `attempts` that `owner` still holds (a heartbeat) and its row in
     /// `workers`, in one statement; returns the attempts still held, with their cancel flags.
+    ///
+    /// The heartbeat never waits for a row lock: it locks the rows it renews in id order with
+    /// `SKIP LOCKED`, so a row another transaction holds (most often this worker's own ending being
+    /// recorded, or a cancel) is not renewed this time. Such an attempt is still reported held, as
+    /// the last committed row shows it (``HeldLease/isRenewed`` false): the next heartbeat renews it
+    /// or finds it gone. A statement that never waits takes no part in a deadlock.
     package func renewLeases(_ attempts: [AttemptID], owner: String, expiresAt: Int64) async throws -> [HeldLease] {
         try await write("renew the leases of worker '\(owner)'", notify: false, transaction: false) { session in
-            try await session.rows(
-                """
-                WITH renewed AS (
-                    UPDATE jobs AS j SET lease_expires_at = $4
-                    FROM unnest($1::bigint[], $2::bigint[]) AS a(id, attempt)
-                    WHERE j.id = a.id AND j.attempts = a.attempt AND j.state = 'running' AND j.lease_owner = $3
-                    RETURNING j.id, j.attempts, j.cancel_requested
-                ),
-                worker AS (
-                    INSERT INTO workers (id, alive_until, updated_at) VALUES ($3, $4, now_ms())
-                    ON CONFLICT (id) DO UPDATE SET alive_until = greatest(workers.alive_until, excluded.alive_until),
-                                                   updated_at = excluded.updated_at
-                )
-                SELECT * FROM renewed
-                """, [attempts.map(\.job.rawValue), attempts.map { Int64($0.number) }, owner, expiresAt]
-            ).map { row in
-                HeldLease(attempt: AttemptID(job: JobID(try row.int64(0)), number: try row.int(1)), cancelRequested: try row.bool(2))
-            }
+            try await session.rows(RenewLeases.self, [attempts.map(\.job.rawValue), attempts.map { Int64($0.number) }, owner, expiresAt])
+                .map { row in
+                    HeldLease(
+                        attempt: AttemptID(job: JobID(try row.int64(0)), number: try row.int(1)), cancelRequested: try row.bool(2),
+                        isRenewed: try row.bool(3))
+                }
         }
+    }
+
+    /// The heartbeat of ``renewLeases(_:owner:expiresAt:)``: attempts `$1` (ids) and `$2` (numbers)
+    /// of worker `$3`, renewed until `$4`. `current` reads the rows by primary key (a condition on
+    /// `state` there let the planner walk idx_jobs_running, dead entries and all: 100 ms and more
+    /// under a busy drain, with the rows locked); `held` keeps those as last committed, unlocked;
+    /// `locked` locks those it can at once; the others are returned held but not renewed. The
+    /// worker's row in `workers` (made by the claim that took its first attempt) is renewed too,
+    /// unless a claim of the worker's holds it: that claim moves it as far.
+    private enum RenewLeases: PreparedSQL {
+        static let name = "durablequeue_renew_leases"
+        static let sql = """
+            WITH current AS MATERIALIZED (
+                SELECT id, attempts, cancel_requested, state, lease_owner FROM jobs WHERE id = ANY($1::bigint[])
+            ),
+            held AS (
+                SELECT c.id, c.attempts, c.cancel_requested
+                FROM current AS c JOIN unnest($1::bigint[], $2::bigint[]) AS a(id, attempt) ON c.id = a.id AND c.attempts = a.attempt
+                WHERE c.state = 'running' AND c.lease_owner = $3
+            ),
+            locked AS (
+                SELECT j.id FROM jobs AS j JOIN held ON j.id = held.id
+                WHERE j.state = 'running' AND j.lease_owner = $3 AND j.attempts = held.attempts
+                ORDER BY j.id
+                FOR UPDATE OF j SKIP LOCKED
+            ),
+            renewed AS (
+                UPDATE jobs AS j SET lease_expires_at = $4 FROM locked WHERE j.id = locked.id
+                RETURNING j.id, j.cancel_requested
+            ),
+            worker AS (
+                UPDATE workers AS w SET alive_until = greatest(w.alive_until, $4), updated_at = now_ms()
+                WHERE w.id = (SELECT id FROM workers WHERE id = $3 FOR UPDATE SKIP LOCKED)
+            )
+            SELECT held.id, held.attempts, coalesce(renewed.cancel_requested, held.cancel_requested), renewed.id IS NOT NULL
+            FROM held LEFT JOIN renewed ON renewed.id = held.id
+            """
     }
 
     /// Takes back running jobs whose lease expired before `now`, or whose worker is one of
@@ -40,9 +71,8 @@ extension PostgresJobStore {
     /// `failed` with no attempt left. Rows another transaction holds (an ending being recorded) are
     /// left for the next round.
     ///
-    /// A worker's heartbeat renews its leases and its `workers` row together, and the row never
-    /// ends before the worker's leases: a worker whose heartbeat lapsed is found through its jobs'
-    /// expired leases, on whatever host it ran.
+    /// A worker whose heartbeat lapsed is found through its jobs' expired leases, on whatever host
+    /// it ran (its `workers` row, renewed by its claims and heartbeats, is for people to read).
     package func recoverExpiredLeases(now: Int64, deadOwners: [String]) async throws -> [RecoveredJob] {
         try await write("recover jobs with expired leases") { [self] session in
             let expired = try await session.rows(

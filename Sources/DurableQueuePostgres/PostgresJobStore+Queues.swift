@@ -58,18 +58,24 @@ extension PostgresJobStore {
             ])
         knownQueues.withLock { _ = $0.insert(queue.name) }
         if let previous, previous.mode != queue.mode {
-            // order_key is +id on FIFO queues and -id on LIFO queues: flip it for unfinished jobs.
+            // order_key is +id on FIFO queues and -id on LIFO queues: flip it for unfinished jobs,
+            // their rows locked in id order as every statement locking several jobs does.
             try await session.execute(
-                "UPDATE jobs SET order_key = -order_key WHERE queue = $1 AND state IN ('scheduled', 'pending', 'blocked', 'running')",
-                [queue.name])
+                """
+                UPDATE jobs SET order_key = -order_key
+                WHERE id IN (SELECT id FROM jobs WHERE queue = $1 AND state IN ('scheduled', 'pending', 'blocked', 'running')
+                             ORDER BY id FOR UPDATE)
+                """, [queue.name])
         }
         let previousInterval = previous?.throttle?.interval ?? .zero
         if previous != nil, previousInterval != throttle.interval, throttle.mutability != .none {
             try await session.execute(
                 """
                 UPDATE jobs SET throttle_interval_ms = $2, throttle_interval_source = 'queue'
-                WHERE queue = $1 AND state IN ('scheduled', 'pending', 'blocked')
-                  AND ($3 = 'all' OR throttle_interval_source = 'queue')
+                WHERE id IN (SELECT id FROM jobs
+                             WHERE queue = $1 AND state IN ('scheduled', 'pending', 'blocked')
+                               AND ($3 = 'all' OR throttle_interval_source = 'queue')
+                             ORDER BY id FOR UPDATE)
                 """, [queue.name, throttle.interval.milliseconds, throttle.mutability.rawValue])
         }
         if queue.throttle == nil && queue.rateLimit == nil {

@@ -11,9 +11,10 @@
 //   durableq-test-worker cache PATH LOG KEY
 //       Runs an engine and asks the "step" cache for KEY (computed by a "step" job of up to 300 ms, input
 //       41); prints "value N".
-//   durableq-test-worker work PATH LOG [--until-done] [--lease-ms N] [--job-ms N] [--max-jobs N] [--storage-timeout-ms N]
-//                                  [--announce-starts] [--ignore-cancel]
-//       Runs a JobQueue engine (at most N jobs at once, default 16; giving up on failing writes after
+//   durableq-test-worker work PATH LOG [--until-done] [--lease-ms N] [--heartbeat-ms N] [--job-ms N] [--max-jobs N]
+//                                  [--storage-timeout-ms N] [--announce-starts] [--ignore-cancel]
+//       Runs a JobQueue engine (leases of --lease-ms, default 1,000, renewed every --heartbeat-ms, default a
+//       third of the lease; at most N jobs at once, default 16; giving up on failing writes after
 //       --storage-timeout-ms, default 30 s: it then exits 1 with the error) with the "record" job type, whose attempts append "start ID ATTEMPT PID MS"
 //       lines to LOG, take 1 to N (default 8) ms, then append "finish ID ATTEMPT PID MS" when they return
 //       a value, and "end ID ATTEMPT PID MS" however they end (MS: the wall clock in ms since 1970).
@@ -125,14 +126,14 @@ func openQueue(
 
 /// Runs the engine; with `untilDone`, stops it once every job has finished.
 func work(
-    path: String, logPath: String, untilDone: Bool, leaseMilliseconds: Int64, jobMilliseconds: Int, maxJobs: Int,
-    storageTimeoutMilliseconds: Int, announcesStarts: Bool, ignoresCancellation: Bool
+    path: String, logPath: String, untilDone: Bool, leaseMilliseconds: Int64, heartbeatMilliseconds: Int64?, jobMilliseconds: Int,
+    maxJobs: Int, storageTimeoutMilliseconds: Int, announcesStarts: Bool, ignoresCancellation: Bool
 ) async throws {
     var logger = Logger(label: "worker") { StreamLogHandler.standardError(label: $0) }
     logger.logLevel = .debug
     let configuration = JobQueue.Configuration(
         maxConcurrentJobs: maxJobs, leaseDuration: .milliseconds(leaseMilliseconds),
-        heartbeatInterval: .milliseconds(leaseMilliseconds / 3), pollInterval: .milliseconds(20),
+        heartbeatInterval: .milliseconds(heartbeatMilliseconds ?? leaseMilliseconds / 3), pollInterval: .milliseconds(20),
         storageFailureTimeout: .milliseconds(storageTimeoutMilliseconds))
     let queue = try await openQueue(path, configuration: configuration, logger: logger)
     let recorder = AttemptRecorder(
@@ -196,7 +197,8 @@ do {
         }
         try await work(
             path: arguments[2], logPath: arguments[3], untilDone: rest.contains("--until-done"),
-            leaseMilliseconds: Int64(number(after: "--lease-ms") ?? 1_000), jobMilliseconds: number(after: "--job-ms") ?? 8,
+            leaseMilliseconds: Int64(number(after: "--lease-ms") ?? 1_000),
+            heartbeatMilliseconds: number(after: "--heartbeat-ms").map(Int64.init), jobMilliseconds: number(after: "--job-ms") ?? 8,
             maxJobs: number(after: "--max-jobs") ?? 16, storageTimeoutMilliseconds: number(after: "--storage-timeout-ms") ?? 30_000,
             announcesStarts: rest.contains("--announce-starts"), ignoresCancellation: rest.contains("--ignore-cancel"))
     case "sqlite-memory" where arguments.count >= 3:
@@ -215,7 +217,7 @@ do {
             try await group.waitForAll()
         }
     default:
-        FileHandle.standardError.write(Data("usage: durableq-test-worker enqueue PATH COUNT | compose PATH | cache PATH LOG KEY | sqlite-memory PATH [--initialize-first] | tick PATH LOG | work PATH LOG [--until-done] [--lease-ms N] [--job-ms N] [--max-jobs N] [--storage-timeout-ms N] [--announce-starts] [--ignore-cancel]\n".utf8))
+        FileHandle.standardError.write(Data("usage: durableq-test-worker enqueue PATH COUNT | compose PATH | cache PATH LOG KEY | sqlite-memory PATH [--initialize-first] | tick PATH LOG | work PATH LOG [--until-done] [--lease-ms N] [--heartbeat-ms N] [--job-ms N] [--max-jobs N] [--storage-timeout-ms N] [--announce-starts] [--ignore-cancel]\n".utf8))
         exit(2)
     }
 } catch {

@@ -9,12 +9,54 @@ import Foundation
 /// user `postgres` on 127.0.0.1) instead.
 package enum TestPostgresServer {
     /// The port of the running server (started on first use).
-    package static func port() async throws -> Int { try await started.value }
+    package static func port() async throws -> Int { try await started.value.port }
 
-    /// A `postgres://` URL for schema `schema` of the server's database. Each store opens at most
-    /// four connections (and one that listens): many tests run at once, each with a store or several.
-    package static func url(schema: String) async throws -> String {
-        "postgres://postgres@127.0.0.1:\(try await port())/postgres?schema=\(schema)&sslmode=disable&max_connections=4"
+    /// A `postgres://` URL for schema `schema` of database `database` (by default the server's
+    /// own). Each store opens at most four connections (and one that listens): many tests run at
+    /// once, each with a store or several.
+    package static func url(schema: String, database: String = "postgres") async throws -> String {
+        "postgres://postgres@127.0.0.1:\(try await port())/\(database)?schema=\(schema)&sslmode=disable&max_connections=4"
+    }
+
+    /// Creates database `name` (lower-case letters, digits and `_`) unless it exists: for a test
+    /// that reads the server's statistics or log of its own database alone.
+    package static func createDatabase(_ name: String) async throws {
+        guard name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") }) else {
+            throw ServerError("'\(name)' is not a plain database name")
+        }
+        let exists = try await query("SELECT count(*) FROM pg_database WHERE datname = '\(name)'")
+        if exists == "0" { _ = try await query("CREATE DATABASE \(name)") }
+    }
+
+    /// How many deadlocks the server detected in database `name` (`pg_stat_database`), as the
+    /// server's statistics show them: a backend reports its own when its transaction or session ends.
+    package static func deadlocks(inDatabase name: String) async throws -> Int {
+        let text = try await query("SELECT coalesce(sum(deadlocks), 0) FROM pg_stat_database WHERE datname = '\(name)'")
+        guard let count = Int(text) else { throw ServerError("no deadlock count for database \(name): \(text)") }
+        return count
+    }
+
+    /// The server log's lines about database `name` that tell of a deadlock or of a lock waited for
+    /// longer than `deadlock_timeout` (the server runs with `log_lock_waits` on); nil when the
+    /// server was started elsewhere and its log is not known.
+    package static func lockProblems(inDatabase name: String) async throws -> [String]? {
+        guard let log = try await started.value.log else { return nil }
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").map(String.init).filter { line in
+            line.contains(" db=\(name) ") && (line.contains("deadlock detected") || line.contains("still waiting for"))
+        }
+    }
+
+    /// What `psql` prints for `sql` (one value, unaligned), run on the server's own database.
+    private static func query(_ sql: String) async throws -> String {
+        let bin = try binaries()
+        let port = try await port()
+        return try await onOwnThread {
+            Result {
+                try output(of: ["\(bin)/psql", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-X", "-t", "-A", "-c", sql])
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+        }.get()
     }
 
     /// A schema name of its own for the store in `directory`: the same directory, the same schema
@@ -25,9 +67,17 @@ package enum TestPostgresServer {
 
     /// The start, on a thread of its own: initdb and pg_ctl take seconds, and waiting for them on
     /// the tests' cooperative threads (two on a 2-core machine) stalled every other test meanwhile.
-    private static let started = Task<Int, any Error> {
-        if let port = ProcessInfo.processInfo.environment["DURABLEQUEUE_TEST_POSTGRES_PORT"].flatMap(Int.init) { return port }
+    private static let started = Task<Running, any Error> {
+        if let port = ProcessInfo.processInfo.environment["DURABLEQUEUE_TEST_POSTGRES_PORT"].flatMap(Int.init) {
+            return Running(port: port, log: nil)
+        }
         return try await onOwnThread { Result { try start() } }.get()
+    }
+
+    /// The server's port, and its log file when the tests started it.
+    private struct Running: Sendable {
+        var port: Int
+        var log: String?
     }
 
     /// How many connections the server has in each state, and what every busy one is doing
@@ -92,7 +142,7 @@ package enum TestPostgresServer {
         return "/usr/lib/postgresql/\(newest)/bin"
     }
 
-    private static func start() throws -> Int {
+    private static func start() throws -> Running {
         let bin = try binaries()
         let directory = try TemporaryDirectory(in: memoryBackedDirectory ?? FileManager.default.temporaryDirectory)
         let data = directory.path("data")
@@ -103,6 +153,13 @@ package enum TestPostgresServer {
             try run(["/bin/chown", "postgres:postgres", directory.url.path])
         }
         try run(runAs + ["\(bin)/initdb", "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"])
+        // Lock waits longer than deadlock_timeout (1 s) and deadlocks are logged, each line with its
+        // database, for the tests that must show there are none.
+        let settings = "log_lock_waits = on\nlog_line_prefix = '%m [%p] db=%d '\n"
+        let configuration = try FileHandle(forWritingTo: URL(fileURLWithPath: data + "/postgresql.conf"))
+        try configuration.seekToEnd()
+        try configuration.write(contentsOf: Data(settings.utf8))
+        try configuration.close()
         let port = try freePort()
         let options = [
             "-p \(port)", "-k \(directory.url.path)", "-c listen_addresses=127.0.0.1", "-c max_connections=600",
@@ -115,7 +172,7 @@ package enum TestPostgresServer {
             throw ServerError("PostgreSQL did not start: \(error)\n\(output)")
         }
         Stopper.register(stop: runAs + ["\(bin)/pg_ctl", "-D", data, "-m", "immediate", "stop"], directory: directory)
-        return port
+        return Running(port: port, log: log)
     }
 
     /// Runs `arguments` and waits for it (posix_spawn and waitpid: nothing else reaps it); its

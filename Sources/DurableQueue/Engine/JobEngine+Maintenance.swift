@@ -45,7 +45,7 @@ extension JobEngine {
             let held = try await store.renewLeases(running, owner: configuration.workerID, expiresAt: expiresAt)
             storageSucceeded()
             let heldAttempts = Set(held.map(\.attempt))
-            state.renewed(heldAttempts, until: expiresAt)
+            state.renewed(held.filter(\.isRenewed).map(\.attempt), until: expiresAt)
             for attempt in running where !heldAttempts.contains(attempt) { state.stop(attempt, .leaseLost) }
             for lease in held where lease.cancelRequested { state.stop(lease.attempt, .cancelRequested) }
         } catch {

@@ -24,7 +24,9 @@ public struct ScheduleRule: Sendable, Hashable {
     public enum MissedTicks: Sendable, Hashable {
         /// Enqueue nothing for them; go on at the next tick.
         case skip
-        /// Enqueue one job for all of them together (stamped with the latest). The default.
+        /// Run them once: if a tick is on time in the same firing, its job stands for them and
+        /// nothing more is enqueued (a second job would redo the same work at once); otherwise one
+        /// job for all of them, stamped with the latest. The default.
         case runOnce
         /// Enqueue one job for each, at most the latest `max` of them.
         case catchUp(max: Int)

@@ -43,7 +43,9 @@ package protocol JobStore: AnyObject, Sendable {
         -> Bool
 
     /// Extends the leases of `attempts` (a heartbeat); returns those `owner` still holds, with
-    /// their cancel flags.
+    /// their cancel flags. A heartbeat never waits for a lock that another transaction holds on a
+    /// job's row (it could be waiting for this worker): such an attempt is returned held but not
+    /// renewed (``HeldLease/isRenewed``). An attempt missing from the result lost its lease.
     func renewLeases(_ attempts: [AttemptID], owner: String, expiresAt: Int64) async throws -> [HeldLease]
 
     /// Gives running attempts back without counting them (shutdown); returns those released.

@@ -3,10 +3,15 @@ package struct HeldLease: Sendable, Hashable {
     package var attempt: AttemptID
     /// Set when someone asked to cancel the job: the worker must stop it.
     package var cancelRequested: Bool
+    /// Whether the heartbeat extended the lease. False when another transaction held the job's row
+    /// at that moment (a store whose heartbeat never waits for a lock skips it): the attempt is still
+    /// held, its lease unchanged until the next heartbeat.
+    package var isRenewed: Bool
 
-    package init(attempt: AttemptID, cancelRequested: Bool) {
+    package init(attempt: AttemptID, cancelRequested: Bool, isRenewed: Bool = true) {
         self.attempt = attempt
         self.cancelRequested = cancelRequested
+        self.isRenewed = isRenewed
     }
 }
 

@@ -29,6 +29,21 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
         try await PostgresJobStore(PostgresStorage(url: try await TestPostgresServer.url(schema: TestPostgresServer.schema(for: directory))))
     }
 
+    /// A database of its own on the test server (schema `durablequeue`), for a test that reads
+    /// the server's statistics or log of that database: they then tell of this test alone.
+    static let postgresOwnDatabase = StoreBackend(name: "PostgreSQL", location: ownDatabaseURL) { directory in
+        try await PostgresJobStore(PostgresStorage(url: try await ownDatabaseURL(directory)))
+    }
+
+    /// The database of ``postgresOwnDatabase`` for `directory` (created on first use), named as
+    /// ``TestPostgresServer/schema(for:)`` names schemas.
+    static func ownDatabase(_ directory: TemporaryDirectory) -> String { TestPostgresServer.schema(for: directory) }
+
+    private static func ownDatabaseURL(_ directory: TemporaryDirectory) async throws -> String {
+        try await TestPostgresServer.createDatabase(ownDatabase(directory))
+        return try await TestPostgresServer.url(schema: "durablequeue", database: ownDatabase(directory))
+    }
+
     /// Waits until what worker process `pid`, just killed, sent the store has taken effect: at once
     /// on SQLite (an unfinished transaction dies with its process); on PostgreSQL once the server
     /// has closed the process's connections (a COMMIT sent before the kill still commits).

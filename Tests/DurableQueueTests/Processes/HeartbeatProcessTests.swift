@@ -1,0 +1,64 @@
+import DurableQueueTestSupport
+import Foundation
+import Testing
+
+@testable import DurableQueue
+
+/// Worker processes with short leases and fast heartbeats, none killed or frozen: a heartbeat never
+/// waits on an ending, of its own process or another, so the server detects no deadlock, no live
+/// worker loses a lease and no ending is held up.
+@Suite(.serialized, .tags(.crash), .timeLimit(.minutes(5))) struct HeartbeatProcessTests {
+    @Test(arguments: [StoreBackend.sqlite, .postgresOwnDatabase])
+    func fastHeartbeatsNeitherDeadlockWithEndingsNorLoseALiveWorkersLeases(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try await backend.location(directory)
+        let logPath = directory.path("work.log")
+        let count = 3_000
+        let leaseMilliseconds: Int64 = 3_000
+        let store = try await prefillRecordJobs(count, queue: "beat", on: backend, in: directory)
+
+        // Heartbeats every 10 ms, each over the up to 32 attempts a worker runs, while attempts of
+        // up to 60 ms end all the time: the rows a heartbeat renews are those its endings lock.
+        let arguments = [
+            "work", path, logPath, "--until-done", "--lease-ms", "\(leaseMilliseconds)", "--heartbeat-ms", "10", "--job-ms", "60",
+            "--max-jobs", "32",
+        ]
+        let workers = try (0..<3).map { try WorkerProcess(arguments, errorLog: directory.path("worker-\($0).err")) }
+        for worker in workers { #expect(await worker.waitForLine("ready")) }
+        for worker in workers { #expect(await worker.waitForExit() == 0) }
+        for worker in workers { try await backend.settleAfterKill(ofProcess: worker.process.processIdentifier) }
+
+        let records = try await store.jobs(JobFilter(limit: 2 * count))
+        #expect(records.count == count && records.allSatisfy { $0.state == .succeeded })
+        #expect(try await store.historyIsConsistent())
+        // No lease was taken back: every job ran once, in one attempt.
+        let log = try WorkLog(path: logPath)
+        #expect(log.starts.count == count, "\(log.starts.count - count) attempt(s) more than jobs: leases were lost")
+        let returned = Dictionary(log.finishes.map { ([$0.job, Int64($0.attempt), Int64($0.pid)], $0.at) }, uniquingKeysWith: min)
+        var latest: Int64 = 0
+        var recovered: [JobID] = []
+        for record in records {
+            let history = try await store.history(of: record.id)
+            if history.contains(where: { $0.reason?.contains("stopped during attempt") == true }) { recovered.append(record.id) }
+            let success = try #require(history.first { $0.to == .succeeded }, "job \(record.id)")
+            let pid = Int64(LocalWorker(success.worker ?? "")?.processID ?? -1)
+            let end = try #require(returned[[record.id.rawValue, Int64(success.attempt), pid]], "job \(record.id): no handler returned")
+            latest = max(latest, success.at - end)
+        }
+        #expect(recovered.isEmpty, "jobs taken back from a live worker: \(recovered)")
+        // An ending caught in a deadlock waits deadlock_timeout (1 s) at least, two in a row twice as
+        // long; on a busy 2-core machine a statement alone may take 100 ms. At most half the lease.
+        #expect(latest < leaseMilliseconds / 2, "an ending was recorded \(latest) ms after its handler returned")
+        print("heartbeat test (\(backend.name)): the latest ending recorded \(latest) ms after its handler returned")
+
+        guard backend.name == StoreBackend.postgres.name else { return }
+        let database = StoreBackend.ownDatabase(directory)
+        if let problems = try await TestPostgresServer.lockProblems(inDatabase: database) {
+            #expect(problems.isEmpty, "the server log tells of deadlocks or long lock waits:\n\(problems.joined(separator: "\n"))")
+        }
+        // A backend reports its deadlocks to the statistics when its session ends (the workers' have).
+        try await Task.sleep(for: .seconds(1))
+        #expect(try await TestPostgresServer.deadlocks(inDatabase: database) == 0)
+    }
+}
