@@ -61,7 +61,8 @@ extension PostgresJobStore {
                 UPDATE workers AS w SET alive_until = greatest(w.alive_until, $4), updated_at = now_ms()
                 WHERE w.id = (SELECT id FROM workers WHERE id = $3 FOR UPDATE SKIP LOCKED)
             )
-            SELECT held.id, held.attempts, coalesce(renewed.cancel_requested, held.cancel_requested), renewed.id IS NOT NULL
+            SELECT held.id, held.attempts, coalesce(renewed.cancel_requested, held.cancel_requested),
+                   (renewed.id IS NOT NULL)::int
             FROM held LEFT JOIN renewed ON renewed.id = held.id
             """
     }

@@ -15,7 +15,7 @@ import Testing
         return (job["history"] as? [[String: Any]] ?? []).map { "\($0["to_state"] as? String ?? "?"):\($0["reason"] as? String ?? "")" }
     }
 
-    @Test(arguments: Backend.allCases) func cancelAndRetryNeedTheTokenAndAppearInTheHistory(_ backend: Backend) async throws {
+    @Test(arguments: Backend.available) func cancelAndRetryNeedTheTokenAndAppearInTheHistory(_ backend: Backend) async throws {
         try await DashboardFixture.with(backend) { fixture in
             let job = try await fixture.workers.enqueue(Echo.self, "waiting", options: EnqueueOptions(delay: .seconds(3600)))
             let before = try await history(fixture, job.id)
@@ -48,7 +48,7 @@ import Testing
         }
     }
 
-    @Test(arguments: Backend.allCases) func pauseAndResumeAQueue(_ backend: Backend) async throws {
+    @Test(arguments: Backend.available) func pauseAndResumeAQueue(_ backend: Backend) async throws {
         try await DashboardFixture.with(backend) { fixture in
             _ = try await fixture.workers.enqueue(Echo.self, "x", options: EnqueueOptions(queue: "mail"))
             #expect(try await fixture.send("/api/queues/mail/pause", method: .POST).status == 403)
@@ -125,7 +125,7 @@ import Testing
         }
     }
 
-    @Test(arguments: Backend.allCases) func livePagesHearOfChangesFromOtherProcessesAndTheirOwnActions(_ backend: Backend) async throws {
+    @Test(arguments: Backend.available) func livePagesHearOfChangesFromOtherProcessesAndTheirOwnActions(_ backend: Backend) async throws {
         try await DashboardFixture.with(backend) { fixture in
             var request = HTTPClientRequest(url: fixture.base + "/api/events")
             request.method = .GET

@@ -7,7 +7,8 @@ import Testing
 /// The dashboard in a real headless Chromium: pages render, their script starts live updates,
 /// actions are enabled by the token URL, and phone-width screenshots come out. Set
 /// `DQ_SCREENSHOTS` to a directory to keep the screenshots (the README's come from here).
-@Suite(.timeLimit(.minutes(3))) struct DashboardBrowserTests {
+@Suite(.timeLimit(.minutes(3)), .enabled(if: TestEnvironment.serversEnabled, Comment(rawValue: TestEnvironment.skipReason)))
+struct DashboardBrowserTests {
     /// A queue of mail, a throttled API queue, a sequence, a schedule and a failed job with progress.
     private func populate(_ queue: JobQueue) async throws -> JobID {
         try await queue.configure(QueueConfiguration("api", throttle: Throttle(.milliseconds(400))))

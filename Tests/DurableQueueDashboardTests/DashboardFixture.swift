@@ -32,6 +32,10 @@ enum Backend: String, Sendable, CaseIterable, CustomTestStringConvertible {
 
     var testDescription: String { rawValue }
 
+    /// The backends this run tests: SQLite, and PostgreSQL unless the run leaves out what needs a
+    /// server (``TestEnvironment``).
+    static var available: [Backend] { TestEnvironment.serversEnabled ? allCases : [.sqlite] }
+
     /// A queue on the store of `directory`: each call opens its own, as another process would.
     /// `readOnly` opens a SQLite file read-only.
     func queue(in directory: TemporaryDirectory, readOnly: Bool = false) async throws -> JobQueue {

@@ -4,17 +4,41 @@ import Testing
 
 /// The README's `durableq` set-up command works on a new directory, and its tour names every command.
 @Suite struct CLIReadmeTests {
-    /// The README's set-up commands are the demo and the tests (the demo has tests of its own:
-    /// CLIDemoTests); `durableq run` on a new directory creates the default file.
+    /// The README's set-up commands are the demo and the tests, each a script that installs what is
+    /// missing first (the demo has tests of its own: CLIDemoTests); `durableq run` on a new
+    /// directory creates the default file.
     @Test func theSetUpCommandsAreTheDemoAndTheTestsAndRunCreatesTheDefaultFile() async throws {
         let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        #expect(readme.contains("## Set up\n\n    swift run durableq demo\n    swift test --experimental-maximum-parallelization-width 12\n"))
+        #expect(readme.contains("## Set up\n\n    bash .ci/demo\n    bash .ci/run\n"))
+        let demo = try String(contentsOf: packageRoot.appendingPathComponent(".ci/demo"), encoding: .utf8)
+        #expect(demo.contains("install\" build\n") && demo.contains("exec swift run durableq demo \"$@\"\n"))
+        let tests = try String(contentsOf: packageRoot.appendingPathComponent(".ci/run"), encoding: .utf8)
+        #expect(tests.contains("bash .ci/install tests\n") && tests.contains(" swift test --experimental-maximum-parallelization-width 12 "))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let result = try await durableq(["run"], in: directory.url.path)
         #expect(result.status == 0 && result.stdout == "nothing to run\n", "\(result)")
         #expect(FileManager.default.fileExists(atPath: directory.path("durableq.sqlite")))
         #expect(try await durableq(["status", "--json"], in: directory.url.path).stdout == "[]\n")
+    }
+
+    /// The README's test command, which CI runs, never runs part of the suite: it refuses the
+    /// setting that leaves out the tests needing a server, before installing or building anything.
+    @Test func theTestCommandRefusesToLeaveOutTheTestsThatNeedAServer() async throws {
+        let (status, error) = await onOwnThread {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = [packageRoot.appendingPathComponent(".ci/run").path]
+            process.environment = ProcessInfo.processInfo.environment.merging([TestEnvironment.variable: TestEnvironment.localOnly]) { $1 }
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            do { try process.run() } catch { return (Int32(-1), "\(error)") }
+            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, text)
+        }
+        #expect(status == 2 && error.contains("runs every test"), "status \(status): \(error)")
     }
 
     @Test func theReadmeTourNamesEverySubcommandOfTheHelp() async throws {

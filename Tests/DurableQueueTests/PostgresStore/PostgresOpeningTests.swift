@@ -6,7 +6,7 @@ import Testing
 @testable import DurableQueue
 
 /// Opening a PostgreSQL store: schemas, and what a user reads when it fails.
-@Suite struct PostgresOpeningTests {
+@Suite(.enabled(if: TestEnvironment.serversEnabled, Comment(rawValue: TestEnvironment.skipReason))) struct PostgresOpeningTests {
     /// A schema named with capitals is created and used as named (PostgreSQL folds unquoted names
     /// to lower case).
     @Test func aSchemaWithCapitalsIsCreatedAndUsedAsNamed() async throws {

@@ -8,7 +8,7 @@ import Testing
 @testable import DurableQueue
 
 /// How PostgreSQL runs the store's statements, read from its plans.
-@Suite struct PostgresPlanTests {
+@Suite(.enabled(if: TestEnvironment.serversEnabled, Comment(rawValue: TestEnvironment.skipReason))) struct PostgresPlanTests {
     /// A claim walks the queue's pending jobs in the order of idx_jobs_next_pending and stops after
     /// the room: no sort of the queue's jobs, however many wait. The store prepares the statement
     /// once per connection, so PostgreSQL may plan it for the values at hand (custom) or once for

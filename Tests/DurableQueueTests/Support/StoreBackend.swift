@@ -51,8 +51,14 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
         if name == Self.postgres.name { try await TestPostgresServer.waitForConnectionsToEnd(ofProcess: pid) }
     }
 
-    /// Every backend the tests run against.
-    static let all: [StoreBackend] = [.sqlite, .postgres]
+    /// Every backend the tests run against: SQLite, and PostgreSQL unless the run leaves out what
+    /// needs a server (``TestEnvironment``).
+    static let all: [StoreBackend] = available([.sqlite, .postgres])
+
+    /// `backends` less those that need a server, when the run leaves them out (``TestEnvironment``).
+    static func available(_ backends: [StoreBackend]) -> [StoreBackend] {
+        TestEnvironment.serversEnabled ? backends : backends.filter { $0.name == Self.sqlite.name }
+    }
 }
 
 /// Runs `body` with a new store of `backend` in its own temporary directory, then removes it.
