@@ -37,20 +37,21 @@ extension PostgresJobStore {
         guard let (state, attempts, cancelRequested) = try await stateRow(session, id, lock: true) else {
             throw DurableQueueError.jobNotFound(id)
         }
-        if state.isTerminal { return .alreadyFinished(state) }
-        if state == .running {
-            if !cancelRequested {
-                try await session.execute("UPDATE jobs SET cancel_requested = 1, updated_at = $1 WHERE id = $2", [now, id.rawValue])
-                try await appendEvent(session, id, now: now, from: .running, to: .running, attempt: attempts, reason: reason)
-            }
-            return .requested
+        let decision = CancelRequest.decide(state: state, cancelRequested: cancelRequested)
+        switch decision.change {
+        case .none:
+            break
+        case .flag:
+            try await session.execute("UPDATE jobs SET cancel_requested = 1, updated_at = $1 WHERE id = $2", [now, id.rawValue])
+            try await appendEvent(session, id, now: now, from: .running, to: .running, attempt: attempts, reason: reason)
+        case .cancel:
+            try await session.execute(
+                "UPDATE jobs SET state = 'cancelled', cancel_requested = 1, finished_at = $1, updated_at = $1 WHERE id = $2",
+                [now, id.rawValue])
+            try await appendEvent(session, id, now: now, from: state, to: .cancelled, attempt: attempts, reason: reason)
+            try await jobEnded(session, id, now: now)
         }
-        try await session.execute(
-            "UPDATE jobs SET state = 'cancelled', cancel_requested = 1, finished_at = $1, updated_at = $1 WHERE id = $2",
-            [now, id.rawValue])
-        try await appendEvent(session, id, now: now, from: state, to: .cancelled, attempt: attempts, reason: reason)
-        try await jobEnded(session, id, now: now)
-        return .cancelled
+        return decision.outcome
     }
 
     /// Called in the transaction that moved job `id` to a terminal state: its cache entry records
@@ -76,21 +77,14 @@ extension PostgresJobStore {
                 ).first
             else { throw DurableQueueError.jobNotFound(id) }
             let state = try JobState(stored: row.string(0))
-            guard state == .failed || state == .cancelled else {
-                throw DurableQueueError(
-                    .invalidArgument, "only a failed or cancelled job can be retried; this one is \(state.rawValue)", jobID: id)
-            }
-            guard try row.optionalInt64(2) == nil else {
-                throw DurableQueueError(
-                    .invalidArgument, "a job of a sequence or group cannot be retried on its own; enqueue the composition again",
-                    jobID: id)
-            }
-            if let key = try row.optionalString(3),
-                let holder = try await session.int64(
+            let group = try row.optionalInt64(2).map { GroupID($0) }
+            let key = try row.optionalString(3)
+            var holder: Int64?
+            if let key {
+                holder = try await session.int64(
                     "SELECT id FROM jobs WHERE unique_key = $1 AND id <> $2 AND \(Self.holdsUniqueKey) LIMIT 1", [key, id.rawValue])
-            {
-                throw DurableQueueError(.invalidArgument, "job \(holder) is unfinished and holds the same unique key '\(key)'", jobID: id)
             }
+            try ManualRetry.check(id, state: state, group: group, uniqueKey: key, uniqueKeyHolder: holder.map { JobID($0) })
             try await session.execute(
                 """
                 UPDATE jobs SET state = 'pending', attempts = 0, progressed_attempts = 0, checkpoint_attempt = NULL,
@@ -99,7 +93,7 @@ extension PostgresJobStore {
                 WHERE id = $1
                 """, [id.rawValue, now])
             try await appendEvent(
-                session, id, now: now, from: state, to: .pending, attempt: 0, reason: "retry requested after \(try row.int(1)) attempt(s)")
+                session, id, now: now, from: state, to: .pending, attempt: 0, reason: ManualRetry.reason(afterAttempts: try row.int(1)))
         }
     }
 

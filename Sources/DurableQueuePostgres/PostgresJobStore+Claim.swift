@@ -76,10 +76,8 @@ extension PostgresJobStore {
             holdsQueueLock = true
             guard let row = try await session.rows(LimitedQueueState.self, [queue.name, request.now]).first else { return [] }
             settings = try QueueStartSettings(row)
-            guard !settings.suspended, settings.nextStart <= request.now else { return [] }
-            let concurrency = settings.measuredFromEnd ? 1 : settings.concurrencyLimit
-            if concurrency > 0 { slots = min(slots, concurrency - (try row.int(10))) }
-            if settings.rateCount > 0 { slots = min(slots, settings.rateCount - (try row.int(11))) }
+            guard settings.mayStart(at: request.now) else { return [] }
+            slots = settings.slots(wanted: slots, running: try row.int(10), recentStarts: try row.int(11))
         }
         guard slots > 0 else { return [] }
         let leaseExpiresAt = request.now + request.leaseDuration
@@ -222,26 +220,18 @@ extension PostgresJobStore {
     /// of a throttled job measured from its start, and past the window of the rate limit's oldest
     /// counted start when the window is full. Runs under the queue's lock.
     private func recordStarts(_ session: PostgresSession, _ claimed: [ClaimedJob], queue: QueueStartSettings, now: Int64) async throws {
-        var nextStart: Int64 = 0
-        if !queue.measuredFromEnd, let interval = claimed.map(\.throttleIntervalMilliseconds).max(), interval > 0 {
-            nextStart = now + interval
-        }
+        var countedStart: Int64?
         if queue.rateCount > 0 {
             try await session.execute(
                 "INSERT INTO queue_starts (queue, started_at) SELECT $1, $2 FROM generate_series(1, $3)",
                 [queue.name, now, claimed.count])
             try await session.execute(
                 "DELETE FROM queue_starts WHERE queue = $1 AND started_at <= $2", [queue.name, now - queue.rateWindow])
-            // A new start needs fewer than `count` starts in the window before it: it may come one
-            // window after the count-th most recent start.
-            if let oldestCounted = try await session.int64(
+            countedStart = try await session.int64(
                 "SELECT started_at FROM queue_starts WHERE queue = $1 ORDER BY started_at DESC LIMIT 1 OFFSET $2",
                 [queue.name, queue.rateCount - 1])
-            {
-                nextStart = max(nextStart, oldestCounted + queue.rateWindow)
-            }
         }
-        if nextStart > now {
+        if let nextStart = queue.nextStart(afterStartsAt: now, intervals: claimed.map(\.throttleIntervalMilliseconds), countedStart: countedStart) {
             try await session.execute(
                 "UPDATE queues SET next_start_at = greatest(next_start_at, $2) WHERE name = $1", [queue.name, nextStart])
         }

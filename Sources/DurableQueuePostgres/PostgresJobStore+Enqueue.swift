@@ -110,14 +110,14 @@ extension PostgresJobStore {
             if let existing = try await session.int64(
                 "SELECT id FROM jobs WHERE unique_key = $1 AND \(Self.holdsUniqueKey) FOR UPDATE", [key])
             {
-                switch job.uniquePolicy {
-                case .keep, .allow:
+                switch UniqueKeyRule.action(for: job.uniquePolicy) {
+                case .keep:
                     return .existing(JobID(existing))
                 case .debounce:
                     try await debounce(session, JobID(existing), with: job, now: now)
                     return .existing(JobID(existing))
                 case .replace:
-                    _ = try await requestCancel(session, JobID(existing), now: now, reason: "replaced by a job with the same unique key")
+                    _ = try await requestCancel(session, JobID(existing), now: now, reason: UniqueKeyRule.replacedReason)
                     replacing = JobID(existing)
                 }
             } else if let window = job.uniqueWindowMilliseconds,
@@ -169,17 +169,12 @@ extension PostgresJobStore {
     /// Gives job `id` (locked, holding `job`'s key) `job`'s input and run time if it still waits
     /// (scheduled or pending), with a history row; a running or blocked job is left as it is.
     fileprivate func debounce(_ session: PostgresSession, _ id: JobID, with job: NewJob, now: Int64) async throws {
-        let runAt = job.runAt ?? now
-        let newState: JobState = runAt > now ? .scheduled : .pending
-        _ = try await session.execute(
-            """
-            WITH old AS (SELECT state, attempts FROM jobs WHERE id = $1 AND state IN ('scheduled', 'pending')),
-            changed AS (
-                UPDATE jobs SET input = $2::jsonb, run_at = $3, state = $4, updated_at = $5
-                WHERE id = $1 AND state IN ('scheduled', 'pending')
-            )
-            INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason)
-            SELECT $1, $5, old.state, $4, old.attempts, $6 FROM old
-            """, [id.rawValue, job.input, runAt, newState.rawValue, now, HistoryNote.debounced(runAt: runAt, now: now)])
+        guard let (state, attempts, _) = try await stateRow(session, id, lock: false),
+            let change = UniqueKeyRule.debounce(state: state, runAt: job.runAt, now: now)
+        else { return }
+        try await session.execute(
+            "UPDATE jobs SET input = $2::jsonb, run_at = $3, state = $4, updated_at = $5 WHERE id = $1",
+            [id.rawValue, job.input, change.runAt, change.state.rawValue, now])
+        try await appendEvent(session, id, now: now, from: state, to: change.state, attempt: attempts, reason: change.reason)
     }
 }

@@ -130,53 +130,32 @@ extension PostgresJobStore {
     /// Reading all of them at each ending made a group of n jobs cost n² row reads.
     func advanceGroup(_ session: PostgresSession, _ id: GroupID, now: Int64) async throws {
         guard let group = try await groupRow(session, id, lock: true), group.state == .running else { return }
-        switch group.kind {
-        case .sequence:
-            if let stopped = try await children(session, of: id, in: ["failed", "cancelled"], limit: 1).first {
-                for child in try await children(session, of: id, in: Self.unfinishedStates) {
-                    try await cancelChild(session, child, now: now, reason: "an earlier step of sequence \(id) did not succeed")
-                }
-                // The sequence ends once nothing in it runs any more.
-                guard try await children(session, of: id, in: Self.unfinishedStates, limit: 1).isEmpty else { return }
-                let what = stopped.name.map { "step '\($0)'" } ?? "step \(stopped.position + 1)"
-                // A sequence that did not succeed has no output object: no need for its children.
-                return try await end(
-                    session, id, as: stopped.state == .failed ? .failed : .cancelled, children: [], now: now,
-                    reason: "\(what) \(stopped.state.rawValue)")
+        if group.kind == .sequence, let stopped = try await children(session, of: id, in: GroupAdvance.stoppedStates, limit: 1).first {
+            for child in try await children(session, of: id, in: GroupAdvance.unfinishedStates) {
+                try await cancelChild(session, child, now: now, reason: GroupAdvance.cancelReason(sequence: id))
             }
-            let active = try await children(session, of: id, in: Self.activeStates, limit: 1)
-            guard let next = try await children(session, of: id, in: ["blocked"], limit: 1).first else {
-                if active.isEmpty {
-                    try await end(session, id, as: .succeeded, children: try await children(session, of: id), now: now, reason: "every step succeeded")
-                }
-                return
-            }
-            guard active.isEmpty else { return }
-            let previousOutput = next.position > 0 ? try await output(session, of: id, at: next.position - 1) : nil
-            try await start(session, next, of: id, previousOutput: previousOutput, now: now)
-        case .concurrent:
-            let active = try await children(session, of: id, in: Self.activeStates).count
-            let room = group.maxConcurrent > 0 ? max(0, group.maxConcurrent - active) : nil
-            let blocked = room == 0 ? [] : try await children(session, of: id, in: ["blocked"], limit: room)
-            if active == 0 && blocked.isEmpty {
-                let children = try await self.children(session, of: id)
-                let state: JobState =
-                    children.allSatisfy { $0.state == .succeeded } ? .succeeded
-                    : children.contains { $0.state == .failed } ? .failed : .cancelled
-                let failed = children.filter { $0.state != .succeeded }.count
-                return try await end(
-                    session, id, as: state, children: children, now: now,
-                    reason: failed == 0 ? "every child succeeded" : "\(failed) of \(children.count) children did not succeed")
-            }
-            for child in blocked { try await start(session, child, of: id, previousOutput: nil, now: now) }
+            // The sequence ends once nothing in it runs any more.
+            guard try await children(session, of: id, in: GroupAdvance.unfinishedStates, limit: 1).isEmpty else { return }
+            let end = GroupAdvance.sequenceEnd(stoppedBy: stopped)
+            // A sequence that did not succeed has no output object: no need for its children.
+            return try await self.end(session, id, as: end.state, children: [], now: now, reason: end.reason)
+        }
+        let active = try await children(session, of: id, in: GroupAdvance.activeStates).count
+        let room = GroupAdvance.blockedToRead(kind: group.kind, maxConcurrent: group.maxConcurrent, active: active)
+        let blocked = room == 0 ? [] : try await children(session, of: id, in: [.blocked], limit: room)
+        switch GroupAdvance.next(kind: group.kind, active: active, blocked: blocked) {
+        case .wait:
+            return
+        case .start(let children, let previousOutputAt):
+            var previousOutput: String?
+            if let previousOutputAt { previousOutput = try await output(session, of: id, at: previousOutputAt) }
+            for child in children { try await start(session, child, of: id, previousOutput: previousOutput, now: now) }
+        case .end:
+            let children = try await self.children(session, of: id)
+            let outcome = GroupAdvance.outcome(kind: group.kind, children: children)
+            try await end(session, id, as: outcome.state, children: children, now: now, reason: outcome.reason)
         }
     }
-
-    /// The states of a child that has not ended: blocked (not started) or active.
-    private static let unfinishedStates = ["blocked", "scheduled", "pending", "running"]
-
-    /// The states of a child started and not yet ended (``GroupChild/isActive``).
-    private static let activeStates = ["scheduled", "pending", "running"]
 
     /// Records the group's end (with the children's outputs by name when it succeeded) and lets its
     /// parent go on.
@@ -184,7 +163,7 @@ extension PostgresJobStore {
         async throws
     {
         guard let group = try await groupRow(session, id, lock: true), !group.state.isTerminal else { return }
-        let finalState: JobState = group.cancelRequested && state != .succeeded ? .cancelled : state
+        let finalState = GroupAdvance.finalState(state, cancelRequested: group.cancelRequested)
         try await session.execute(
             """
             UPDATE groups SET state = $2, output = $3::jsonb, error = $4, finished_at = $5, updated_at = $5 WHERE id = $1
@@ -251,12 +230,12 @@ extension PostgresJobStore {
 
     /// The children of group `id` in one of `states`, by position, at most `limit` of them (nil:
     /// all): index searches of idx_jobs_group_state and idx_groups_parent, not a read of every child.
-    private func children(_ session: PostgresSession, of id: GroupID, in states: [String], limit: Int? = nil) async throws
+    private func children(_ session: PostgresSession, of id: GroupID, in states: [JobState], limit: Int? = nil) async throws
         -> [GroupChild]
     {
         // `$1` the group, `$2` the limit (NULL: none), the states from `$3` on.
         let placeholders = states.indices.map { "$\($0 + 3)" }.joined(separator: ", ")
-        let values: [(any PostgresValue)?] = [id.rawValue, limit.map { Int64($0) }] + states
+        let values: [(any PostgresValue)?] = [id.rawValue, limit.map { Int64($0) }] + states.map(\.rawValue)
         let rows = try await session.rows(
             """
             (SELECT group_position, id, NULL::bigint, step_name, state, output::text FROM jobs

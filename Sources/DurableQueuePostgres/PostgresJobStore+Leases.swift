@@ -87,35 +87,25 @@ extension PostgresJobStore {
                 """, [now, deadOwners])
             var recovered: [RecoveredJob] = []
             for row in expired {
-                let id = JobID(try row.int64(0))
-                let counted = try row.int(1)
-                let maxAttempts = try row.optionalInt(2)
-                let owner = try row.optionalString(4)
-                let attempts = try row.int(7)
-                let worker = owner ?? "unknown"
-                let cause = deadOwners.contains(worker) ? "its process is gone" : "lease expired"
-                let interrupted = "worker '\(worker)' stopped during attempt \(attempts) (\(cause))"
-                let (state, reason): (JobState, String)
-                if try row.bool(3) {
-                    (state, reason) = (.cancelled, "cancel requested; \(interrupted)")
-                } else if let maxAttempts, counted >= maxAttempts {
-                    (state, reason) = (.failed, "\(interrupted); no attempts left")
-                } else {
-                    (state, reason) = (.pending, interrupted)
-                }
-                let failure = JobFailure(type: "LeaseExpired", message: interrupted, retryable: state == .pending)
+                let lease = ExpiredLease(
+                    id: JobID(try row.int64(0)), owner: try row.optionalString(4), attempts: try row.int(7),
+                    countedAttempts: try row.int(1), maxAttempts: try row.optionalInt(2), cancelRequested: try row.bool(3))
+                let verdict = lease.verdict(deadOwners: deadOwners)
                 try await session.execute(
                     """
                     UPDATE jobs SET state = $2, error = $3::jsonb, lease_owner = NULL, lease_expires_at = NULL,
                                     finished_at = $4, updated_at = $5
                     WHERE id = $1
-                    """, [id.rawValue, state.rawValue, try JobCodec.encode(failure), state.isTerminal ? now : nil, now])
-                try await appendEvent(session, id, now: now, from: .running, to: state, attempt: attempts, reason: reason, worker: owner)
+                    """,
+                    [lease.id.rawValue, verdict.state.rawValue, try JobCodec.encode(verdict.failure), verdict.state.isTerminal ? now : nil, now])
+                try await appendEvent(
+                    session, lease.id, now: now, from: .running, to: verdict.state, attempt: lease.attempts, reason: verdict.reason,
+                    worker: lease.owner)
                 try await recordEnd(session, queue: try row.string(5), interval: try row.int64(6), now: now)
-                if state.isTerminal {
-                    try await jobEnded(session, id, group: try row.optionalInt64(8).map { GroupID($0) }, now: now)
+                if verdict.state.isTerminal {
+                    try await jobEnded(session, lease.id, group: try row.optionalInt64(8).map { GroupID($0) }, now: now)
                 }
-                recovered.append(RecoveredJob(id: id, previousOwner: owner, state: state))
+                recovered.append(RecoveredJob(id: lease.id, previousOwner: lease.owner, state: verdict.state))
             }
             // Workers silent for a day are forgotten.
             try await session.execute("DELETE FROM workers WHERE alive_until < $1", [now - 86_400_000])

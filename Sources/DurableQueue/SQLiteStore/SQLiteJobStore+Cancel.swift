@@ -46,28 +46,29 @@ extension SQLiteJobStore {
     /// queue: 94,200 instructions each, 51,700 without).
     func requestCancel(_ id: JobID, now: Int64, reason: String) throws -> CancelOutcome {
         guard let row = try stateRow(id) else { throw DurableQueueError.jobNotFound(id) }
-        if row.state.isTerminal { return .alreadyFinished(row.state) }
+        let decision = CancelRequest.decide(state: row.state, cancelRequested: row.cancelRequested)
         let event = EventRow(
-            job: id, at: now, from: row.state, to: row.state == .running ? .running : .cancelled, attempt: row.attempts,
+            job: id, at: now, from: row.state, to: decision.change == .flag ? .running : .cancelled, attempt: row.attempts,
             reason: reason, worker: nil, seq: row.eventCount + 1)
-        if row.state == .running {
-            if !row.cancelRequested {
-                try connection.execute(
-                    "UPDATE jobs SET cancel_requested = 1, updated_at = ?, event_count = event_count + 1 WHERE id = ?",
-                    [now, id.rawValue])
-                try appendEvents([event])
-            }
-            return .requested
+        switch decision.change {
+        case .none:
+            break
+        case .flag:
+            try connection.execute(
+                "UPDATE jobs SET cancel_requested = 1, updated_at = ?, event_count = event_count + 1 WHERE id = ?",
+                [now, id.rawValue])
+            try appendEvents([event])
+        case .cancel:
+            try connection.execute(
+                """
+                UPDATE jobs SET state = 'cancelled', cancel_requested = 1, finished_at = ?1, updated_at = ?1,
+                                event_count = event_count + 1
+                WHERE id = ?2
+                """, [now, id.rawValue])
+            try appendEvents([event])
+            try jobEnded(id, group: row.group, now: now)
         }
-        try connection.execute(
-            """
-            UPDATE jobs SET state = 'cancelled', cancel_requested = 1, finished_at = ?1, updated_at = ?1,
-                            event_count = event_count + 1
-            WHERE id = ?2
-            """, [now, id.rawValue])
-        try appendEvents([event])
-        try jobEnded(id, group: row.group, now: now)
-        return .cancelled
+        return decision.outcome
     }
 
     /// What a change of job `id` reads of its row first, or nil if there is no such job: the

@@ -74,10 +74,10 @@ extension SQLiteJobStore {
             let kind = row.string(1)
             if !request.kinds.contains(kind) { return true }  // left for a process that runs it
             if !request.excluding.isEmpty, request.excluding.contains(JobID(row.int64(0))) { return true }  // still running there
-            if allowance.partitionLimit > 0, let partition = row.optionalString(13) {
+            if allowance.settings.partitionLimit > 0, let partition = row.optionalString(13) {
                 let running = try runningByPartition[partition] ?? runningJobs(queue: queue, partition: partition)
                 // Its partition is full: the walk goes on to other partitions' jobs.
-                guard running < allowance.partitionLimit else { return true }
+                guard running < allowance.settings.partitionLimit else { return true }
                 runningByPartition[partition] = running + 1
             }
             let job = ClaimedJob(

@@ -75,14 +75,14 @@ extension SQLiteJobStore {
         var replacing: JobID?
         if let key = job.uniqueKey, job.uniquePolicy != .allow {
             if let existing = try activeJob(uniqueKey: key) {
-                switch job.uniquePolicy {
-                case .keep, .allow:
+                switch UniqueKeyRule.action(for: job.uniquePolicy) {
+                case .keep:
                     return .existing(existing)
                 case .debounce:
                     try debounce(existing, with: job, now: now)
                     return .existing(existing)
                 case .replace:
-                    _ = try requestCancel(existing, now: now, reason: "replaced by a job with the same unique key")
+                    _ = try requestCancel(existing, now: now, reason: UniqueKeyRule.replacedReason)
                     replacing = existing
                 }
             } else if let window = job.uniqueWindowMilliseconds, let recent = try newestJob(uniqueKey: key, createdSince: now - window) {
@@ -200,16 +200,15 @@ extension SQLiteJobStore {
     /// The history row is numbered from the row read first, and the UPDATE raises the count: raising
     /// it in an `UPDATE … RETURNING` of its own cost more than the rest of the change.
     private func debounce(_ id: JobID, with job: NewJob, now: Int64) throws {
-        guard let waiting = try stateRow(id), waiting.state == .scheduled || waiting.state == .pending else { return }
-        let runAt = job.runAt ?? now
-        let newState: JobState = runAt > now ? .scheduled : .pending
+        guard let waiting = try stateRow(id), let change = UniqueKeyRule.debounce(state: waiting.state, runAt: job.runAt, now: now)
+        else { return }
         try connection.execute(
             "UPDATE jobs SET input = ?2, run_at = ?3, state = ?4, updated_at = ?5, event_count = event_count + 1 WHERE id = ?1",
-            [id.rawValue, job.input, runAt, newState.rawValue, now])
+            [id.rawValue, job.input, change.runAt, change.state.rawValue, now])
         try appendEvents([
             EventRow(
-                job: id, at: now, from: waiting.state, to: newState, attempt: waiting.attempts,
-                reason: HistoryNote.debounced(runAt: runAt, now: now), worker: nil, seq: waiting.eventCount + 1)
+                job: id, at: now, from: waiting.state, to: change.state, attempt: waiting.attempts, reason: change.reason, worker: nil,
+                seq: waiting.eventCount + 1)
         ])
     }
 

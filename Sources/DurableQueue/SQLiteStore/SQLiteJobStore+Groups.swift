@@ -151,51 +151,37 @@ extension SQLiteJobStore {
     /// Reading all of them at each ending made a group of n jobs cost n² row reads.
     func advanceGroup(_ id: GroupID, now: Int64) throws {
         guard let group = try groupRow(id), group.state == .running else { return }
-        switch group.kind {
-        case .sequence:
-            if let stopped = try children(of: id, in: ["failed", "cancelled"], limit: 1).first {
-                for child in try children(of: id, in: Self.unfinishedStates) {
-                    try cancelChild(child, now: now, reason: "an earlier step of sequence \(id) did not succeed")
-                }
-                // The sequence ends once nothing in it runs any more.
-                guard try children(of: id, in: Self.unfinishedStates, limit: 1).isEmpty else { return }
-                let what = stopped.name.map { "step '\($0)'" } ?? "step \(stopped.position + 1)"
-                // A sequence that did not succeed has no output object: no need for its children.
-                return try end(id, as: stopped.state == .failed ? .failed : .cancelled, children: [], now: now,
-                               reason: "\(what) \(stopped.state.rawValue)")
+        if group.kind == .sequence, let stopped = try children(of: id, in: GroupAdvance.stoppedStates, limit: 1).first {
+            for child in try children(of: id, in: GroupAdvance.unfinishedStates) {
+                try cancelChild(child, now: now, reason: GroupAdvance.cancelReason(sequence: id))
             }
-            let active = try activeChildCount(of: id)
-            guard let next = try children(of: id, in: ["blocked"], limit: 1).first else {
-                if active == 0 { try end(id, as: .succeeded, children: try children(of: id), now: now, reason: "every step succeeded") }
-                return
-            }
-            guard active == 0 else { return }
-            try start(next, of: id, previousOutput: next.position > 0 ? try output(of: id, at: next.position - 1) : nil, now: now)
-        case .concurrent:
-            let active = try activeChildCount(of: id)
-            let room = group.maxConcurrent > 0 ? max(0, group.maxConcurrent - active) : nil
-            let blocked = room == 0 ? [] : try children(of: id, in: ["blocked"], limit: room)
-            if active == 0 && blocked.isEmpty {
-                let children = try self.children(of: id)
-                let state: JobState =
-                    children.allSatisfy { $0.state == .succeeded } ? .succeeded
-                    : children.contains { $0.state == .failed } ? .failed : .cancelled
-                let failed = children.filter { $0.state != .succeeded }.count
-                return try end(id, as: state, children: children, now: now,
-                               reason: failed == 0 ? "every child succeeded" : "\(failed) of \(children.count) children did not succeed")
-            }
-            for child in blocked { try start(child, of: id, previousOutput: nil, now: now) }
+            // The sequence ends once nothing in it runs any more.
+            guard try children(of: id, in: GroupAdvance.unfinishedStates, limit: 1).isEmpty else { return }
+            let end = GroupAdvance.sequenceEnd(stoppedBy: stopped)
+            // A sequence that did not succeed has no output object: no need for its children.
+            return try self.end(id, as: end.state, children: [], now: now, reason: end.reason)
+        }
+        let active = try activeChildCount(of: id)
+        let room = GroupAdvance.blockedToRead(kind: group.kind, maxConcurrent: group.maxConcurrent, active: active)
+        let blocked = room == 0 ? [] : try children(of: id, in: [.blocked], limit: room)
+        switch GroupAdvance.next(kind: group.kind, active: active, blocked: blocked) {
+        case .wait:
+            return
+        case .start(let children, let previousOutputAt):
+            let previousOutput = try previousOutputAt.flatMap { try output(of: id, at: $0) }
+            for child in children { try start(child, of: id, previousOutput: previousOutput, now: now) }
+        case .end:
+            let children = try self.children(of: id)
+            let outcome = GroupAdvance.outcome(kind: group.kind, children: children)
+            try end(id, as: outcome.state, children: children, now: now, reason: outcome.reason)
         }
     }
-
-    /// The states of a child that has not ended: blocked (not started) or active.
-    private static let unfinishedStates = ["blocked", "scheduled", "pending", "running"]
 
     /// Records the group's end (with the children's outputs by name when it succeeded) and lets its
     /// parent go on.
     private func end(_ id: GroupID, as state: JobState, children: [GroupChild], now: Int64, reason: String) throws {
         guard let group = try groupRow(id), !group.state.isTerminal else { return }  // ended by a nested call
-        let finalState: JobState = group.cancelRequested && state != .succeeded ? .cancelled : state
+        let finalState = GroupAdvance.finalState(state, cancelRequested: group.cancelRequested)
         try connection.execute(
             """
             UPDATE groups SET state = ?2, output = ?3, error = ?4, finished_at = ?5, updated_at = ?5 WHERE id = ?1
@@ -271,9 +257,9 @@ extension SQLiteJobStore {
 
     /// The children of group `id` in one of `states`, by position, at most `limit` of them:
     /// index searches of idx_jobs_group_state and idx_groups_parent, not a read of every child.
-    private func children(of id: GroupID, in states: [String], limit: Int? = nil) throws -> [GroupChild] {
+    private func children(of id: GroupID, in states: [JobState], limit: Int? = nil) throws -> [GroupChild] {
         var children: [GroupChild] = []
-        let arguments: [(any SQLiteBindable)?] = [id.rawValue, limit ?? -1] + states
+        let arguments: [(any SQLiteBindable)?] = [id.rawValue, limit ?? -1] + states.map(\.rawValue)
         let read = { (row: Row) in children.append(try Self.child(row)) }
         try connection.query(Self.childJobsStatements[states.count - 1], arguments, row: read)
         try connection.query(Self.childGroupsStatements[states.count - 1], arguments, row: read)

@@ -38,9 +38,7 @@ extension SQLiteJobStore {
     /// flag are read in the same transaction, so a job that finished meanwhile is left alone.
     package func recoverExpiredLeases(now: Int64, deadOwners: [String] = []) throws -> [RecoveredJob] {
         try write("recover jobs with expired leases") {
-            var expired: [(id: JobID, attempts: Int, maxAttempts: Int?, cancel: Bool, owner: String?, queue: String, throttleInterval: Int64)] = []
-            // Attempts that count against the limit: those that saved progress do not.
-            var counted: [Int] = []
+            var expired: [(lease: ExpiredLease, queue: String, throttleInterval: Int64)] = []
             try connection.query(
                 """
                 SELECT id, attempts - progressed_attempts, max_attempts, cancel_requested, lease_owner, queue,
@@ -50,34 +48,27 @@ extension SQLiteJobStore {
                   AND (lease_expires_at < ?1 OR lease_owner IN (SELECT value FROM json_each(?2)))
                 """, [now, Self.jsonArray(deadOwners)]
             ) { row in
-                counted.append(Int(row.int64(1)))
-                expired.append(
-                    (JobID(row.int64(0)), Int(row.int64(7)), row.optionalInt(2), row.int64(3) != 0, row.optionalString(4),
-                     row.string(5), row.int64(6)))
+                let lease = ExpiredLease(
+                    id: JobID(row.int64(0)), owner: row.optionalString(4), attempts: Int(row.int64(7)),
+                    countedAttempts: Int(row.int64(1)), maxAttempts: row.optionalInt(2), cancelRequested: row.int64(3) != 0)
+                expired.append((lease, row.string(5), row.int64(6)))
             }
-            return try zip(expired, counted).map { job, counted in
-                let worker = job.owner ?? "unknown"
-                let cause = deadOwners.contains(worker) ? "its process is gone" : "lease expired"
-                let interrupted = "worker '\(worker)' stopped during attempt \(job.attempts) (\(cause))"
-                let (state, reason): (JobState, String)
-                if job.cancel {
-                    (state, reason) = (.cancelled, "cancel requested; \(interrupted)")
-                } else if let max = job.maxAttempts, counted >= max {
-                    (state, reason) = (.failed, "\(interrupted); no attempts left")
-                } else {
-                    (state, reason) = (.pending, interrupted)
-                }
-                let failure = JobFailure(type: "LeaseExpired", message: interrupted, retryable: state == .pending)
+            return try expired.map { job in
+                let id = job.lease.id
+                let verdict = job.lease.verdict(deadOwners: deadOwners)
                 try connection.execute(
                     """
                     UPDATE jobs SET state = ?2, error = ?3, lease_owner = NULL, lease_expires_at = NULL,
                                     finished_at = ?4, updated_at = ?5
                     WHERE id = ?1
-                    """, [job.id.rawValue, state.rawValue, try JobCodec.encode(failure), state.isTerminal ? now : nil, now])
-                try appendEvent(job.id, now: now, from: .running, to: state, attempt: job.attempts, reason: reason, worker: job.owner)
+                    """,
+                    [id.rawValue, verdict.state.rawValue, try JobCodec.encode(verdict.failure), verdict.state.isTerminal ? now : nil, now])
+                try appendEvent(
+                    id, now: now, from: .running, to: verdict.state, attempt: job.lease.attempts, reason: verdict.reason,
+                    worker: job.lease.owner)
                 try recordEnd(queue: job.queue, interval: job.throttleInterval, now: now)
-                if state.isTerminal { try jobEnded(job.id, now: now) }
-                return RecoveredJob(id: job.id, previousOwner: job.owner, state: state)
+                if verdict.state.isTerminal { try jobEnded(id, now: now) }
+                return RecoveredJob(id: id, previousOwner: job.lease.owner, state: verdict.state)
             }
         }
     }

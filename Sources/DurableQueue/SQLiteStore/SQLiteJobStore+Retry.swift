@@ -12,29 +12,18 @@ extension SQLiteJobStore {
                 found = (try JobState(stored: row.string(0)), Int(row.int64(1)), row.optionalInt64(2), row.optionalString(3))
             }
             guard let found else { throw DurableQueueError.jobNotFound(id) }
-            guard found.state == .failed || found.state == .cancelled else {
-                throw DurableQueueError(
-                    .invalidArgument, "only a failed or cancelled job can be retried; this one is \(found.state.rawValue)",
-                    jobID: id)
-            }
-            guard found.group == nil else {
-                throw DurableQueueError(
-                    .invalidArgument, "a job of a sequence or group cannot be retried on its own; enqueue the composition again",
-                    jobID: id)
-            }
+            var holder: Int64?
             if let key = found.uniqueKey {
-                var holder: Int64?
                 try connection.query(
                     """
                     SELECT id FROM jobs
                     WHERE unique_key = ? AND id != ? AND \(Self.holdsUniqueKey) LIMIT 1
                     """, [key, id.rawValue]
                 ) { holder = $0.int64(0) }
-                if let holder {
-                    throw DurableQueueError(
-                        .invalidArgument, "job \(holder) is unfinished and holds the same unique key '\(key)'", jobID: id)
-                }
             }
+            try ManualRetry.check(
+                id, state: found.state, group: found.group.map { GroupID($0) }, uniqueKey: found.uniqueKey,
+                uniqueKeyHolder: holder.map { JobID($0) })
             try connection.execute(
                 """
                 UPDATE jobs SET state = 'pending', attempts = 0, progressed_attempts = 0, checkpoint_attempt = NULL,
@@ -43,8 +32,7 @@ extension SQLiteJobStore {
                 WHERE id = ?1
                 """, [id.rawValue, now])
             try appendEvent(
-                id, now: now, from: found.state, to: .pending, attempt: 0,
-                reason: "retry requested after \(found.attempts) attempt(s)")
+                id, now: now, from: found.state, to: .pending, attempt: 0, reason: ManualRetry.reason(afterAttempts: found.attempts))
         }
     }
 }

@@ -16,7 +16,7 @@ package struct GroupPlacement: Sendable {
 }
 
 /// One child of a group, as the group's bookkeeping sees it.
-package struct GroupChild: Sendable {
+package struct GroupChild: Sendable, Hashable {
     package var position: Int
     package var job: JobID?
     package var group: GroupID?

@@ -37,3 +37,39 @@ package struct QueueStartSettings: Sendable, Hashable {
         concurrencyLimit > 0 || measuredFromEnd || rateCount > 0 || throttleInterval > 0 || nextStart > 0 || partitionLimit > 0
     }
 }
+
+// MARK: - The rule of starts, which both stores apply
+
+extension QueueStartSettings {
+    /// Whether any job of the queue may start at `now`: it is not suspended and its next allowed
+    /// start (throttle, rate limit) has come.
+    package func mayStart(at now: Int64) -> Bool {
+        !suspended && nextStart <= now
+    }
+
+    /// The most jobs of the queue running at once over every process: 1 when throttled from a
+    /// job's end, else its concurrency limit; 0: no limit.
+    package var runningLimit: Int { measuredFromEnd ? 1 : concurrencyLimit }
+
+    /// How many of `wanted` jobs may start now, with `running` of the queue's jobs running (read
+    /// only when ``runningLimit`` is set) and `recentStarts` counted in the rate limit's current
+    /// window (read only when there is a rate limit); never negative.
+    package func slots(wanted: Int, running: Int, recentStarts: Int) -> Int {
+        var slots = wanted
+        if runningLimit > 0 { slots = min(slots, runningLimit - running) }
+        if rateCount > 0 { slots = min(slots, rateCount - recentStarts) }
+        return max(0, slots)
+    }
+
+    /// The queue's next allowed start after jobs with throttle intervals `intervals` (ms) started
+    /// at `now`: past the longest interval unless intervals run from a job's end, and one window
+    /// after the rate limit's `rateCount`-th most recent start (`countedStart`, read once these
+    /// starts are recorded; nil when fewer are in the window). Nil when nothing postpones it.
+    package func nextStart(afterStartsAt now: Int64, intervals: [Int64], countedStart: Int64?) -> Int64? {
+        var next: Int64 = 0
+        if !measuredFromEnd, let interval = intervals.max(), interval > 0 { next = now + interval }
+        if rateCount > 0, let countedStart { next = max(next, countedStart + rateWindow) }
+        return next > now ? next : nil
+    }
+}
+

@@ -1,0 +1,100 @@
+import DurableQueueTestSupport
+import Testing
+
+@testable import DurableQueue
+
+/// The rules both stores apply, as pure functions over row values: no database. The stores'
+/// tests (and `ConformanceTests`, on every backend) show that each store writes what they decide.
+@Suite struct RuleTests {
+    private func child(_ position: Int, _ state: JobState, name: String? = nil) -> GroupChild {
+        GroupChild(position: position, job: JobID(Int64(position + 1)), group: nil, name: name, state: state, output: nil)
+    }
+
+    @Test func aSequenceStartsItsNextStepOnlyWhenNothingRunsAndEndsWhenNoStepIsLeft() {
+        #expect(GroupAdvance.blockedToRead(kind: .sequence, maxConcurrent: 0, active: 1) == 1)
+        #expect(GroupAdvance.next(kind: .sequence, active: 0, blocked: [child(2, .blocked)]) == .start([child(2, .blocked)], previousOutputAt: 1))
+        #expect(GroupAdvance.next(kind: .sequence, active: 0, blocked: [child(0, .blocked)]) == .start([child(0, .blocked)], previousOutputAt: nil))
+        #expect(GroupAdvance.next(kind: .sequence, active: 1, blocked: [child(2, .blocked)]) == .wait)
+        #expect(GroupAdvance.next(kind: .sequence, active: 1, blocked: []) == .wait)
+        #expect(GroupAdvance.next(kind: .sequence, active: 0, blocked: []) == .end)
+        #expect(GroupAdvance.outcome(kind: .sequence, children: [child(0, .succeeded)]) == (.succeeded, "every step succeeded"))
+        #expect(GroupAdvance.sequenceEnd(stoppedBy: child(1, .failed)) == (.failed, "step 2 failed"))
+        #expect(GroupAdvance.sequenceEnd(stoppedBy: child(1, .cancelled, name: "pay")) == (.cancelled, "step 'pay' cancelled"))
+    }
+
+    @Test func aConcurrentGroupStartsWhatItsLimitLeavesRoomForAndEndsByItsChildren() {
+        #expect(GroupAdvance.blockedToRead(kind: .concurrent, maxConcurrent: 4, active: 1) == 3)
+        #expect(GroupAdvance.blockedToRead(kind: .concurrent, maxConcurrent: 2, active: 3) == 0)
+        #expect(GroupAdvance.blockedToRead(kind: .concurrent, maxConcurrent: 0, active: 9) == nil)
+        let blocked = [child(3, .blocked), child(4, .blocked)]
+        #expect(GroupAdvance.next(kind: .concurrent, active: 2, blocked: blocked) == .start(blocked, previousOutputAt: nil))
+        #expect(GroupAdvance.next(kind: .concurrent, active: 2, blocked: []) == .wait)
+        #expect(GroupAdvance.next(kind: .concurrent, active: 0, blocked: []) == .end)
+        #expect(GroupAdvance.outcome(kind: .concurrent, children: [child(0, .succeeded), child(1, .succeeded)]) == (.succeeded, "every child succeeded"))
+        #expect(
+            GroupAdvance.outcome(kind: .concurrent, children: [child(0, .cancelled), child(1, .failed), child(2, .succeeded)])
+                == (.failed, "2 of 3 children did not succeed"))
+        #expect(GroupAdvance.outcome(kind: .concurrent, children: [child(0, .cancelled), child(1, .succeeded)]).state == .cancelled)
+        #expect(GroupAdvance.finalState(.failed, cancelRequested: true) == .cancelled)
+        #expect(GroupAdvance.finalState(.succeeded, cancelRequested: true) == .succeeded)
+    }
+
+    @Test func anExpiredLeaseCountsItsAttemptAndACancelWins() {
+        let lease = ExpiredLease(id: JobID(7), owner: "w1", attempts: 3, countedAttempts: 2, maxAttempts: 3, cancelRequested: false)
+        let again = lease.verdict(deadOwners: [])
+        #expect(again.state == .pending && again.reason == "worker 'w1' stopped during attempt 3 (lease expired)" && again.failure.retryable)
+        var last = lease
+        last.countedAttempts = 3
+        #expect(last.verdict(deadOwners: ["w1"]).reason == "worker 'w1' stopped during attempt 3 (its process is gone); no attempts left")
+        #expect(last.verdict(deadOwners: []).state == .failed && !last.verdict(deadOwners: []).failure.retryable)
+        last.cancelRequested = true
+        #expect(last.verdict(deadOwners: []).state == .cancelled)
+    }
+
+    @Test func aCancelEndsAWaitingJobFlagsARunningOneOnceAndLeavesAFinishedOne() {
+        #expect(CancelRequest.decide(state: .pending, cancelRequested: false) == (.cancelled, .cancel))
+        #expect(CancelRequest.decide(state: .blocked, cancelRequested: false) == (.cancelled, .cancel))
+        #expect(CancelRequest.decide(state: .running, cancelRequested: false) == (.requested, .flag))
+        #expect(CancelRequest.decide(state: .running, cancelRequested: true) == (.requested, CancelRequest.Change.none))
+        #expect(CancelRequest.decide(state: .succeeded, cancelRequested: false) == (.alreadyFinished(.succeeded), CancelRequest.Change.none))
+    }
+
+    @Test func onlyAFailedOrCancelledJobOutsideGroupsWhoseKeyIsFreeIsRetriedByHand() throws {
+        let id = JobID(3)
+        try ManualRetry.check(id, state: .failed, group: nil, uniqueKey: "k", uniqueKeyHolder: nil)
+        for (state, group, holder) in [(JobState.running, nil, nil), (.cancelled, GroupID(1), nil), (.failed, nil, JobID(9))] as [(JobState, GroupID?, JobID?)] {
+            let error = #expect(throws: DurableQueueError.self) {
+                try ManualRetry.check(id, state: state, group: group, uniqueKey: "k", uniqueKeyHolder: holder)
+            }
+            #expect(error?.code == .invalidArgument)
+        }
+        #expect(ManualRetry.reason(afterAttempts: 4) == "retry requested after 4 attempt(s)")
+    }
+
+    @Test func aDebounceChangesOnlyAWaitingJob() {
+        #expect(UniqueKeyRule.action(for: .allow) == .keep && UniqueKeyRule.action(for: .replace) == .replace)
+        let later = UniqueKeyRule.debounce(state: .pending, runAt: 5_000, now: 1_000)
+        #expect(later?.state == .scheduled && later?.runAt == 5_000)
+        #expect(UniqueKeyRule.debounce(state: .scheduled, runAt: nil, now: 1_000)?.state == .pending)
+        #expect(UniqueKeyRule.debounce(state: .running, runAt: nil, now: 1_000) == nil)
+        #expect(UniqueKeyRule.debounce(state: .blocked, runAt: nil, now: 1_000) == nil)
+    }
+
+    @Test func aQueueStartsWithinItsLimitsAndMovesItsNextStartPastThrottleAndRateWindow() {
+        var queue = QueueStartSettings(
+            name: "q", concurrencyLimit: 3, suspended: false, measuredFromEnd: false, rateCount: 5, rateWindow: 10_000, nextStart: 0,
+            throttleInterval: 0, partitionLimit: 0)
+        #expect(queue.mayStart(at: 1_000))
+        #expect(queue.slots(wanted: 10, running: 1, recentStarts: 0) == 2)
+        #expect(queue.slots(wanted: 10, running: 0, recentStarts: 4) == 1)
+        #expect(queue.slots(wanted: 10, running: 5, recentStarts: 0) == 0)
+        #expect(queue.nextStart(afterStartsAt: 1_000, intervals: [0, 200], countedStart: nil) == 1_200)
+        #expect(queue.nextStart(afterStartsAt: 1_000, intervals: [0], countedStart: 900) == 10_900)
+        #expect(queue.nextStart(afterStartsAt: 1_000, intervals: [0], countedStart: nil) == nil)
+        queue.measuredFromEnd = true
+        #expect(queue.runningLimit == 1 && queue.slots(wanted: 10, running: 1, recentStarts: 0) == 0)
+        #expect(queue.nextStart(afterStartsAt: 1_000, intervals: [500], countedStart: nil) == nil)
+        queue.suspended = true
+        #expect(!queue.mayStart(at: 1_000))
+    }
+}
