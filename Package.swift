@@ -31,6 +31,8 @@ let package = Package(
         // Without its default traits: the dashboard needs neither swift-configuration nor full Foundation's form coding.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // `swift package generate-documentation`: the DocC catalogs (CI builds them, warnings as errors).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(

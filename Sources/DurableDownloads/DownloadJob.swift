@@ -72,7 +72,7 @@ struct DownloadCheckpoint: Codable, Hashable {
 
 /// Downloads a URL to a file, resuming after crashes, kills and dropped connections.
 ///
-/// The body streams to `<file>.part`. Every ``checkpointBytes`` the bytes written so far and the
+/// The body streams to `<file>.part`. Every `checkpointBytes` (an ``HTTPJobs`` setting) the bytes written so far and the
 /// content's ETag / Last-Modified are committed as the job's checkpoint; the next attempt (after a
 /// crash, a retry or a dropped connection) cuts the part file to the checkpoint and asks for the rest
 /// with `Range` and `If-Range`; an attempt that fails while its process lives first checkpoints

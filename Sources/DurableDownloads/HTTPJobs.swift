@@ -12,7 +12,7 @@ public enum DuplicatePolicy: String, Sendable, Hashable, CaseIterable {
     case join
 }
 
-/// Durable HTTP requests and downloads on a ``JobQueue``: register the job types, configure the
+/// Durable HTTP requests and downloads on a `JobQueue`: register the job types, configure the
 /// request queue, enqueue, cancel.
 ///
 /// For example:
@@ -46,6 +46,7 @@ public struct HTTPJobs: Sendable {
     /// Creates the HTTP side of `queue`.
     ///
     /// - Parameters:
+    ///   - queue: The queue whose file holds the requests and downloads; their job types are registered on it.
     ///   - client: The HTTP client; nil (the default) uses one with the shared client's settings but
     ///     a connect timeout of `connectTimeout`.
     ///   - connectTimeout: How long a connection may take to open (a refused one is tried again until
@@ -59,6 +60,10 @@ public struct HTTPJobs: Sendable {
     ///   - idleTimeout: How long a response body (of a download or a request) may stay silent before
     ///     the attempt fails with ``TransferStalledError`` and retries (a download resuming).
     ///     Default 30 s.
+    ///   - inlineBodyLimit: The largest response body kept in the job's output (default 64 KiB);
+    ///     a larger one goes to a file in `responseDirectory`.
+    ///   - requestQueue: The queue request jobs go on (default `http`).
+    ///   - downloadQueue: The queue download jobs go on (default `downloads`).
     ///   - downloadProgress: Told as bytes of downloads run by this process arrive (for progress
     ///     bars); nil by default.
     public init(
@@ -102,8 +107,11 @@ public struct HTTPJobs: Sendable {
 
     /// Enqueues `request` on the request queue.
     ///
-    /// - Parameter duplicates: What to do when an identical request waits or runs (same method, URL,
-    ///   headers and body). Default ``DuplicatePolicy/replace``.
+    /// - Parameters:
+    ///   - request: The request to send.
+    ///   - duplicates: What to do when an identical request waits or runs (same method, URL,
+    ///     headers and body). Default ``DuplicatePolicy/replace``.
+    ///   - options: How the job is enqueued; by default up to 5 attempts.
     public func enqueue(
         _ request: HTTPRequestSpec, duplicates: DuplicatePolicy = .replace,
         options: EnqueueOptions = EnqueueOptions(retry: RetryPolicy(maxAttempts: 5))

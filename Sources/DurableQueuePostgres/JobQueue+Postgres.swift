@@ -13,7 +13,7 @@ extension JobQueue {
     /// ```swift
     /// let queue = try await JobQueue(postgres: PostgresStorage(url: "postgres://app@db.internal/jobs"))
     /// ```
-    /// - Throws: ``DurableQueueError``: `invalidArgument` for a bad setting, `cannotOpen` when the
+    /// - Throws: `DurableQueueError`: `invalidArgument` for a bad setting, `cannotOpen` when the
     ///   server cannot be reached or refuses the login, `schemaTooNew` for a schema a newer version wrote.
     public convenience init(
         postgres storage: PostgresStorage, configuration: Configuration = Configuration(),

@@ -113,6 +113,7 @@ extension JobQueue {
     /// A cache of values computed by jobs of type `J`, stored in this queue's file.
     ///
     /// - Parameters:
+    ///   - type: The job type that computes a key's value from its input.
     ///   - namespace: Where its keys live; default the job type's name. Caches with the same
     ///     namespace share keys.
     ///   - maxFailures: How many failed computations a key allows before it stays failed until reset;

@@ -10,7 +10,7 @@ import Tracing
 ///
 /// A swift-service-lifecycle `Service` with an explicit lifecycle (``EngineState/Phase``). It
 /// speaks to its store only through ``JobStore`` and holds nothing the store does not also have:
-/// losing the process loses no job. See `Docs/Concurrency.md` for who owns what.
+/// losing the process loses no job. See the concurrency article (`DurableQueue.docc/Concurrency.md`) for who owns what.
 final class JobEngine: Service, Sendable {
     /// The façade the engine runs for: handlers get it in their context, for follow-up jobs. It
     /// owns the engine, so the engine never outlives it.

@@ -50,8 +50,11 @@ public struct Composition: Sendable {
     /// Steps that run one after another. A step that does not succeed (after its retries) ends the
     /// sequence `failed` (or `cancelled`) and cancels the steps after it.
     ///
-    /// - Parameter priority: The priority of every step without one of its own; nil: the
-    ///   enclosing group's, or the enqueuing job's, else `.normal`.
+    /// - Parameters:
+    ///   - steps: The steps, in order: jobs, or nested sequences and groups.
+    ///   - name: The sequence's name, by which an enclosing group's result finds its output.
+    ///   - priority: The priority of every step without one of its own; nil: the enclosing
+    ///     group's, or the enqueuing job's, else `.normal`.
     public static func sequence(_ steps: [Composition], name: String? = nil, priority: Priority? = nil) -> Composition {
         Composition { now, inherited, traceContext in
             .group(.sequence, try steps.map { try $0.node(now, priority ?? inherited, traceContext) }, maxConcurrent: 0, name: name)
@@ -61,8 +64,12 @@ public struct Composition: Sendable {
     /// Children that run in parallel, at most `maxConcurrent` at once (0: no limit of its own; each
     /// queue's limits still hold). The group ends when every child has; it `succeeded` if all did.
     ///
-    /// - Parameter priority: The priority of every child without one of its own; nil: the
-    ///   enclosing group's, or the enqueuing job's, else `.normal`.
+    /// - Parameters:
+    ///   - children: The children: jobs, or nested sequences and groups.
+    ///   - maxConcurrent: The most children running at once; 0 for no limit of its own.
+    ///   - name: The group's name, by which an enclosing group's result finds its output.
+    ///   - priority: The priority of every child without one of its own; nil: the enclosing
+    ///     group's, or the enqueuing job's, else `.normal`.
     public static func group(
         _ children: [Composition], maxConcurrent: Int = 0, name: String? = nil, priority: Priority? = nil
     ) -> Composition {

@@ -2,14 +2,15 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-/// The README's quick start is the `durableq-quickstart` executable, word for word, and it works.
+/// The quick start of the README and of the Getting Started article is the `durableq-quickstart`
+/// executable, word for word, and it works.
 @Suite struct QuickStartTests {
-    /// The package's root directory, found from this source file's path.
-    @Test func theReadmeShowsTheQuickStartProgramVerbatim() throws {
-        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    @Test(arguments: ["README.md", "Sources/DurableQueue/DurableQueue.docc/GettingStarted.md"])
+    func theDocsShowTheQuickStartProgramVerbatim(_ document: String) throws {
+        let text = try String(contentsOf: packageRoot.appendingPathComponent(document), encoding: .utf8)
         let program = try String(
             contentsOf: packageRoot.appendingPathComponent("Sources/durableq-quickstart/main.swift"), encoding: .utf8)
-        #expect(readme.contains("```swift\n" + program + "```\n"))
+        #expect(text.contains("```swift\n" + program + "```\n"))
     }
 
     @Test func theQuickStartRunsAJobAndCancelsAnother() async throws {
