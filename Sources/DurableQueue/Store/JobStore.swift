@@ -13,7 +13,7 @@
 /// that owner.
 ///
 /// The SQLite conformer is the first; a store for another database conforms in its own target of
-/// this package (see the README's "Writing a store"), and the conformance tests run against each.
+/// this package (see the Writing a Store article), and the conformance tests run against each.
 package protocol JobStore: AnyObject, Sendable {
     /// What the store is, for messages: the file's path, or the database's address.
     var location: String { get }

@@ -41,7 +41,7 @@ import Testing
         // Due at minute 10, nobody ran until 15:05: ticks 10…14 are missed, 15 is on time.
         let now = 15 * minute + 5_000
         #expect(try plan(.skip, due: 10 * minute, now: now) == [15 * minute])
-        // runOnce: the on-time tick's job stands for the missed ones (as the README and the doc say).
+        // runOnce: the on-time tick's job stands for the missed ones (as the Periodic Jobs article and the doc say).
         #expect(try plan(.runOnce, due: 10 * minute, now: now) == [15 * minute])
         #expect(try plan(.catchUp(max: 2), due: 10 * minute, now: now) == [13 * minute, 14 * minute, 15 * minute])
         // At 15:30 every tick is missed.
