@@ -146,18 +146,6 @@ extension PostgresJobStore {
         }
     }
 
-    /// Running jobs of `owner` whose cancel was requested.
-    package func cancelRequested(owner: String) async throws -> [JobID] {
-        try await read("find cancelled jobs of worker '\(owner)'") { session in
-            try await session.rows(
-                "SELECT id FROM jobs WHERE state = 'running' AND lease_owner = $1 AND cancel_requested = 1", [owner]
-            ).map { JobID(try $0.int64(0)) }
-        }
-    }
-
-    /// The count of notifications heard; a new number at every call while nobody listens.
-    package func changeToken() async throws -> Int64 { changes.token }
-
     /// Calls `onChange` whenever another node (or this one) commits a change.
     package func observeChanges(_ onChange: @escaping @Sendable () -> Void) { changes.observe(onChange) }
 }

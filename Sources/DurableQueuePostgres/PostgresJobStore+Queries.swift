@@ -65,39 +65,6 @@ extension PostgresJobStore {
         }
     }
 
-    /// How many jobs wait (scheduled, pending, blocked) in each queue, every queue listed.
-    package func waitingJobCounts() async throws -> [String: Int] {
-        try await read("count waiting jobs") { session in
-            var counts: [String: Int] = [:]
-            for row in try await session.rows(
-                """
-                SELECT q.name, (SELECT count(*) FROM jobs WHERE queue = q.name AND state IN ('scheduled', 'pending', 'blocked'))
-                FROM queues AS q
-                """)
-            {
-                counts[try row.string(0)] = try row.int(1)
-            }
-            return counts
-        }
-    }
-
-    /// How many jobs wait (pending or scheduled) of each kind not in `known`.
-    package func waitingJobs(ofKindsOtherThan known: Set<String>) async throws -> [String: Int] {
-        try await read("count waiting jobs by kind") { session in
-            var counts: [String: Int] = [:]
-            for row in try await session.rows(
-                """
-                SELECT kind, count(*) FROM jobs
-                WHERE state IN ('pending', 'scheduled') AND kind <> ALL($1::text[])
-                GROUP BY kind
-                """, [known.sorted()])
-            {
-                counts[try row.string(0)] = try row.int(1)
-            }
-            return counts
-        }
-    }
-
     /// The WHERE clause of `filter` over `jobs AS j` and its values: only the conditions set, each a
     /// constant piece of SQL with its value bound.
     private static func whereClause(_ filter: JobFilter) -> (String, [(any PostgresValue)?]) {

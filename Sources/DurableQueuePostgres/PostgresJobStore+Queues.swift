@@ -102,25 +102,6 @@ extension PostgresJobStore {
         try await read("read queue '\(name)'") { [self] session in try await queues(session, named: name, lock: false).first }
     }
 
-    /// Every queue's settings, job counts and next allowed start.
-    package func queueStatuses() async throws -> [QueueStatus] {
-        try await read("read the queues") { [self] session in
-            var counts: [String: [JobState: Int]] = [:]
-            for row in try await session.rows("SELECT queue, state, count(*) FROM jobs GROUP BY queue, state") {
-                counts[try row.string(0), default: [:]][try JobState(stored: row.string(1))] = try row.int(2)
-            }
-            var nextStarts: [String: Int64] = [:]
-            for row in try await session.rows("SELECT name, next_start_at FROM queues WHERE next_start_at > 0") {
-                nextStarts[try row.string(0)] = try row.int64(1)
-            }
-            return try await queues(session, named: nil, lock: false).map { queue in
-                QueueStatus(
-                    configuration: queue, counts: QueueCounts(queue: queue.name, counts: counts[queue.name] ?? [:]),
-                    nextStartAt: nextStarts[queue.name])
-            }
-        }
-    }
-
     /// Every queue's name, sorted.
     package func queueNames() async throws -> [String] {
         try await read("list the queues' names") { session in
@@ -129,7 +110,7 @@ extension PostgresJobStore {
     }
 
     /// The settings of queue `name` (of every queue, by name, for nil); `lock` holds the row.
-    private func queues(_ session: PostgresSession, named name: String?, lock: Bool) async throws -> [QueueConfiguration] {
+    func queues(_ session: PostgresSession, named name: String?, lock: Bool) async throws -> [QueueConfiguration] {
         try await session.rows(
             """
             SELECT name, mode, concurrency_limit, suspended, throttle_interval_ms, throttle_measured_from,

@@ -15,17 +15,6 @@ extension PostgresJobStore {
             """, [id.rawValue, now, from?.rawValue, to.rawValue, attempt, reason, worker])
     }
 
-    /// Job `id`'s state, attempt count and cancel flag, or nil if there is no such job; `lock` holds
-    /// its row until the transaction ends, so that what is decided from it stays true.
-    func stateRow(_ session: PostgresSession, _ id: JobID, lock: Bool) async throws -> (state: JobState, attempts: Int, cancel: Bool)? {
-        guard
-            let row = try await session.rows(
-                "SELECT state, attempts, cancel_requested FROM jobs WHERE id = $1" + (lock ? " FOR UPDATE" : ""), [id.rawValue]
-            ).first
-        else { return nil }
-        return (try JobState(stored: row.string(0)), try row.int(1), try row.bool(2))
-    }
-
     /// Creates the rows of the queues in `names` that have none, with default settings.
     func ensureQueuesExist(_ session: PostgresSession, _ names: Set<String>, now: Int64) async throws {
         let missing = knownQueues.withLock { names.subtracting($0) }
