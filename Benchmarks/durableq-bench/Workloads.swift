@@ -223,7 +223,7 @@ struct Workloads {
         let seconds = secondsSince(start)
         engine.cancel()
         _ = try? await engine.value
-        let records = try await queue.store.jobs(JobFilter(queue: "paced", limit: 100)).compactMap(\.startedAt).sorted()
+        let records = try await queue.reader.jobs(JobFilter(queue: "paced", limit: 100)).compactMap(\.startedAt).sorted()
         let gaps = zip(records.dropFirst(), records).map { Double($0 - $1) }
         let average = gaps.reduce(0, +) / Double(max(1, gaps.count))
         return Measurement(

@@ -167,7 +167,7 @@ public struct HTTPJobs: Sendable {
             let (handle, isNew) = try await queue.enqueueOrFind(DownloadJob.self, request, options: options)
             if isNew { return handle }
             // Held by another unfinished download: the same one (enqueued meanwhile) is joined.
-            if try await queue.store.job(handle.id).tags.contains(identity) { return handle }
+            if try await queue.reader.job(handle.id).tags.contains(identity) { return handle }
         }
         throw DownloadError("no free name for '\(base)' in \(request.directory)")
     }
@@ -175,7 +175,7 @@ public struct HTTPJobs: Sendable {
     /// The latest download tagged `identity` when it should be followed rather than started anew:
     /// one that waits or runs, or one that failed or was cancelled, retried here.
     private func resumable(_ identity: String) async throws -> JobHandle<DownloadJob>? {
-        guard let earlier = try await queue.store.jobs(JobFilter(tag: identity, limit: 1)).first else { return nil }
+        guard let earlier = try await queue.reader.jobs(JobFilter(tag: identity, limit: 1)).first else { return nil }
         let handle = queue.handle(DownloadJob.self, id: earlier.id)
         switch earlier.state {
         case .succeeded:
@@ -215,7 +215,7 @@ public struct HTTPJobs: Sendable {
 
     /// The requests waiting or running, oldest first.
     public func queuedRequests() async throws -> [(id: JobID, state: JobState, request: HTTPRequestSpec)] {
-        let jobs = try await queue.store.jobs(
+        let jobs = try await queue.reader.jobs(
             JobFilter(
                 states: JobFilter.unfinished, queues: [requestQueue], kinds: [HTTPRequestJob.name], limit: .max, order: .oldestFirst))
         return jobs.compactMap { job in

@@ -43,8 +43,12 @@ public final class JobQueue: Sendable {
     public var path: String { store.location }
     /// The settings this queue was opened with.
     public let configuration: Configuration
-    /// Where the jobs live.
-    package let store: any JobStore
+    /// Where the jobs live. Only the core writes through it; see ``reader``.
+    let store: any JobStore
+    /// The store, to read: what the `durableq` commands, the dashboard and the HTTP jobs use to look
+    /// at jobs, queues and groups. Every change goes through the queue's own methods, so that it has
+    /// its history row and engines hear of it.
+    package var reader: any JobStoreReader { store }
     let registry = JobRegistry()
     /// Wakes handles waiting on a job: something changed in this process.
     let jobChanges = ChangeSignal()

@@ -8,7 +8,7 @@ import Hummingbird
 extension Dashboard {
     func cancel(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let id = try RequestValues.jobID(context)
-        let job = try await reading { try await queue.store.job(id) }
+        let job = try await reading { try await queue.reader.job(id) }
         guard !job.state.isTerminal else {
             throw DashboardFailure(.conflict, "job \(id) already \(job.state.rawValue): there is nothing to cancel")
         }
@@ -31,7 +31,7 @@ extension Dashboard {
             if paused { try await queue.suspend(queue: name) } else { try await queue.resume(queue: name) }
         }
         return try await acted(request, back: "/") {
-            let statuses = try await reading { try await queue.store.queueStatuses() }
+            let statuses = try await reading { try await queue.reader.queueStatuses() }
             return statuses.first { $0.configuration.name == name }?.json ?? .null
         }
     }

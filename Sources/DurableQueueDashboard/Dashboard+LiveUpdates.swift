@@ -13,7 +13,7 @@ extension Dashboard {
             var last: String?
             var quiet = Duration.zero
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                let token = "\(try await queue.store.changeToken())-\(actions.value)"
+                let token = "\(try await queue.reader.changeToken())-\(actions.value)"
                 if let last, last != token {
                     try await writer.write(ByteBuffer(string: "event: change\ndata: \(token)\n\n"))
                     quiet = .zero

@@ -14,29 +14,29 @@ extension Dashboard {
         router.get("/jobs") { request, _ -> Response in .html(try await jobsPage(request, actionsEnabled: guardMiddleware.isAuthorized(request))) }
         router.get("/jobs/:id") { request, context -> Response in
             let id = try RequestValues.jobID(context)
-            let (job, history) = try await reading { (try await queue.store.job(id), try await queue.store.history(of: id)) }
+            let (job, history) = try await reading { (try await queue.reader.job(id), try await queue.reader.history(of: id)) }
             return .html(JobPage(job: job, history: history, actionsEnabled: guardMiddleware.isAuthorized(request)).render())
         }
         router.get("/groups/:id") { request, context -> Response in
             let id = try RequestValues.groupID(context)
-            let group = try await reading { try await queue.store.groupResult(id) }
+            let group = try await reading { try await queue.reader.groupResult(id) }
             return .html(GroupPage(group: group, actionsEnabled: guardMiddleware.isAuthorized(request)).render())
         }
 
-        router.get("/api/queues") { _, _ -> Response in .json(.array(try await reading { try await queue.store.queueStatuses() }.map(\.json))) }
+        router.get("/api/queues") { _, _ -> Response in .json(.array(try await reading { try await queue.reader.queueStatuses() }.map(\.json))) }
         router.get("/api/jobs") { request, _ -> Response in
             let filter = try RequestValues.jobFilter(request)
-            let (jobs, total) = try await reading { (try await queue.store.jobs(filter), try await queue.store.count(filter)) }
+            let (jobs, total) = try await reading { (try await queue.reader.jobs(filter), try await queue.reader.count(filter)) }
             return .json(.object([("total", .int(Int64(total))), ("jobs", .array(jobs.map(\.json)))]))
         }
         router.get("/api/jobs/:id") { _, context -> Response in
             let id = try RequestValues.jobID(context)
             return .json(try await jobJSON(id))
         }
-        router.get("/api/groups") { _, _ -> Response in .json(.array(try await reading { try await queue.store.groups(limit: 100) }.map(\.json))) }
+        router.get("/api/groups") { _, _ -> Response in .json(.array(try await reading { try await queue.reader.groups(limit: 100) }.map(\.json))) }
         router.get("/api/groups/:id") { _, context -> Response in
             let id = try RequestValues.groupID(context)
-            return .json(try await reading { try await queue.store.groupResult(id) }.json)
+            return .json(try await reading { try await queue.reader.groupResult(id) }.json)
         }
         router.get("/api/schedules") { _, _ -> Response in .json(.array(try await reading { try await queue.schedules() }.map(\.json))) }
         router.get("/api/events") { _, _ -> Response in liveUpdates() }
@@ -62,13 +62,13 @@ extension Dashboard {
 
     /// The job with its history, as `durableq show --json` prints it.
     func jobJSON(_ id: JobID) async throws -> JSONValue {
-        let (job, history) = try await reading { (try await queue.store.job(id), try await queue.store.history(of: id)) }
+        let (job, history) = try await reading { (try await queue.reader.job(id), try await queue.reader.history(of: id)) }
         return job.json(history: history)
     }
 
     private func overviewPage(actionsEnabled: Bool) async throws -> String {
         let (queues, schedules, groups) = try await reading {
-            (try await queue.store.queueStatuses(), try await queue.schedules(), try await queue.store.groups(limit: 20))
+            (try await queue.reader.queueStatuses(), try await queue.schedules(), try await queue.reader.groups(limit: 20))
         }
         return OverviewPage(
             location: queue.path, queues: queues, schedules: schedules, groups: groups, now: Date().millisecondsSince1970,
@@ -79,7 +79,7 @@ extension Dashboard {
     private func jobsPage(_ request: Request, actionsEnabled: Bool) async throws -> String {
         let filter = try RequestValues.jobFilter(request)
         let (jobs, total, queueNames) = try await reading {
-            (try await queue.store.jobs(filter), try await queue.store.count(filter), try await queue.store.queueNames())
+            (try await queue.reader.jobs(filter), try await queue.reader.count(filter), try await queue.reader.queueNames())
         }
         return JobsPage(filter: filter, jobs: jobs, total: total, queueNames: queueNames, actionsEnabled: actionsEnabled).render()
     }

@@ -37,7 +37,7 @@ extension JobQueue {
         _ type: J.Type, queue: String? = nil, states: Set<JobState> = [.scheduled, .pending, .blocked, .running]
     ) async throws -> [EnqueuedJob<J>] {
         let filter = JobFilter(states: states, queues: queue.map { [$0] }, kinds: [J.name], limit: .max, order: .oldestFirst)
-        return try await store.jobs(filter).map { record in
+        return try await reader.jobs(filter).map { record in
             EnqueuedJob(
                 id: record.id, queue: record.queue, state: record.state, priority: record.priority,
                 runAt: Date(timeIntervalSince1970: Double(record.runAt) / 1000), attempts: record.attempts, tags: record.tags,

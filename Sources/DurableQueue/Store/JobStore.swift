@@ -14,10 +14,7 @@
 ///
 /// The SQLite conformer is the first; a store for another database conforms in its own target of
 /// this package (see the Writing a Store article), and the conformance tests run against each.
-package protocol JobStore: AnyObject, Sendable {
-    /// What the store is, for messages: the file's path, or the database's address.
-    var location: String { get }
-
+package protocol JobStore: JobStoreReader {
     // MARK: Enqueueing
 
     /// Inserts `jobs`, all or none, each with its creation event; a job whose unique key an
@@ -51,22 +48,12 @@ package protocol JobStore: AnyObject, Sendable {
     /// Gives running attempts back without counting them (shutdown); returns those released.
     func release(_ attempts: [AttemptID], owner: String, now: Int64, reason: String) async throws -> [AttemptID]
 
-    /// The workers holding running jobs, each once.
-    func leaseOwners() async throws -> [String]
-
     /// Takes back running jobs whose lease expired before `now`, or whose worker is one of
     /// `deadOwners`: to `pending` (the attempt counts), `cancelled` or `failed`.
     func recoverExpiredLeases(now: Int64, deadOwners: [String]) async throws -> [RecoveredJob]
 
     /// Running jobs of `owner` whose cancel was requested.
     func cancelRequested(owner: String) async throws -> [JobID]
-
-    /// When a claim may next find work: the earliest scheduled job or throttled queue after `now`.
-    func nextWakeTime(after now: Int64) async throws -> Int64?
-
-    /// A number that changes whenever another process commits to the store, cheap to read: an idle
-    /// engine polls it and claims only when it moved.
-    func changeToken() async throws -> Int64
 
     /// Calls `onChange` whenever the store hears that something changed, for stores that are told
     /// (a database that notifies); a store that is not told does nothing, and engines poll
@@ -102,15 +89,6 @@ package protocol JobStore: AnyObject, Sendable {
     /// Suspends or resumes a queue.
     func setSuspended(_ suspended: Bool, queue: String, now: Int64) async throws
 
-    /// A queue's stored settings; nil for a queue the store does not have.
-    func queue(named name: String) async throws -> QueueConfiguration?
-
-    /// Every queue's settings, job counts and next allowed start.
-    func queueStatuses() async throws -> [QueueStatus]
-
-    /// Every queue's name, sorted: a short read that counts no jobs.
-    func queueNames() async throws -> [String]
-
     /// Raises by one the priority of every pending job of a queue with ``Aging`` that has waited
     /// its interval since it became pending or last rose (by `updated_at`), up to the queue's
     /// limit, each with a history row; returns how many rose, or nil when no queue ages (then it
@@ -131,14 +109,8 @@ package protocol JobStore: AnyObject, Sendable {
     /// (ticks that passed while paused do not fire). False if there is no such schedule.
     func setSchedulePaused(_ paused: Bool, named name: String, nextTickAt: Int64?, now: Int64) async throws -> Bool
 
-    /// Every schedule (or only the one named), by name, with the state of the job it enqueued last.
-    func schedules(named name: String?) async throws -> [ScheduleRecord]
-
     /// Unpaused schedules whose next tick is due by `now`.
     func dueSchedules(now: Int64) async throws -> [ScheduleRecord]
-
-    /// When the earliest unpaused schedule's next tick is due; nil if none ticks.
-    func nextScheduleTick() async throws -> Int64?
 
     /// Moves schedule `name`'s next tick from `due` to `nextTickAt` and enqueues `jobs` (one per
     /// tick fired, possibly none), in one transaction — only while the schedule is unpaused and
@@ -152,9 +124,6 @@ package protocol JobStore: AnyObject, Sendable {
     /// The stored value of a key, the job computing it, or a new job `job` enqueued for it.
     func cachedValue(namespace: String, key: String, job: NewJob, maxFailures: Int?, now: Int64) async throws -> CacheLookup
 
-    /// A key's entry; nil if never requested or reset.
-    func cacheEntry(namespace: String, key: String) async throws -> CacheEntryRecord?
-
     /// Forgets a key (or every key of `namespace`, or every key); returns how many.
     @discardableResult
     func resetCache(namespace: String?, key: String?) async throws -> Int
@@ -165,38 +134,6 @@ package protocol JobStore: AnyObject, Sendable {
     /// job inserts, at `now`): commits if it returns, rolls back if it throws. `body` is
     /// synchronous and runs while the transaction holds the store.
     func transaction<T: Sendable>(now: Int64, _ body: @escaping @Sendable (any AppTransaction, Int64) throws -> T) async throws -> T
-
-    // MARK: Reading
-
-    /// Job `id` with its tags.
-    func job(_ id: JobID) async throws -> JobRecord
-
-    /// Job `id`'s state and progress: a short read for handles.
-    func status(of id: JobID) async throws -> JobStatus
-
-    /// Job `id`'s events, oldest first.
-    func history(of id: JobID) async throws -> [JobEvent]
-
-    /// The jobs `filter` matches.
-    func jobs(_ filter: JobFilter) async throws -> [JobRecord]
-
-    /// How many jobs `filter` matches (its limit aside).
-    func count(_ filter: JobFilter) async throws -> Int
-
-    /// How many jobs wait (scheduled, pending, blocked) in each queue.
-    func waitingJobCounts() async throws -> [String: Int]
-
-    /// How many jobs wait (pending or scheduled) of each kind not in `known`.
-    func waitingJobs(ofKindsOtherThan known: Set<String>) async throws -> [String: Int]
-
-    /// A group's state.
-    func groupState(_ id: GroupID) async throws -> JobState
-
-    /// A group with every child's state and output.
-    func groupResult(_ id: GroupID) async throws -> GroupResult
-
-    /// The newest `limit` outermost sequences and groups, newest first.
-    func groups(limit: Int) async throws -> [GroupSummary]
 }
 
 /// What one claim asks for: which jobs a worker may take, and how many.

@@ -26,7 +26,7 @@ struct Cancel: AsyncParsableCommand {
     func run() async throws {
         let jobs = try await database.openQueue(create: false)
         if let id {
-            let before = try await jobs.store.job(JobID(id)).state
+            let before = try await jobs.reader.job(JobID(id)).state
             try await jobs.cancel(JobID(id))
             switch before {
             case .running: Terminal.print("job \(id): cancel requested; its worker stops it")

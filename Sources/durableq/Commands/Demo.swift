@@ -36,7 +36,7 @@ struct Demo: AsyncParsableCommand {
         let worker = try await HTTPWorker(
             database: database, queues: Set(Self.queues), maxConcurrentJobs: 8, network: network, verbose: false)
         worker.queue.register(DemoStep())
-        let store = worker.queue.store
+        let store = worker.queue.reader
         let waiting = try await store.jobs(JobFilter(states: JobFilter.unfinished, tag: "demo", limit: 1_000))
         // Downloads left from an interrupted demo name the port of the server that served them.
         let previousPort = waiting.lazy.compactMap { job -> Int? in
@@ -57,7 +57,7 @@ struct Demo: AsyncParsableCommand {
 
     /// Enqueues a round (unless `waiting` jobs of one remain) and runs it with a live display.
     private func show(worker: HTTPWorker, server: DemoFileServer, waiting: Int) async throws {
-        let store = worker.queue.store
+        let store = worker.queue.reader
 
         if waiting == 0 {
             try await enqueueDemo(on: worker, port: server.port)
@@ -94,7 +94,7 @@ struct Demo: AsyncParsableCommand {
         let queue = worker.queue
         let directory = URL(fileURLWithPath: Self.directory, isDirectory: true).standardizedFileURL
         try? FileManager.default.removeItem(at: directory)
-        var downloads = try await queue.store.queue(named: "downloads") ?? QueueConfiguration("downloads")
+        var downloads = try await queue.reader.queue(named: "downloads") ?? QueueConfiguration("downloads")
         downloads.concurrencyLimit = 3
         try await queue.configure(downloads)
         for name in Self.files.keys.sorted() {

@@ -59,7 +59,7 @@ struct Download: AsyncParsableCommand {
         let worker = try await HTTPWorker(
             database: database, queues: ["downloads"], maxConcurrentJobs: concurrency, network: network,
             verbose: verbose)
-        let store = worker.queue.store
+        let store = worker.queue.reader
         var settings = try await store.queue(named: worker.http.downloadQueue) ?? QueueConfiguration(worker.http.downloadQueue)
         settings.concurrencyLimit = concurrency
         try await worker.queue.configure(settings)

@@ -23,7 +23,7 @@ struct List: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let jobs = try await database.openForReading().store.jobs(JobFilter(state: state, queue: queue, tag: tag, limit: limit))
+        let jobs = try await database.openForReading().reader.jobs(JobFilter(state: state, queue: queue, tag: tag, limit: limit))
         if output.json {
             JSONValue.array(jobs.map(\.json)).print()
             return

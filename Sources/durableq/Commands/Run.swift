@@ -31,7 +31,7 @@ struct Run: AsyncParsableCommand {
         let worker = try await HTTPWorker(
             database: database, queues: queues.map(Set.init), maxConcurrentJobs: concurrency, network: network,
             verbose: verbose)
-        let initial = try await worker.queue.store.jobs(HTTPWorker.unfinished(queues: queues)).map(\.id)
+        let initial = try await worker.queue.reader.jobs(HTTPWorker.unfinished(queues: queues)).map(\.id)
         if initial.isEmpty && !forever {
             Terminal.print("nothing to run")
             return

@@ -14,7 +14,7 @@ struct Show: AsyncParsableCommand {
     var id: Int64
 
     func run() async throws {
-        let store = try await database.openForReading().store
+        let store = try await database.openForReading().reader
         let job = try await store.job(JobID(id))
         let history = try await store.history(of: JobID(id))
         if output.json { return job.json(history: history).print() }

@@ -13,7 +13,7 @@ struct Status: AsyncParsableCommand {
 
     func run() async throws {
         let queue = try await database.openForReading()
-        let statuses = try await queue.store.queueStatuses()
+        let statuses = try await queue.reader.queueStatuses()
         if output.json {
             JSONValue.array(statuses.map(\.json)).print()
         } else {

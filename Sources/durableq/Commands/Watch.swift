@@ -20,7 +20,7 @@ struct Watch: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try await database.openForReading().store
+        let store = try await database.openForReading().reader
         let interactive = Terminal.isInteractive
         var refreshes = 0
         while count.map({ refreshes < $0 }) ?? true {

@@ -55,7 +55,7 @@ struct HTTPWorker {
     ) async throws -> (EngineRunner.Ending, [JobRecord]) {
         let display = JobDisplay(board: board, interactive: Terminal.isInteractive)
         let tracked = Mutex(initial)
-        let store = queue.store
+        let store = queue.reader
         let latest = Mutex<[JobRecord]>([])
         let ending = try await EngineRunner.run(
             queue, logger: logger, interval: Terminal.isInteractive ? .milliseconds(200) : .milliseconds(250),
