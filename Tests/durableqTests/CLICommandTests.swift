@@ -49,7 +49,7 @@ private func seed(_ directory: TemporaryDirectory) async throws -> (pending: Job
         #expect(text.stderr.contains("text.sqlite") && text.stderr.contains("not a database"), "\(text.stderr)")
 
         _ = try SQLiteJobStore(path: directory.path("new.sqlite"))
-        let connection = try Connection(path: directory.path("new.sqlite"), options: StorageOptions())
+        let connection = try SQLiteConnection(path: directory.path("new.sqlite"), options: StorageOptions())
         try connection.executeScript("PRAGMA user_version = 999")
         let newer = try await durableq(["list", "--db", "new.sqlite"], in: directory.url.path)
         #expect(newer.status == 1)

@@ -132,7 +132,7 @@ private func percent(_ line: String) -> Int {
             #expect(message.contains("disk I/O error (file durableq.sqlite)"), "\(message)")
             #expect(!message.contains("while executing") && !message.contains("COMMIT"), "no SQL in the message: \(message)")
             var integrity = ""
-            try Connection(path: path, options: StorageOptions()).query("PRAGMA integrity_check") { integrity = $0.string(0) }
+            try SQLiteConnection(path: path, options: StorageOptions()).query("PRAGMA integrity_check") { integrity = $0.string(0) }
             #expect(integrity == "ok")
 
             let rerun = try await durableq(["run"], in: directory.url.path)

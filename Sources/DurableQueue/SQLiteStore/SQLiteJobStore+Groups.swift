@@ -249,7 +249,7 @@ extension SQLiteJobStore {
 
     /// A child as the reads of ``children(of:)`` and ``children(of:in:limit:)`` give it: position,
     /// job or group id, name, state, output.
-    private static func child(_ row: Row) throws -> GroupChild {
+    private static func child(_ row: SQLiteRow) throws -> GroupChild {
         GroupChild(
             position: Int(row.int64(0)), job: row.optionalInt64(1).map { JobID($0) }, group: row.optionalInt64(2).map { GroupID($0) },
             name: row.optionalString(3), state: try JobState(stored: row.string(4)), output: row.optionalString(5))
@@ -260,7 +260,7 @@ extension SQLiteJobStore {
     private func children(of id: GroupID, in states: [JobState], limit: Int? = nil) throws -> [GroupChild] {
         var children: [GroupChild] = []
         let arguments: [(any SQLiteBindable)?] = [id.rawValue, limit ?? -1] + states.map(\.rawValue)
-        let read = { (row: Row) in children.append(try Self.child(row)) }
+        let read = { (row: SQLiteRow) in children.append(try Self.child(row)) }
         try connection.query(Self.childJobsStatements[states.count - 1], arguments, row: read)
         try connection.query(Self.childGroupsStatements[states.count - 1], arguments, row: read)
         children.sort { $0.position < $1.position }

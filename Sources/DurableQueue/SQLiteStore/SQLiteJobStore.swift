@@ -13,7 +13,7 @@ package actor SQLiteJobStore {
     package nonisolated let path: String
     /// The options the file was opened with.
     package nonisolated let options: StorageOptions
-    let connection: Connection
+    let connection: SQLiteConnection
     private let executor: LockingSerialExecutor
     /// Queues known to have a row, so enqueue skips creating them.
     var knownQueues: Set<String> = []
@@ -60,13 +60,13 @@ package actor SQLiteJobStore {
             if options.readOnly || !options.createIfMissing, (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) == 0 {
                 throw DurableQueueError(.notADatabase, "not a DurableQueue file: the file is empty", path: path)
             }
-            let connection: Connection
+            let connection: SQLiteConnection
             do {
-                connection = try Connection(path: path, options: options)
-            } catch where options.readOnly && Connection.canOnlyBeReadAsImmutable(path, after: error) {
-                connection = try Connection(path: path, options: options, immutable: true)
+                connection = try SQLiteConnection(path: path, options: options)
+            } catch where options.readOnly && SQLiteConnection.canOnlyBeReadAsImmutable(path, after: error) {
+                connection = try SQLiteConnection(path: path, options: options, immutable: true)
             }
-            try Migrator.migrate(connection, readOnly: options.readOnly, createsSchema: options.createIfMissing)
+            try SQLiteMigrator.migrate(connection, readOnly: options.readOnly, createsSchema: options.createIfMissing)
             self.connection = connection
         } catch {
             throw Self.mapped(error, operation: "open the job database", path: path, busyTimeout: options.busyTimeout)

@@ -74,7 +74,7 @@ import Testing
         let id = try await store.add(job())
         _ = try await store.take()
         // Another process holds the write lock longer than the busy timeout.
-        let other = try Connection(path: path, options: StorageOptions())
+        let other = try SQLiteConnection(path: path, options: StorageOptions())
         try other.execute("BEGIN IMMEDIATE")
         let recorder = AttemptRecorder(store: store, time: SystemTimeSource())
         let error = await #expect(throws: DurableQueueError.self) {

@@ -44,7 +44,7 @@ import Testing
         let store = try SQLiteJobStore(path: path, options: StorageOptions(busyTimeout: .milliseconds(100)))
         let committer = EnqueueCommitter(store: store, time: SystemTimeSource())
         // Another process holds the write lock longer than the busy timeout.
-        let other = try Connection(path: path, options: StorageOptions())
+        let other = try SQLiteConnection(path: path, options: StorageOptions())
         try other.execute("BEGIN IMMEDIATE")
         let failures = await withTaskGroup(of: DurableQueueError.Code?.self) { group in
             for _ in 0..<5 {

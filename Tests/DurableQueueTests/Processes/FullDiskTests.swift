@@ -36,7 +36,7 @@ import Testing
         #expect(ranBefore > 0 && ranBefore < count, "the limit must stop the worker part way (\(ranBefore) finished)")
 
         var integrity = ""
-        try Connection(path: path, options: StorageOptions()).query("PRAGMA integrity_check") { integrity = $0.string(0) }
+        try SQLiteConnection(path: path, options: StorageOptions()).query("PRAGMA integrity_check") { integrity = $0.string(0) }
         #expect(integrity == "ok")
 
         // With room again, another worker takes back what the first left running and finishes everything.

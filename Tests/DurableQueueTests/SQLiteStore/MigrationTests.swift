@@ -21,9 +21,9 @@ import Testing
 
     @Test func aNewFileIsMigratedToTheLatestVersionInWALMode() async throws {
         try await withSQLiteStore { store, directory async throws in
-            let connection = try Connection(path: directory.path("jobs.sqlite"), options: StorageOptions())
-            #expect(try Migrator.userVersion(connection) == SchemaMigrations.latestVersion)
-            #expect(try connection.scalarInt64("PRAGMA application_id") == Migrator.applicationID)
+            let connection = try SQLiteConnection(path: directory.path("jobs.sqlite"), options: StorageOptions())
+            #expect(try SQLiteMigrator.userVersion(connection) == SchemaMigrations.latestVersion)
+            #expect(try connection.scalarInt64("PRAGMA application_id") == SQLiteMigrator.applicationID)
             var mode = ""
             try connection.query("PRAGMA journal_mode") { mode = $0.string(0) }
             #expect(mode == "wal")
@@ -47,8 +47,8 @@ import Testing
             let store = try SQLiteJobStore(path: path)
             #expect(try await store.job(id).state == .pending)
         }
-        let connection = try Connection(path: path, options: StorageOptions())
-        #expect(try Migrator.userVersion(connection) == SchemaMigrations.latestVersion)
+        let connection = try SQLiteConnection(path: path, options: StorageOptions())
+        #expect(try SQLiteMigrator.userVersion(connection) == SchemaMigrations.latestVersion)
     }
 
     @Test func aFileFromANewerVersionIsRefusedAndLeftUnchanged() async throws {
@@ -57,30 +57,30 @@ import Testing
         let path = directory.path("jobs.sqlite")
         _ = try SQLiteJobStore(path: path)
         let newer = SchemaMigrations.latestVersion + 1
-        try Connection(path: path, options: StorageOptions()).executeScript("PRAGMA user_version = \(newer)")
+        try SQLiteConnection(path: path, options: StorageOptions()).executeScript("PRAGMA user_version = \(newer)")
 
         let error = try #require(throws: DurableQueueError.self) { try SQLiteJobStore(path: path) }
         #expect(error.code == .schemaTooNew)
         #expect(error.description.contains("\(newer)"))
         #expect(error.description.contains(path))
-        #expect(try Migrator.userVersion(Connection(path: path, options: StorageOptions())) == newer)
+        #expect(try SQLiteMigrator.userVersion(SQLiteConnection(path: path, options: StorageOptions())) == newer)
     }
 
     @Test func migrationsRunInOrderOneTransactionEach() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let connection = try Connection(path: directory.path("test.sqlite"), options: StorageOptions())
+        let connection = try SQLiteConnection(path: directory.path("test.sqlite"), options: StorageOptions())
         let migrations = [
-            SchemaMigration(version: 1, name: "0001_a", sql: "PRAGMA application_id = \(Migrator.applicationID); CREATE TABLE a (x INTEGER);"),
+            SchemaMigration(version: 1, name: "0001_a", sql: "PRAGMA application_id = \(SQLiteMigrator.applicationID); CREATE TABLE a (x INTEGER);"),
             SchemaMigration(version: 2, name: "0002_b", sql: "INSERT INTO a VALUES (1); CREATE TABLE b (y INTEGER REFERENCES nowhere(z)); SELECT no_such_function();"),
         ]
         #expect(throws: DurableQueueError.self) {
-            do { try Migrator.migrate(connection, readOnly: false, migrations: migrations) } catch {
+            do { try SQLiteMigrator.migrate(connection, readOnly: false, migrations: migrations) } catch {
                 throw SQLiteJobStore.mapped(error, operation: "migrate", path: "test", busyTimeout: .seconds(1))
             }
         }
         // The first migration stays applied; the failed second one left nothing behind.
-        #expect(try Migrator.userVersion(connection) == 1)
+        #expect(try SQLiteMigrator.userVersion(connection) == 1)
         #expect(try connection.scalarInt64("SELECT count(*) FROM a") == 0)
         #expect(try connection.scalarInt64("SELECT count(*) FROM sqlite_master WHERE name = 'b'") == 0)
     }
@@ -89,8 +89,8 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("jobs.sqlite")
-        let connection = try Connection(path: path, options: StorageOptions())
-        try Migrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(1)))
+        let connection = try SQLiteConnection(path: path, options: StorageOptions())
+        try SQLiteMigrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(1)))
         try connection.executeScript(
             """
             INSERT INTO queues (name, throttle_interval_ms, created_at, updated_at) VALUES ('api', 500, 1, 1);
@@ -99,7 +99,7 @@ import Testing
             """)
 
         let store = try SQLiteJobStore(path: path)
-        #expect(try Migrator.userVersion(connection) == SchemaMigrations.latestVersion)
+        #expect(try SQLiteMigrator.userVersion(connection) == SchemaMigrations.latestVersion)
         #expect(try await store.job(JobID(1)).state == .pending)
         #expect(try connection.scalarInt64("SELECT throttle_interval_ms FROM jobs WHERE id = 1") == 500)
         #expect(try connection.scalarInt64("SELECT throttle_interval_ms FROM jobs WHERE id = 2") == 0)
@@ -110,8 +110,8 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("jobs.sqlite")
-        let connection = try Connection(path: path, options: StorageOptions())
-        try Migrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(3)))
+        let connection = try SQLiteConnection(path: path, options: StorageOptions())
+        try SQLiteMigrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(3)))
         try connection.executeScript(
             """
             INSERT INTO queues (name, created_at, updated_at) VALUES ('default', 1, 1);
@@ -125,7 +125,7 @@ import Testing
             """)
 
         let store = try SQLiteJobStore(path: path)
-        #expect(try Migrator.userVersion(connection) == SchemaMigrations.latestVersion)
+        #expect(try SQLiteMigrator.userVersion(connection) == SchemaMigrations.latestVersion)
         #expect(try connection.scalarInt64("SELECT count(*) FROM jobs") == 2)
         #expect(try connection.scalarInt64("SELECT count(*) FROM job_tags WHERE job_id = 1") == 1)
         #expect(try connection.scalarInt64("SELECT count(*) FROM job_events WHERE job_id = 1") == 1)
@@ -144,8 +144,8 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("jobs.sqlite")
-        let connection = try Connection(path: path, options: StorageOptions())
-        try Migrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(4)))
+        let connection = try SQLiteConnection(path: path, options: StorageOptions())
+        try SQLiteMigrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(4)))
         try connection.executeScript(
             """
             INSERT INTO queues (name, created_at, updated_at) VALUES ('default', 1, 1);
@@ -153,7 +153,7 @@ import Testing
             VALUES ('default', 'a', 'pending', 1, 1, 2, 3, '{}', x'0102', 1, 1);
             """)
         let store = try SQLiteJobStore(path: path)
-        #expect(try Migrator.userVersion(connection) == SchemaMigrations.latestVersion)
+        #expect(try SQLiteMigrator.userVersion(connection) == SchemaMigrations.latestVersion)
         let claimed = try #require(try await store.take(now: 2).first)
         #expect(claimed.attempt == 3 && claimed.progressedAttempts == 0 && claimed.checkpoint == [1, 2])
         #expect(try connection.scalarInt64("SELECT count(*) FROM jobs WHERE checkpoint_attempt IS NULL") == 1)
@@ -164,8 +164,8 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("jobs.sqlite")
-        let connection = try Connection(path: path, options: StorageOptions())
-        try Migrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(10)))
+        let connection = try SQLiteConnection(path: path, options: StorageOptions())
+        try SQLiteMigrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(10)))
         try connection.executeScript(
             """
             INSERT INTO queues (name, created_at, updated_at) VALUES ('default', 1, 1);
@@ -181,7 +181,7 @@ import Testing
             """)
 
         let store = try SQLiteJobStore(path: path)
-        #expect(try Migrator.userVersion(connection) == SchemaMigrations.latestVersion)
+        #expect(try SQLiteMigrator.userVersion(connection) == SchemaMigrations.latestVersion)
         let first = try await store.job(JobID(1))
         #expect(first.state == .succeeded && first.attempts == 1 && first.partitionKey == "p" && first.output == "\"done\"")
         #expect(try await store.transitions(JobID(1)) == ["nil>pending", "pending>running", "running>succeeded"])
@@ -210,8 +210,8 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("jobs.sqlite")
-        let connection = try Connection(path: path, options: StorageOptions())
-        try Migrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(12)))
+        let connection = try SQLiteConnection(path: path, options: StorageOptions())
+        try SQLiteMigrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(12)))
         // Job 1 from before version 11 (its creation an event row), job 2 created since; their rows
         // interleaved, as two jobs running at once write them.
         try connection.executeScript(
@@ -227,7 +227,7 @@ import Testing
             """)
 
         let store = try SQLiteJobStore(path: path)
-        #expect(try Migrator.userVersion(connection) == SchemaMigrations.latestVersion)
+        #expect(try SQLiteMigrator.userVersion(connection) == SchemaMigrations.latestVersion)
         var rows: [String] = []
         try connection.query("SELECT job_id, seq, at FROM job_events ORDER BY job_id, seq") {
             rows.append("\($0.int64(0)).\($0.int64(1)) at \($0.int64(2))")
@@ -262,8 +262,8 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("jobs.sqlite")
-        let connection = try Connection(path: path, options: StorageOptions())
-        try Migrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(13)))
+        let connection = try SQLiteConnection(path: path, options: StorageOptions())
+        try SQLiteMigrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(13)))
         // A concurrent group of three, one at a time: the first child running, two blocked.
         try connection.executeScript(
             """
@@ -279,7 +279,7 @@ import Testing
             """)
 
         let store = try SQLiteJobStore(path: path)
-        #expect(try Migrator.userVersion(connection) == SchemaMigrations.latestVersion)
+        #expect(try SQLiteMigrator.userVersion(connection) == SchemaMigrations.latestVersion)
         #expect(try connection.scalarInt64("SELECT count(*) FROM sqlite_master WHERE name = 'idx_jobs_group'") == 0)
         #expect(try connection.scalarInt64("SELECT count(*) FROM sqlite_master WHERE name = 'idx_jobs_group_state'") == 1)
         #expect(try await store.take(limit: 5, now: 5).isEmpty, "the running child holds the group's one place")

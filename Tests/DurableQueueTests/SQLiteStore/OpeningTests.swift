@@ -24,12 +24,12 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("other.sqlite")
-        try Connection(path: path, options: StorageOptions()).executeScript("CREATE TABLE photos (id INTEGER)")
+        try SQLiteConnection(path: path, options: StorageOptions()).executeScript("CREATE TABLE photos (id INTEGER)")
 
         let error = try #require(throws: DurableQueueError.self) { try SQLiteJobStore(path: path) }
         #expect(error.code == .notADatabase)
         #expect(error.message.contains("not a DurableQueue file"))
-        let connection = try Connection(path: path, options: StorageOptions())
+        let connection = try SQLiteConnection(path: path, options: StorageOptions())
         #expect(try connection.scalarInt64("SELECT count(*) FROM sqlite_master") == 1)
     }
 
@@ -42,7 +42,7 @@ import Testing
             _ = try await store.enqueue(batch: (0..<200).map { job(input: "{\"n\":\($0)}") }, now: 1)
         }
         // Fold the WAL into the file, then overwrite everything after the first page with noise.
-        try Connection(path: path, options: StorageOptions()).executeScript("PRAGMA wal_checkpoint(TRUNCATE)")
+        try SQLiteConnection(path: path, options: StorageOptions()).executeScript("PRAGMA wal_checkpoint(TRUNCATE)")
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try handle.seek(toOffset: 4096)
         try handle.write(contentsOf: Data(repeating: 0xA5, count: 64 * 1024))
@@ -88,7 +88,7 @@ import Testing
         defer { directory.remove() }
         let path = directory.path("old.sqlite")
         // A file of an older DurableQueue.
-        try Migrator.migrate(Connection(path: path, options: StorageOptions()), readOnly: false, migrations: [SchemaMigrations.all[0]])
+        try SQLiteMigrator.migrate(SQLiteConnection(path: path, options: StorageOptions()), readOnly: false, migrations: [SchemaMigrations.all[0]])
         let error = try #require(throws: DurableQueueError.self) {
             try SQLiteJobStore(path: path, options: StorageOptions(readOnly: true))
         }

@@ -52,7 +52,7 @@ import Testing
 
             // How long the wait itself lasts is timed where it happens, on this thread: timed around
             // the store call above, it includes task hops that can take seconds while the suite runs.
-            let waiter = try Connection(path: store.path, options: StorageOptions(busyTimeout: .milliseconds(200)))
+            let waiter = try SQLiteConnection(path: store.path, options: StorageOptions(busyTimeout: .milliseconds(200)))
             let waitStart = ContinuousClock.now
             #expect(throws: SQLiteError.self) { try waiter.execute("BEGIN IMMEDIATE") }
             let waited = ContinuousClock.now - waitStart
@@ -64,13 +64,13 @@ import Testing
     /// far as SQLite can tell) that holds the write lock until `body` commits on it.
     private func withWriteLockHeldElsewhere(
         busyTimeout: Duration = StorageOptions().busyTimeout,
-        _ body: (SQLiteJobStore, Connection) async throws -> Void
+        _ body: (SQLiteJobStore, SQLiteConnection) async throws -> Void
     ) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("jobs.sqlite")
         let store = try SQLiteJobStore(path: path, options: StorageOptions(busyTimeout: busyTimeout))
-        let other = try Connection(path: path, options: StorageOptions())
+        let other = try SQLiteConnection(path: path, options: StorageOptions())
         try other.execute("BEGIN IMMEDIATE")
         defer { try? other.execute("ROLLBACK") }  // fails harmlessly once `body` committed
         try await body(store, other)

@@ -11,7 +11,7 @@ import Testing
     @Test func idsAreNeverReusedAfterJobsAreDeleted() async throws {
         try await withSQLiteStore { store, directory async throws in
             let first = try await store.add(job())
-            try Connection(path: directory.path("jobs.sqlite"), options: StorageOptions()).executeScript("DELETE FROM jobs")
+            try SQLiteConnection(path: directory.path("jobs.sqlite"), options: StorageOptions()).executeScript("DELETE FROM jobs")
             let second = try await store.add(job())
             #expect(second > first)
         }
@@ -22,7 +22,7 @@ import Testing
     @Test func statementsThatDifferOnlyAtTheStartAreCachedApart() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let connection = try Connection(path: directory.path("cache.sqlite"), options: StorageOptions())
+        let connection = try SQLiteConnection(path: directory.path("cache.sqlite"), options: StorageOptions())
         let ending = String(repeating: " ", count: 100) + "AS value"
         for _ in 0..<2 {
             #expect(try connection.scalarInt64("SELECT 1" + ending) == 1)
@@ -37,7 +37,7 @@ import Testing
             try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .failed(boom))], now: 3_000)
             #expect(try await store.job(id).error == boom)
             #expect(try await store.job(id).state == .failed)
-            let connection = try Connection(path: directory.path("jobs.sqlite"), options: StorageOptions())
+            let connection = try SQLiteConnection(path: directory.path("jobs.sqlite"), options: StorageOptions())
             var message = ""
             try connection.query("SELECT error_message FROM job_list WHERE id = ?", [id.rawValue]) { message = $0.string(0) }
             #expect(message == "it broke")
@@ -47,7 +47,7 @@ import Testing
     @Test func claimingTheNextJobIsAnIndexWalkForFIFOAndLIFO() async throws {
         try await withSQLiteStore { store, directory async throws in
             _ = try await store.enqueue(batch: (0..<2_000).map { job("q", input: "\($0)", priority: Priority(rawValue: $0 % 3)) }, now: 1)
-            let connection = try Connection(path: directory.path("jobs.sqlite"), options: StorageOptions())
+            let connection = try SQLiteConnection(path: directory.path("jobs.sqlite"), options: StorageOptions())
             var details: [String] = []
             try connection.query("EXPLAIN QUERY PLAN " + SQLiteJobStore.nextPendingStatement, ["q"]) { details.append($0.string(3)) }
             #expect(details.contains { $0.contains("SEARCH jobs USING INDEX idx_jobs_next_pending") }, "\(details)")
@@ -59,7 +59,7 @@ import Testing
     @Test func aUniqueWindowLooksUpItsKeyThroughAnIndexWhateverTheJobsFinished() async throws {
         try await withSQLiteStore { store, directory async throws in
             _ = try await store.enqueue(batch: (0..<2_000).map { job("q", input: "\($0)", uniqueKey: "k\($0)") }, now: 1)
-            let connection = try Connection(path: directory.path("jobs.sqlite"), options: StorageOptions())
+            let connection = try SQLiteConnection(path: directory.path("jobs.sqlite"), options: StorageOptions())
             var details: [String] = []
             try connection.query("EXPLAIN QUERY PLAN " + SQLiteJobStore.newestWithKeyStatement, ["k7", 0]) { details.append($0.string(3)) }
             #expect(details.contains { $0.contains("SEARCH jobs USING") && $0.contains("idx_jobs_unique_key_created") }, "\(details)")
@@ -76,7 +76,7 @@ import Testing
             }
             _ = try await store.enqueue(batch: jobs, now: 1)
             _ = try await store.take("q", limit: 500)
-            let connection = try Connection(path: directory.path("jobs.sqlite"), options: StorageOptions())
+            let connection = try SQLiteConnection(path: directory.path("jobs.sqlite"), options: StorageOptions())
             var details: [String] = []
             try connection.query("EXPLAIN QUERY PLAN " + SQLiteJobStore.runningInPartitionStatement, ["q", "p7"]) { details.append($0.string(3)) }
             #expect(details.contains { $0.contains("idx_jobs_running (queue=? AND partition_key=?)") }, "\(details)")
@@ -91,7 +91,7 @@ import Testing
             let children = (0..<2_000).map { CompositionNode.job(job("q", input: "\($0)"), name: nil, takesPreviousOutput: false) }
             let group = try await store.enqueue(composition: .group(.concurrent, children, maxConcurrent: 16, name: nil), now: 1)
             _ = try await store.take("q", limit: 8)
-            let connection = try Connection(path: directory.path("jobs.sqlite"), options: StorageOptions())
+            let connection = try SQLiteConnection(path: directory.path("jobs.sqlite"), options: StorageOptions())
             var blocked: [String] = []
             try connection.query("EXPLAIN QUERY PLAN " + SQLiteJobStore.childJobsStatement(states: 1), [group.rawValue, 16, "blocked"]) {
                 blocked.append($0.string(3))
@@ -111,7 +111,7 @@ import Testing
     @Test func theDatabaseItselfRefusesTwoActiveJobsWithOneKey() async throws {
         try await withSQLiteStore { store, directory async throws in
             _ = try await store.add(job(uniqueKey: "k"))
-            let connection = try Connection(path: directory.path("jobs.sqlite"), options: StorageOptions())
+            let connection = try SQLiteConnection(path: directory.path("jobs.sqlite"), options: StorageOptions())
             #expect(throws: SQLiteError.self) {
                 try connection.execute(
                     """

@@ -37,10 +37,10 @@ import Testing
 }
 
 /// Runs `body` with a connection to a new file in its own temporary directory, then removes it.
-private func withConnection(_ body: (Connection) throws -> Void) throws {
+private func withConnection(_ body: (SQLiteConnection) throws -> Void) throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
-    try body(try Connection(path: directory.path("statements.sqlite"), options: StorageOptions()))
+    try body(try SQLiteConnection(path: directory.path("statements.sqlite"), options: StorageOptions()))
 }
 
 /// A parameter bound past the statement's last one is an error, not silently dropped.

@@ -22,7 +22,7 @@ final class Checkpointer: Sendable {
     /// The checkpoint connection, opened at the first checkpoint. The lock is held for a whole
     /// checkpoint: only the checkpoint queue and the store's queue wait for it, never a cooperative
     /// thread.
-    private let connection = Mutex<Connection?>(nil)
+    private let connection = Mutex<SQLiteConnection?>(nil)
 
     /// Checkpoints the file at `path`, opened with `options`.
     init(path: String, options: StorageOptions) {
@@ -47,7 +47,7 @@ final class Checkpointer: Sendable {
     /// dropped: a later commit asks again.
     func checkpointNow() {
         connection.withLock { connection in
-            if connection == nil { connection = try? Connection(path: path, options: options) }
+            if connection == nil { connection = try? SQLiteConnection(path: path, options: options) }
             try? connection?.checkpoint()
         }
     }

@@ -65,7 +65,7 @@ extension [UInt8]: SQLiteBindable {
 }
 
 /// The current result row of a stepping statement; valid only inside the closure that receives it.
-struct Row {
+struct SQLiteRow {
     fileprivate let statement: OpaquePointer
 
     init(statement: OpaquePointer) {

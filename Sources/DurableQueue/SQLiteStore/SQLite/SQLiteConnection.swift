@@ -4,14 +4,14 @@ import Foundation
 /// One open SQLite connection, confined to the actor that owns it.
 ///
 /// Not `Sendable`: a connection never leaves its owner. It closes itself when released.
-final class Connection {
+final class SQLiteConnection {
     /// The database file.
     let path: String
     private let handle: OpaquePointer
     private let busyWait: BusyWait
     private let walSize = WALSize()
     // Unchecked: the connection never leaves its owner, and no access to these overlaps another.
-    @exclusivity(unchecked) private var statements: [StatementKey: Statement] = [:]
+    @exclusivity(unchecked) private var statements: [StatementKey: SQLiteStatement] = [:]
     /// The statements run last, by the identity of their text (see ``statement(_:)``).
     @exclusivity(unchecked) private var recentStatements = [RecentStatement?](repeating: nil, count: 256)
 
@@ -145,7 +145,7 @@ final class Connection {
     var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// Runs `sql` (one statement, cached) with `arguments` bound, calling `body` for every row.
-    func query(_ sql: String, _ arguments: [(any SQLiteBindable)?] = [], row body: (Row) throws -> Void) throws {
+    func query(_ sql: String, _ arguments: [(any SQLiteBindable)?] = [], row body: (SQLiteRow) throws -> Void) throws {
         try statement(sql).run(arguments) { row in
             try body(row)
             return true
@@ -154,7 +154,7 @@ final class Connection {
 
     /// Runs `sql` (one statement, cached) with `arguments` bound, calling `body` for each row until it
     /// returns false: a query that stops reading as soon as it has what it needs.
-    func queryPrefix(_ sql: String, _ arguments: [(any SQLiteBindable)?] = [], while body: (Row) throws -> Bool) throws {
+    func queryPrefix(_ sql: String, _ arguments: [(any SQLiteBindable)?] = [], while body: (SQLiteRow) throws -> Bool) throws {
         try statement(sql).run(arguments, body: body)
     }
 
@@ -164,7 +164,7 @@ final class Connection {
     }
 
     /// Runs `sql` (one statement, cached) with the parameters `bind` binds, calling `body` for every row.
-    func query(_ sql: String, binding bind: (inout ParameterBinder) throws -> Void, row body: (Row) throws -> Void) throws {
+    func query(_ sql: String, binding bind: (inout ParameterBinder) throws -> Void, row body: (SQLiteRow) throws -> Void) throws {
         try statement(sql).run(binding: bind) { row in
             try body(row)
             return true
@@ -189,8 +189,8 @@ final class Connection {
     /// Runs one statement an application wrote, with `arguments` bound, calling `body` for every
     /// row. Not cached (applications write many); text holding more than one statement is refused
     /// before anything runs.
-    func runApplicationStatement(_ sql: String, _ arguments: [(any SQLiteBindable)?], row body: (Row) throws -> Void) throws {
-        let statement = try Statement(sql: sql, connection: handle, path: path, persistent: false)
+    func runApplicationStatement(_ sql: String, _ arguments: [(any SQLiteBindable)?], row body: (SQLiteRow) throws -> Void) throws {
+        let statement = try SQLiteStatement(sql: sql, connection: handle, path: path, persistent: false)
         guard statement.remainder.allSatisfy({ $0.isWhitespace || $0 == ";" }) else {
             throw DurableQueueError.invalidArgument("sql", "holds more than one statement; run each with its own call")
         }
@@ -251,16 +251,16 @@ final class Connection {
     /// identity (the string's bits) finds it among the recent ones without hashing the text,
     /// which cost a fiftieth of a job run one at a time (ten statements). The recent entry keeps
     /// its string, so no other string can have those bits while it is there.
-    private func statement(_ sql: String) throws -> Statement {
+    private func statement(_ sql: String) throws -> SQLiteStatement {
         let bits = unsafeBitCast(sql, to: (UInt64, UInt64).self)
         let slot = Int(truncatingIfNeeded: (bits.1 >> 4) ^ bits.0 ^ (bits.0 >> 7)) & (recentStatements.count - 1)
         if let recent = recentStatements[slot], recent.bits == bits { return recent.statement }
         let key = StatementKey(sql: sql)
-        let statement: Statement
+        let statement: SQLiteStatement
         if let cached = statements[key] {
             statement = cached
         } else {
-            statement = try Statement(sql: sql, connection: handle, path: path, persistent: true)
+            statement = try SQLiteStatement(sql: sql, connection: handle, path: path, persistent: true)
             statements[key] = statement
         }
         recentStatements[slot] = RecentStatement(sql: sql, statement: statement)
@@ -272,7 +272,7 @@ final class Connection {
 /// string has while this one is kept.
 private struct RecentStatement {
     let sql: String
-    let statement: Statement
+    let statement: SQLiteStatement
 
     var bits: (UInt64, UInt64) { unsafeBitCast(sql, to: (UInt64, UInt64).self) }
 }

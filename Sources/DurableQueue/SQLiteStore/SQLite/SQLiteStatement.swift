@@ -1,7 +1,7 @@
 import CDurableQueueSQLite
 
 /// A prepared statement of one `Connection`, reused across calls; finalized when released.
-final class Statement {
+final class SQLiteStatement {
     /// The statement's SQL text, for error messages.
     let sql: String
     /// The text after the first statement of the SQL it was compiled from (another statement, or
@@ -43,7 +43,7 @@ final class Statement {
     ///
     /// The statement is reset and its bindings cleared afterwards, even on error, so it never keeps
     /// a read transaction open.
-    func run(_ arguments: [(any SQLiteBindable)?], body: (Row) throws -> Bool) throws {
+    func run(_ arguments: [(any SQLiteBindable)?], body: (SQLiteRow) throws -> Bool) throws {
         try run(binding: { binder in
             // By index, so that each argument is bound where it lies: iterating copied every
             // existential out of the array (a thirtieth of an enqueue's instructions).
@@ -57,7 +57,7 @@ final class Statement {
     /// Runs the statement with the parameters `bind` binds, calling `body` for each result row
     /// until it returns false. A parameter left unbound is NULL: every parameter is NULL before
     /// the first run and after each (clear_bindings).
-    func run(binding bind: (inout ParameterBinder) throws -> Void, body: (Row) throws -> Bool) throws {
+    func run(binding bind: (inout ParameterBinder) throws -> Void, body: (SQLiteRow) throws -> Bool) throws {
         defer {
             sqlite3_reset(handle)
             sqlite3_clear_bindings(handle)
@@ -69,7 +69,7 @@ final class Statement {
         while true {
             let code = sqlite3_step(handle)
             switch code {
-            case SQLITE_ROW: if try !body(Row(statement: handle)) { return }
+            case SQLITE_ROW: if try !body(SQLiteRow(statement: handle)) { return }
             case SQLITE_DONE: return
             default: throw error(code)
             }

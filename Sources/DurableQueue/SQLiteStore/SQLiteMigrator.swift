@@ -1,7 +1,7 @@
 import DurableQueueMigrations
 
 /// Brings a file's schema up to date, one migration per transaction, tracked in `PRAGMA user_version`.
-enum Migrator {
+enum SQLiteMigrator {
     /// `PRAGMA application_id` of a DurableQueue file ("DQue"), set by the first migration.
     static let applicationID: Int64 = 0x4451_7565
 
@@ -16,7 +16,7 @@ enum Migrator {
     ///   file that holds other tables, or an empty one unless `createsSchema`; `readOnly` when a
     ///   read-only file needs migrating.
     static func migrate(
-        _ connection: Connection, readOnly: Bool, createsSchema: Bool = true, migrations: [SchemaMigration] = SchemaMigrations.all
+        _ connection: SQLiteConnection, readOnly: Bool, createsSchema: Bool = true, migrations: [SchemaMigration] = SchemaMigrations.all
     ) throws {
         let latest = migrations.last?.version ?? 0
         let found = try userVersion(connection)
@@ -58,7 +58,7 @@ enum Migrator {
     }
 
     /// Applies `migrations` in order, each in its own transaction, unless another process did first.
-    private static func apply(_ migrations: [SchemaMigration], to connection: Connection) throws {
+    private static func apply(_ migrations: [SchemaMigration], to connection: SQLiteConnection) throws {
         for migration in migrations {
             try connection.write {
                 guard try userVersion(connection) < migration.version else { return }
@@ -75,7 +75,7 @@ enum Migrator {
     }
 
     /// The file's `PRAGMA user_version`.
-    static func userVersion(_ connection: Connection) throws -> Int {
+    static func userVersion(_ connection: SQLiteConnection) throws -> Int {
         Int(try connection.scalarInt64("PRAGMA user_version") ?? 0)
     }
 }
