@@ -154,8 +154,11 @@ extension PostgresJobStore {
     /// took a third of the statement's time). The picked rows are updated through the primary key
     /// whatever the plan guesses of `LIMIT $4` (a plan made once for any room guessed a tenth of
     /// the table and joined it whole). Registers the worker as alive until the lease ends, without
-    /// waiting: its row is inserted when it has none, and moved on unless another transaction of
-    /// the worker holds it (which moves it as far). The rows come back in no particular order.
+    /// waiting: its row is inserted when it has none, and moved on when it had lapsed (an idle
+    /// worker claiming again) unless another transaction of the worker holds it; a working
+    /// worker's row is kept fresh by its heartbeats, so most claims write nothing there (each
+    /// claim's update of that one hot row was a dead tuple per claim). The rows come back in no
+    /// particular order.
     package enum ClaimNext: PreparedSQL {
         package static let name = "durablequeue_claim"
         package static let sql = """
@@ -189,7 +192,8 @@ extension PostgresJobStore {
             ),
             worker AS (
                 UPDATE workers AS w SET alive_until = greatest(w.alive_until, $6), updated_at = $7
-                WHERE w.id = (SELECT id FROM workers WHERE id = $5 FOR UPDATE SKIP LOCKED) AND EXISTS (SELECT 1 FROM claimed)
+                WHERE w.id = (SELECT id FROM workers WHERE id = $5 AND alive_until < $7 FOR UPDATE SKIP LOCKED)
+                  AND EXISTS (SELECT 1 FROM claimed)
             ),
             new_worker AS (
                 INSERT INTO workers (id, alive_until, updated_at)
