@@ -84,7 +84,7 @@ public struct HTTPJobs: Sendable {
         self.requestQueue = requestQueue
         self.downloadQueue = downloadQueue
         self.downloadProgress = downloadProgress
-        let file = URL(fileURLWithPath: queue.path).standardizedFileURL.resolvingSymlinksInPath().path
+        let file = URL(fileURLWithPath: queue.location).standardizedFileURL.resolvingSymlinksInPath().path
         self.protectedPaths = Set(["", "-wal", "-shm", "-journal"].map { file + $0 })
     }
 
@@ -245,7 +245,11 @@ public struct HTTPJobs: Sendable {
     }
 
     /// Stops starting requests (durably, for every process); running ones finish.
-    public func suspendRequests() async throws { try await queue.suspend(queue: requestQueue) }
+    public func pauseRequests() async throws { try await queue.pause(queue: requestQueue) }
+
+    /// Stops starting requests: the former name of ``pauseRequests()``.
+    @available(*, deprecated, renamed: "pauseRequests()")
+    public func suspendRequests() async throws { try await pauseRequests() }
 
     /// Lets requests start again.
     public func resumeRequests() async throws { try await queue.resume(queue: requestQueue) }

@@ -34,13 +34,16 @@ import Synchronization
 /// - ``cancel(tag:)``
 /// - ``cancel(queue:)``
 /// - ``cancelAll()``
-/// - ``suspend(queue:)``
+/// - ``pause(queue:)``
 /// - ``resume(queue:)``
 /// ### Running
 /// - ``run()``
 public final class JobQueue: Sendable {
-    /// Where the jobs live: the SQLite file's path, or the store's address.
-    public var path: String { store.location }
+    /// Where the jobs live: the SQLite file's path, or the PostgreSQL database's address.
+    public var location: String { store.location }
+    /// Where the jobs live: the former name of ``location``, which is not always a path.
+    @available(*, deprecated, renamed: "location")
+    public var path: String { location }
     /// The settings this queue was opened with.
     public let configuration: Configuration
     /// Where the jobs live. Only the core writes through it; see ``reader``.
@@ -57,11 +60,30 @@ public final class JobQueue: Sendable {
     let logger: Logger
     private let engineBox = Mutex<JobEngine?>(nil)
 
-    /// Opens (or creates) the queue file at `path`, migrating its schema to the newest version.
+    /// Opens (or creates) the SQLite queue file at `path`, migrating its schema to the newest
+    /// version: the counterpart of `JobQueue(postgres:)`.
     ///
     /// - Parameters:
     ///   - path: The SQLite file.
-    ///   - configuration: Storage, concurrency, leases, retention and time.
+    ///   - options: The file's options (durability, busy timeout, permissions, read-only).
+    ///   - configuration: Concurrency, leases, retention and time.
+    ///   - logger: Where the queue logs (at `debug` and `trace`, and `info` for rare events); silent by default.
+    /// - Throws: ``DurableQueueError`` — `invalidArgument` for a bad configuration; `notADatabase`,
+    ///   `corrupt`, `cannotOpen`, `schemaTooNew`, `readOnly` or `databaseLocked` for the file.
+    public convenience init(
+        sqlite path: String, options: StorageOptions, configuration: Configuration = Configuration(),
+        logger: Logger = Logger(label: "DurableQueue", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws {
+        try configuration.validate()
+        try self.init(store: SQLiteJobStore(path: path, options: options), configuration: configuration, logger: logger)
+    }
+
+    /// Opens (or creates) the SQLite queue file at `path` with the file options of
+    /// ``Configuration/storage``: the shorthand of ``init(sqlite:options:configuration:logger:)``.
+    ///
+    /// - Parameters:
+    ///   - path: The SQLite file.
+    ///   - configuration: The file's options (``Configuration/storage``), concurrency, leases, retention and time.
     ///   - logger: Where the queue logs (at `debug` and `trace`, and `info` for rare events); silent by default.
     /// - Throws: ``DurableQueueError`` — `invalidArgument` for a bad configuration; `notADatabase`,
     ///   `corrupt`, `cannotOpen`, `schemaTooNew`, `readOnly` or `databaseLocked` for the file.
@@ -69,8 +91,7 @@ public final class JobQueue: Sendable {
         path: String, configuration: Configuration = Configuration(),
         logger: Logger = Logger(label: "DurableQueue", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws {
-        try configuration.validate()
-        try self.init(store: SQLiteJobStore(path: path, options: configuration.storage), configuration: configuration, logger: logger)
+        try self.init(sqlite: path, options: configuration.storage, configuration: configuration, logger: logger)
     }
 
     /// A queue on `store`, which any database may provide (see ``JobStore``).
@@ -114,8 +135,8 @@ public final class JobQueue: Sendable {
     /// Creates or updates a named queue's settings, shared by every process on the file.
     ///
     /// Every setting is replaced by `queue`'s (a setting left at its default goes back to the
-    /// default), except ``QueueConfiguration/isSuspended``: it applies only when this call creates
-    /// the queue, and ``suspend(queue:)`` / ``resume(queue:)`` change it later. To change some
+    /// default), except ``QueueConfiguration/isPaused``: it applies only when this call creates
+    /// the queue, and ``pause(queue:)`` / ``resume(queue:)`` change it later. To change some
     /// settings and keep the rest, use ``updateConfiguration(of:_:)``.
     ///
     /// - Throws: `invalidArgument` (nothing changed) or a storage error.
@@ -128,7 +149,7 @@ public final class JobQueue: Sendable {
     /// processes changing different settings at once both have their way.
     ///
     /// `change` gets the settings in force (the defaults for a queue nobody configured) and sets
-    /// what should differ; ``QueueConfiguration/isSuspended`` included.
+    /// what should differ; ``QueueConfiguration/isPaused`` included.
     ///
     /// For example:
     /// ```swift
@@ -155,11 +176,18 @@ public final class JobQueue: Sendable {
         try await store.queue(named: queue)
     }
 
-    /// Stops starting jobs of `queue` (durably, for every process); running jobs finish.
+    /// Stops starting jobs of `queue` (durably, for every process); running jobs finish. The same
+    /// verb as `durableq pause`, the dashboard's Pause and ``pauseSchedule(_:)``.
     ///
     /// - Throws: `invalidArgument` when no queue has that name.
-    public func suspend(queue: String) async throws {
+    public func pause(queue: String) async throws {
         try await store.setSuspended(true, queue: queue, now: now)
+    }
+
+    /// Stops starting jobs of `queue`: the former name of ``pause(queue:)``.
+    @available(*, deprecated, renamed: "pause(queue:)")
+    public func suspend(queue: String) async throws {
+        try await pause(queue: queue)
     }
 
     /// Lets `queue` start jobs again.

@@ -28,7 +28,7 @@ extension Dashboard {
             guard try await queue.configuration(of: name) != nil else {
                 throw DashboardFailure(.notFound, "there is no queue named '\(name)'")
             }
-            if paused { try await queue.suspend(queue: name) } else { try await queue.resume(queue: name) }
+            if paused { try await queue.pause(queue: name) } else { try await queue.resume(queue: name) }
         }
         return try await acted(request, back: "/") {
             let statuses = try await reading { try await queue.reader.queueStatuses() }

@@ -71,7 +71,7 @@ extension Dashboard {
             (try await queue.reader.queueStatuses(), try await queue.schedules(), try await queue.reader.groups(limit: 20))
         }
         return OverviewPage(
-            location: queue.path, queues: queues, schedules: schedules, groups: groups, now: Date().millisecondsSince1970,
+            location: queue.location, queues: queues, schedules: schedules, groups: groups, now: Date().millisecondsSince1970,
             actionsEnabled: actionsEnabled
         ).render()
     }

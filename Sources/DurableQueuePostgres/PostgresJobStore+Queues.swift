@@ -8,7 +8,7 @@ extension PostgresJobStore {
         try await write("configure queue '\(queue.name)'") { [self] session in
             let previous = try await queues(session, named: queue.name, lock: true).first
             var settings = queue
-            settings.isSuspended = previous?.isSuspended ?? queue.isSuspended
+            settings.isPaused = previous?.isPaused ?? queue.isPaused
             try await store(session, settings, replacing: previous, now: now)
         }
     }
@@ -52,7 +52,7 @@ extension PostgresJobStore {
                 aging_limit = excluded.aging_limit, partition_limit = excluded.partition_limit, updated_at = excluded.updated_at
             """,
             [
-                queue.name, queue.mode.rawValue, queue.concurrencyLimit, queue.isSuspended, throttle.interval.milliseconds,
+                queue.name, queue.mode.rawValue, queue.concurrencyLimit, queue.isPaused, throttle.interval.milliseconds,
                 throttle.measuredFrom.rawValue, throttle.mutability.rawValue, rate?.count ?? 0, rate?.window.milliseconds ?? 0, now,
                 queue.aging?.every.milliseconds ?? 0, queue.aging?.upTo.rawValue ?? 0, queue.partitionLimit,
             ])
@@ -124,7 +124,7 @@ extension PostgresJobStore {
             let rateCount = try row.int(7)
             return QueueConfiguration(
                 try row.string(0), mode: try QueueMode(validating: row.string(1)), concurrencyLimit: try row.int(2),
-                isSuspended: try row.bool(3), throttle: throttle == Throttle(.zero) ? nil : throttle,
+                isPaused: try row.bool(3), throttle: throttle == Throttle(.zero) ? nil : throttle,
                 rateLimit: rateCount > 0 ? RateLimit(rateCount, per: .milliseconds(try row.int64(8))) : nil,
                 aging: try row.int64(9) > 0 ? Aging(every: .milliseconds(try row.int64(9)), upTo: Priority(rawValue: try row.int(10))) : nil,
                 partitionLimit: try row.int(11))

@@ -59,7 +59,7 @@ private func sha256(ofFileAt path: String) throws -> String {
             #expect(!FileManager.default.fileExists(atPath: files.path("nothing")))
 
             // A link made at the part path after the download took its name is refused, not followed.
-            try await http.queue.configure(QueueConfiguration(http.downloadQueue, isSuspended: true))
+            try await http.queue.configure(QueueConfiguration(http.downloadQueue, isPaused: true))
             let late = try await http.download(DownloadRequest(url: server.baseURL + "/files/x.bin", directory: out, fileName: "late.bin"))
             try FileManager.default.createSymbolicLink(atPath: "\(out)/late.bin.part", withDestinationPath: victim)
             try await http.queue.resume(queue: http.downloadQueue)
@@ -84,7 +84,7 @@ private func sha256(ofFileAt path: String) throws -> String {
 
             // Into the queue file's own directory, named after the queue file and its companions
             // (the journal does not exist: it is refused all the same).
-            let queueFile = URL(fileURLWithPath: http.queue.path)
+            let queueFile = URL(fileURLWithPath: http.queue.location)
             let here = queueFile.deletingLastPathComponent().path
             for suffix in ["", "-wal", "-shm", "-journal"] {
                 var named = TestHTTPServer.Resource(size: 5_000)

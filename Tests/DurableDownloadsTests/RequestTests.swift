@@ -50,7 +50,7 @@ import Testing
     @Test func duplicatesAreReplacedJoinedOrAllowed() async throws {
         try await withHTTP { server, http, _ in
             try await http.configureRequestQueue(concurrencyLimit: 2)
-            try await http.suspendRequests()
+            try await http.pauseRequests()
             let request = HTTPRequestSpec(method: "POST", url: server.baseURL + "/echo", body: Data("x".utf8))
             let first = try await http.enqueue(request)
             let second = try await http.enqueue(request)  // replace (the default)
@@ -74,7 +74,7 @@ import Testing
             #expect(response.body == Data("hi".utf8))
             #expect(server.requests.last?.header("Authorization") == "Bearer \(secret)")
             // Not in the database, its WAL, or anything else beside it.
-            let directory = URL(fileURLWithPath: http.queue.path).deletingLastPathComponent()
+            let directory = URL(fileURLWithPath: http.queue.location).deletingLastPathComponent()
             for file in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
                 let bytes = try Data(contentsOf: directory.appendingPathComponent(file))
                 #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(file) holds the secret")

@@ -52,12 +52,12 @@ import Testing
         try await DashboardFixture.with(backend) { fixture in
             _ = try await fixture.workers.enqueue(Echo.self, "x", options: EnqueueOptions(queue: "mail"))
             #expect(try await fixture.send("/api/queues/mail/pause", method: .POST).status == 403)
-            #expect(try await fixture.workers.configuration(of: "mail")?.isSuspended == false)
+            #expect(try await fixture.workers.configuration(of: "mail")?.isPaused == false)
 
             let paused = try await fixture.send("/api/queues/mail/pause", method: .POST, authorized: true)
             #expect(paused.status == 200, "\(paused.body)")
             #expect(try paused.object()["suspended"] as? Bool == true)
-            #expect(try await fixture.workers.configuration(of: "mail")?.isSuspended == true)
+            #expect(try await fixture.workers.configuration(of: "mail")?.isPaused == true)
             #expect(try await fixture.workers.runDueJobs() == 0)  // a paused queue starts nothing
 
             let resumed = try await fixture.send("/api/queues/mail/resume", method: .POST, authorized: true)

@@ -164,9 +164,9 @@ private func seed(_ directory: TemporaryDirectory) async throws -> (pending: Job
         #expect(try await durableq(["retry", "\(ids.pending)"], in: here).status == 0, "a cancelled job can be retried too")
 
         #expect(try await durableq(["resume", "api"], in: here).status == 0)
-        #expect(try await store.queue(named: "api")?.isSuspended == false)
+        #expect(try await store.queue(named: "api")?.isPaused == false)
         #expect(try await durableq(["pause", "mail"], in: here).stdout == "queue mail: paused\n")
-        #expect(try await store.queue(named: "mail")?.isSuspended == true)
+        #expect(try await store.queue(named: "mail")?.isPaused == true)
 
         let tagged = try await durableq(["cancel", "--tag", "news"], in: here)
         #expect(tagged.stdout == "cancelled 1 job(s)\n")

@@ -15,9 +15,9 @@ public struct QueueConfiguration: Sendable, Hashable {
     /// How many of its jobs may run at once over all processes; 0 means unlimited.
     public var concurrencyLimit: Int
     /// While true, running jobs finish but none starts. ``JobQueue/configure(_:)`` applies it only
-    /// when it creates the queue; ``JobQueue/suspend(queue:)`` and ``JobQueue/resume(queue:)``
+    /// when it creates the queue; ``JobQueue/pause(queue:)`` and ``JobQueue/resume(queue:)``
     /// change it later.
-    public var isSuspended: Bool
+    public var isPaused: Bool
     /// The least time between two starts; nil for none.
     public var throttle: Throttle?
     /// The most starts per time window; nil for none.
@@ -29,19 +29,37 @@ public struct QueueConfiguration: Sendable, Hashable {
     /// not limited by it.
     public var partitionLimit: Int
 
+    /// Whether the queue is paused: the former name of ``isPaused``.
+    @available(*, deprecated, renamed: "isPaused")
+    public var isSuspended: Bool {
+        get { isPaused }
+        set { isPaused = newValue }
+    }
+
     /// Creates a configuration; a queue nobody configured has these defaults.
     public init(
-        _ name: String, mode: QueueMode = .fifo, concurrencyLimit: Int = 0, isSuspended: Bool = false,
+        _ name: String, mode: QueueMode = .fifo, concurrencyLimit: Int = 0, isPaused: Bool = false,
         throttle: Throttle? = nil, rateLimit: RateLimit? = nil, aging: Aging? = nil, partitionLimit: Int = 0
     ) {
         self.name = name
         self.mode = mode
         self.concurrencyLimit = concurrencyLimit
-        self.isSuspended = isSuspended
+        self.isPaused = isPaused
         self.throttle = throttle
         self.rateLimit = rateLimit
         self.aging = aging
         self.partitionLimit = partitionLimit
+    }
+
+    /// Creates a configuration with the former label of `isPaused`.
+    @available(*, deprecated, renamed: "init(_:mode:concurrencyLimit:isPaused:throttle:rateLimit:aging:partitionLimit:)")
+    public init(
+        _ name: String, mode: QueueMode = .fifo, concurrencyLimit: Int = 0, isSuspended: Bool,
+        throttle: Throttle? = nil, rateLimit: RateLimit? = nil, aging: Aging? = nil, partitionLimit: Int = 0
+    ) {
+        self.init(
+            name, mode: mode, concurrencyLimit: concurrencyLimit, isPaused: isSuspended, throttle: throttle, rateLimit: rateLimit,
+            aging: aging, partitionLimit: partitionLimit)
     }
 
     /// Throws `invalidArgument` for an empty name, a negative limit or interval, or an empty rate limit.

@@ -1,7 +1,7 @@
 extension SQLiteJobStore {
     /// Creates or updates a queue's settings, shared by every process on the file.
     ///
-    /// Every setting is replaced except `isSuspended`, which applies only when the queue is created:
+    /// Every setting is replaced except `isPaused`, which applies only when the queue is created:
     /// an existing queue stays suspended or not (see ``setSuspended(_:queue:now:)``).
     /// Changing the mode re-orders the queue's unfinished jobs, and changing the throttle interval
     /// updates its waiting jobs as the throttle's mutability says (a scan of that queue's jobs each).
@@ -12,7 +12,7 @@ extension SQLiteJobStore {
         try write("configure queue '\(queue.name)'") {
             let previous = try queues(where: "WHERE name = ?", [queue.name]).first
             var settings = queue
-            settings.isSuspended = previous?.isSuspended ?? queue.isSuspended
+            settings.isPaused = previous?.isPaused ?? queue.isPaused
             try store(settings, replacing: previous, now: now)
         }
     }
@@ -59,7 +59,7 @@ extension SQLiteJobStore {
                 aging_limit = excluded.aging_limit, partition_limit = excluded.partition_limit, updated_at = excluded.updated_at
             """,
             [
-                queue.name, queue.mode.rawValue, queue.concurrencyLimit, queue.isSuspended,
+                queue.name, queue.mode.rawValue, queue.concurrencyLimit, queue.isPaused,
                 throttle.interval.milliseconds, throttle.measuredFrom.rawValue, throttle.mutability.rawValue,
                 rate?.count ?? 0, rate?.window.milliseconds ?? 0, now, queue.aging?.every.milliseconds ?? 0,
                 queue.aging?.upTo.rawValue ?? 0, queue.partitionLimit,
@@ -147,7 +147,7 @@ extension SQLiteJobStore {
             result.append(
                 QueueConfiguration(
                     row.string(0), mode: try QueueMode(validating: row.string(1)),
-                    concurrencyLimit: Int(row.int64(2)), isSuspended: row.int64(3) != 0,
+                    concurrencyLimit: Int(row.int64(2)), isPaused: row.int64(3) != 0,
                     throttle: throttle == Throttle(.zero) ? nil : throttle,
                     rateLimit: rateCount > 0 ? RateLimit(rateCount, per: .milliseconds(row.int64(8))) : nil,
                     aging: row.int64(9) > 0 ? Aging(every: .milliseconds(row.int64(9)), upTo: Priority(rawValue: Int(row.int64(10)))) : nil,

@@ -41,14 +41,14 @@ struct OverviewPage {
         }
         let limits = Formatting.limits(of: queue)
         let nextStart = Formatting.nextStart(status.nextStartAt, now: now)
-        let path = "/api/queues/\(HTML.segment(queue.name))/\(queue.isSuspended ? "resume" : "pause")"
-        let paused = queue.isSuspended ? " <span class=\"badge blocked\">paused</span>" : ""
+        let path = "/api/queues/\(HTML.segment(queue.name))/\(queue.isPaused ? "resume" : "pause")"
+        let paused = queue.isPaused ? " <span class=\"badge blocked\">paused</span>" : ""
         return [
             "<a href=\"/jobs\(HTML.query([("queue", queue.name)]))\">\(name)</a>\(paused)", HTML.escape(queue.mode.rawValue),
             queue.concurrencyLimit == 0 ? "–" : String(queue.concurrencyLimit),
         ] + counts + [
             HTML.escape(limits.isEmpty ? "–" : limits.joined(separator: ", ")), HTML.escape(nextStart ?? "–"),
-            HTML.actionButton(queue.isSuspended ? "Resume" : "Pause", path: path, back: "/", enabled: actionsEnabled),
+            HTML.actionButton(queue.isPaused ? "Resume" : "Pause", path: path, back: "/", enabled: actionsEnabled),
         ]
     }
 

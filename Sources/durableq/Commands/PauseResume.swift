@@ -12,7 +12,7 @@ struct Pause: AsyncParsableCommand {
     var queue: String
 
     func run() async throws {
-        try await database.openQueue(create: false).suspend(queue: queue)
+        try await database.openQueue(create: false).pause(queue: queue)
         Terminal.print("queue \(queue): paused")
     }
 }

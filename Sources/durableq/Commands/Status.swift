@@ -35,7 +35,7 @@ struct Status: AsyncParsableCommand {
             table.rows.append(
                 [
                     queue.name, queue.mode.rawValue, queue.concurrencyLimit == 0 ? "-" : String(queue.concurrencyLimit),
-                    queue.isSuspended ? "yes" : "no",
+                    queue.isPaused ? "yes" : "no",
                 ] + [JobState.scheduled, .pending, .blocked, .running, .succeeded, .failed, .cancelled].map { String(status.counts[$0]) }
                     + [throttle.isEmpty ? "-" : throttle.joined(separator: ", "), nextStart ?? "-"])
         }

@@ -111,7 +111,7 @@ import Testing
     @Test(arguments: StoreBackend.all) func cancellingPendingRunningAndSuspendedJobs(_ backend: StoreBackend) async throws {
         let tracker = RunTracker()
         try await withRunningQueue(on: backend, register: { $0.register(Blocking(tracker: tracker)) }) { queue in
-            try await queue.configure(QueueConfiguration("paused", isSuspended: true))
+            try await queue.configure(QueueConfiguration("paused", isPaused: true))
             let waiting = try await queue.enqueue(Blocking.self, "in-paused", options: EnqueueOptions(queue: "paused", tags: ["t"]))
             let later = try await queue.enqueue(Blocking.self, "later", options: EnqueueOptions(delay: .seconds(3600)))
             let running = try await queue.enqueue(Blocking.self, "running")
@@ -133,7 +133,7 @@ import Testing
     @Test(arguments: StoreBackend.all) func theConcurrencyLimitAndPriorityOrderHold(_ backend: StoreBackend) async throws {
         let tracker = RunTracker()
         try await withRunningQueue(on: backend, register: { $0.register(Blocking(tracker: tracker)) }) { queue in
-            try await queue.configure(QueueConfiguration("two", concurrencyLimit: 2, isSuspended: true))
+            try await queue.configure(QueueConfiguration("two", concurrencyLimit: 2, isPaused: true))
             var handles: [JobHandle<Blocking>] = []
             for (name, priority) in [("a", Priority.low), ("b", .normal), ("c", .high), ("d", .normal), ("e", .high)] {
                 handles.append(try await queue.enqueue(Blocking.self, name, options: EnqueueOptions(queue: "two", priority: priority)))
@@ -154,7 +154,7 @@ import Testing
 
     @Test(arguments: StoreBackend.all) func stateChangesStreamFromCurrentToTerminal(_ backend: StoreBackend) async throws {
         try await withRunningQueue(on: backend, register: { $0.register(Echo()) }) { queue in
-            try await queue.configure(QueueConfiguration("held", isSuspended: true))
+            try await queue.configure(QueueConfiguration("held", isPaused: true))
             let handle = try await queue.enqueue(Echo.self, "x", options: EnqueueOptions(queue: "held"))
             var states: [JobState] = []
             for try await state in handle.stateChanges {

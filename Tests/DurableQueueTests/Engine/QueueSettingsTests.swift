@@ -15,28 +15,28 @@ import Testing
     @Test(arguments: StoreBackend.all) func configureReplacesTheSettingsButNeverTheSuspension(_ backend: StoreBackend) async throws {
         try await withQueue(backend) { queue in
             #expect(try await queue.configuration(of: "api") == nil)
-            try await queue.configure(QueueConfiguration("api", concurrencyLimit: 1, isSuspended: true))
-            #expect(try await queue.configuration(of: "api") == QueueConfiguration("api", concurrencyLimit: 1, isSuspended: true))
+            try await queue.configure(QueueConfiguration("api", concurrencyLimit: 1, isPaused: true))
+            #expect(try await queue.configuration(of: "api") == QueueConfiguration("api", concurrencyLimit: 1, isPaused: true))
             try await queue.configure(QueueConfiguration("api", throttle: Throttle(.seconds(1))))
             // Still suspended; the limit, not given, is back to its default.
             #expect(
                 try await queue.configuration(of: "api")
-                    == QueueConfiguration("api", concurrencyLimit: 0, isSuspended: true, throttle: Throttle(.seconds(1))))
+                    == QueueConfiguration("api", concurrencyLimit: 0, isPaused: true, throttle: Throttle(.seconds(1))))
             try await queue.resume(queue: "api")
-            try await queue.configure(QueueConfiguration("api", isSuspended: true))
-            #expect(try await queue.configuration(of: "api")?.isSuspended == false)
+            try await queue.configure(QueueConfiguration("api", isPaused: true))
+            #expect(try await queue.configuration(of: "api")?.isPaused == false)
         }
     }
 
     @Test(arguments: StoreBackend.all) func anUpdateChangesOnlyWhatItSets(_ backend: StoreBackend) async throws {
         try await withQueue(backend) { queue in
-            try await queue.configure(QueueConfiguration("api", mode: .lifo, concurrencyLimit: 1, isSuspended: true))
+            try await queue.configure(QueueConfiguration("api", mode: .lifo, concurrencyLimit: 1, isPaused: true))
             let updated = try await queue.updateConfiguration(of: "api") { $0.throttle = Throttle(.milliseconds(500)) }
-            let expected = QueueConfiguration("api", mode: .lifo, concurrencyLimit: 1, isSuspended: true, throttle: Throttle(.milliseconds(500)))
+            let expected = QueueConfiguration("api", mode: .lifo, concurrencyLimit: 1, isPaused: true, throttle: Throttle(.milliseconds(500)))
             #expect(updated == expected)
             #expect(try await queue.configuration(of: "api") == expected)
-            try await queue.updateConfiguration(of: "api") { $0.isSuspended = false }
-            #expect(try await queue.configuration(of: "api")?.isSuspended == false)
+            try await queue.updateConfiguration(of: "api") { $0.isPaused = false }
+            #expect(try await queue.configuration(of: "api")?.isPaused == false)
             // A queue nobody configured starts from the defaults.
             #expect(try await queue.updateConfiguration(of: "fresh") { $0.concurrencyLimit = 2 } == QueueConfiguration("fresh", concurrencyLimit: 2))
         }

@@ -91,7 +91,7 @@ import Testing
         try await withStore(backend) { store, _ async throws in
             _ = try await store.add(job("q"))
             try await store.setSuspended(true, queue: "q", now: 2)
-            #expect(try await store.queue(named: "q")?.isSuspended == true)
+            #expect(try await store.queue(named: "q")?.isPaused == true)
             #expect(try await store.take("q").isEmpty)
             try await store.setSuspended(false, queue: "q", now: 3)
             #expect(try await store.take("q").count == 1)
