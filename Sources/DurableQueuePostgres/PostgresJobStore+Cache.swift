@@ -6,31 +6,19 @@ extension PostgresJobStore {
     /// per key whatever the number of callers and nodes. They take turns on the key's row, created
     /// first if missing (a caller that finds another's uncommitted row waits for its commit).
     package func cachedValue(namespace: String, key: String, job: NewJob, maxFailures: Int?, now: Int64) async throws -> CacheLookup {
-        if let maxFailures, maxFailures < 1 {
-            throw DurableQueueError.invalidArgument("maxFailures", "\(maxFailures) is below 1; use nil for unlimited")
-        }
-        try job.validate()
-        if job.uniqueKey != nil {
-            throw DurableQueueError.invalidArgument("uniqueKey", "a cache's jobs cannot have a unique key: the cache key is one")
-        }
+        try CacheRule.validate(job: job, maxFailures: maxFailures)
         return try await write("look up cache key '\(key)' in '\(namespace)'") { [self] session in
             try await session.execute(
                 """
                 INSERT INTO cache_entries (namespace, key, state, kind, max_failures, updated_at)
                 VALUES ($1, $2, 'inProgress', $3, $4, $5) ON CONFLICT (namespace, key) DO NOTHING
                 """, [namespace, key, job.kind, maxFailures, now])
-            if let entry = try await entry(session, namespace: namespace, key: key, lock: true) {
-                switch entry.state {
-                case .complete:
-                    return .complete(output: entry.output ?? "null")
-                case .inProgress:
-                    if let running = entry.job, let (state, _, _) = try await stateRow(session, running, lock: false), !state.isTerminal {
-                        return .computing(running, enqueued: false)
-                    }
-                case .failed:
-                    if let maxFailures, entry.failures >= maxFailures { return .failed(entry.error, failures: entry.failures) }
-                }
+            let entry = try await entry(session, namespace: namespace, key: key, lock: true)
+            var computing = false
+            if let running = CacheRule.jobToCheck(in: entry), let (state, _, _) = try await stateRow(session, running, lock: false) {
+                computing = !state.isTerminal
             }
+            if let answer = CacheRule.answer(for: entry, computing: computing, maxFailures: maxFailures) { return answer }
             let id = try await insert(session, job, now: now).id
             try await session.execute(
                 """

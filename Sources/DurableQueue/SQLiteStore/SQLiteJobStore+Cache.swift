@@ -8,26 +8,11 @@ extension SQLiteJobStore {
     /// - Parameter maxFailures: How many failed computations a key allows before it stays failed
     ///   until reset; nil for unlimited.
     package func cachedValue(namespace: String, key: String, job: NewJob, maxFailures: Int?, now: Int64) throws -> CacheLookup {
-        if let maxFailures, maxFailures < 1 {
-            throw DurableQueueError.invalidArgument("maxFailures", "\(maxFailures) is below 1; use nil for unlimited")
-        }
-        try job.validate()
-        if job.uniqueKey != nil {
-            throw DurableQueueError.invalidArgument("uniqueKey", "a cache's jobs cannot have a unique key: the cache key is one")
-        }
+        try CacheRule.validate(job: job, maxFailures: maxFailures)
         return try write("look up cache key '\(key)' in '\(namespace)'") {
-            if let entry = try entry(namespace: namespace, key: key) {
-                switch entry.state {
-                case .complete:
-                    return .complete(output: entry.output ?? "null")
-                case .inProgress:
-                    if let running = entry.job, let state = try stateRow(running)?.state, !state.isTerminal {
-                        return .computing(running, enqueued: false)
-                    }
-                case .failed:
-                    if let maxFailures, entry.failures >= maxFailures { return .failed(entry.error, failures: entry.failures) }
-                }
-            }
+            let entry = try entry(namespace: namespace, key: key)
+            let computing = try CacheRule.jobToCheck(in: entry).flatMap { try stateRow($0) }.map { !$0.state.isTerminal } ?? false
+            if let answer = CacheRule.answer(for: entry, computing: computing, maxFailures: maxFailures) { return answer }
             let id = try insert(job, now: now).id
             try connection.execute(
                 """

@@ -97,4 +97,20 @@ import Testing
         queue.suspended = true
         #expect(!queue.mayStart(at: 1_000))
     }
+
+    @Test func aCacheLookupAnswersFromItsEntryOrAsksForAJob() throws {
+        let complete = CacheEntryRecord(state: .complete, job: JobID(1), output: "42", error: nil, failures: 0)
+        #expect(CacheRule.answer(for: complete, computing: false, maxFailures: 3) == .complete(output: "42"))
+        let running = CacheEntryRecord(state: .inProgress, job: JobID(2), output: nil, error: nil, failures: 1)
+        #expect(CacheRule.jobToCheck(in: running) == JobID(2) && CacheRule.jobToCheck(in: complete) == nil)
+        #expect(CacheRule.answer(for: running, computing: true, maxFailures: 3) == .computing(JobID(2), enqueued: false))
+        #expect(CacheRule.answer(for: running, computing: false, maxFailures: 3) == nil)  // its job ended unrecorded: compute again
+        let failed = CacheEntryRecord(state: .failed, job: JobID(3), output: nil, error: nil, failures: 2)
+        #expect(CacheRule.answer(for: failed, computing: false, maxFailures: 3) == nil)
+        #expect(CacheRule.answer(for: failed, computing: false, maxFailures: 2) == .failed(nil, failures: 2))
+        #expect(CacheRule.answer(for: failed, computing: false, maxFailures: nil) == nil)
+        #expect(CacheRule.answer(for: nil, computing: false, maxFailures: 1) == nil)
+        #expect(throws: DurableQueueError.self) { try CacheRule.validate(job: job(uniqueKey: "k"), maxFailures: 1) }
+        #expect(throws: DurableQueueError.self) { try CacheRule.validate(job: job(), maxFailures: 0) }
+    }
 }

@@ -26,6 +26,7 @@ struct ConformanceTests {
             "running>scheduled 1 Boom: boom (will retry)", "; no attempts left", "(lease expired)", "retry requested after 2 attempt(s)", "running>running 1 cancel requested",
             "debounced: input replaced", UniqueKeyRule.replacedReason, "an earlier step of sequence", "group failed: step 2 failed",
             "group succeeded: - {\"c1\":\"done\"", "its turn in group",
+            "cache: computing by job 6, enqueued true", "cache: computing by job 6, enqueued false", "cache: failed 1 time(s): boom",
         ] {
             #expect(text.contains(expected), "the scenario never wrote '\(expected)'")
         }
@@ -95,8 +96,24 @@ struct ConformanceTests {
             try await store.finish(taken.map { FinishedAttempt($0.attemptID, owner: "w1", outcome: .succeeded(output: "\"done\"")) }, now: now + 50)
         }
 
+        // The results cache: computed by a job that fails, then failed as often as allowed.
+        var lookups: [CacheLookup] = []
+        let cacheJob = job("cache", input: "{\"c\":1}", maxAttempts: 1)
+        lookups.append(try await store.cachedValue(namespace: "ns", key: "k", job: cacheJob, maxFailures: 1, now: 52_000))
+        lookups.append(try await store.cachedValue(namespace: "ns", key: "k", job: cacheJob, maxFailures: 1, now: 52_010))
+        let computing = try await store.take("cache", now: 52_100)
+        try await store.finish(computing.map { FinishedAttempt($0.attemptID, owner: "w1", outcome: .failed(failure)) }, now: 52_200)
+        lookups.append(try await store.cachedValue(namespace: "ns", key: "k", job: cacheJob, maxFailures: 1, now: 52_300))
+
         for record in try await store.jobs(JobFilter(limit: 100)) where !ids.contains(record.id) { ids.append(record.id) }
         var lines: [String] = []
+        for lookup in lookups {
+            switch lookup {
+            case .computing(let id, let enqueued): lines.append("cache: computing by job \(ids.firstIndex(of: id) ?? -1), enqueued \(enqueued)")
+            case .complete(let output): lines.append("cache: complete \(canonicalJSON(output) ?? "-")")
+            case .failed(let error, let failures): lines.append("cache: failed \(failures) time(s): \(error?.message ?? "-")")
+            }
+        }
         for (index, id) in ids.enumerated() {
             for event in try await store.history(of: id) {
                 lines.append(
