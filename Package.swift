@@ -43,6 +43,7 @@ let package = Package(
         .target(
             name: "DurableQueueMigrations",
             path: "Migrations",
+            exclude: ["postgres"],
             resources: [
                 .embedInCode("0001_initial.sql"),
                 .embedInCode("0002_throttle.sql"),
@@ -92,14 +93,22 @@ let package = Package(
             name: "DurableQueuePostgres",
             dependencies: [
                 "DurableQueue",
+                "DurableQueuePostgresMigrations",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
-            resources: [.embedInCode("Migrations/0001_initial.sql"), .embedInCode("Migrations/0002_schedules.sql"),
-                .embedInCode("Migrations/0003_trace_context.sql"), .embedInCode("Migrations/0004_unique_window.sql"),
-                .embedInCode("Migrations/0005_aging.sql"), .embedInCode("Migrations/0006_partitions.sql"),
-                .embedInCode("Migrations/0007_lighter_enqueue.sql"), .embedInCode("Migrations/0008_group_children_by_state.sql"),
+            swiftSettings: swiftSettings
+        ),
+        // PostgreSQL's numbered scripts, beside SQLite's under Migrations/: the same never-edited
+        // files, embedded in the PostgreSQL product only.
+        .target(
+            name: "DurableQueuePostgresMigrations",
+            path: "Migrations/postgres",
+            resources: [
+                .embedInCode("0001_initial.sql"), .embedInCode("0002_schedules.sql"), .embedInCode("0003_trace_context.sql"),
+                .embedInCode("0004_unique_window.sql"), .embedInCode("0005_aging.sql"), .embedInCode("0006_partitions.sql"),
+                .embedInCode("0007_lighter_enqueue.sql"), .embedInCode("0008_group_children_by_state.sql"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -196,6 +205,7 @@ let package = Package(
                 "DurableQueue",
                 "DurableQueueMigrations",
                 "DurableQueuePostgres",
+                "DurableQueuePostgresMigrations",
                 "DurableQueueTesting",
                 "DurableQueueTestSupport",
                 "durableq-test-worker",

@@ -1,23 +1,15 @@
 import DurableQueue
+import DurableQueuePostgresMigrations
 import Foundation
 import Logging
 import PostgresNIO
 
-/// Brings a schema to the newest version: the numbered scripts of the `Migrations` folder, each
+/// Brings a schema to the newest version: the numbered scripts of `Migrations/postgres/`, each
 /// applied once in its own transaction and recorded in `schema_migrations`. Nodes that start at
 /// once take turns through an advisory lock; a script is never edited once released.
 enum PostgresMigrator {
-    /// The scripts, by version.
-    static let migrations: [(version: Int, name: String, sql: String)] = [
-        (1, "initial", String(decoding: PackageResources._001_initial_sql, as: UTF8.self)),
-        (2, "schedules", String(decoding: PackageResources._002_schedules_sql, as: UTF8.self)),
-        (3, "trace_context", String(decoding: PackageResources._003_trace_context_sql, as: UTF8.self)),
-        (4, "unique_window", String(decoding: PackageResources._004_unique_window_sql, as: UTF8.self)),
-        (5, "aging", String(decoding: PackageResources._005_aging_sql, as: UTF8.self)),
-        (6, "partitions", String(decoding: PackageResources._006_partitions_sql, as: UTF8.self)),
-        (7, "lighter_enqueue", String(decoding: PackageResources._007_lighter_enqueue_sql, as: UTF8.self)),
-        (8, "group_children_by_state", String(decoding: PackageResources._008_group_children_by_state_sql, as: UTF8.self)),
-    ]
+    /// The scripts, by version (`Migrations/postgres/`).
+    static let migrations = PostgresSchemaMigrations.all
 
     /// The newest version this library knows.
     static var newestVersion: Int { migrations.map(\.version).max() ?? 0 }

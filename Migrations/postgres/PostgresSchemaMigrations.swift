@@ -1,0 +1,17 @@
+/// The PostgreSQL schema's numbered scripts, oldest first: `Migrations/postgres/*.sql`, embedded in
+/// code by SwiftPM. Like SQLite's in `Migrations/`, a script is never edited once released; every
+/// file must be listed here and in `Package.swift` (a test compares the list with the folder).
+package enum PostgresSchemaMigrations {
+    /// Every script in the order it must be applied (versions 1, 2, 3 … without gaps), with the
+    /// name `schema_migrations` records.
+    package static let all: [(version: Int, name: String, sql: String)] = [
+        (1, "initial", String(decoding: PackageResources._001_initial_sql, as: UTF8.self)),
+        (2, "schedules", String(decoding: PackageResources._002_schedules_sql, as: UTF8.self)),
+        (3, "trace_context", String(decoding: PackageResources._003_trace_context_sql, as: UTF8.self)),
+        (4, "unique_window", String(decoding: PackageResources._004_unique_window_sql, as: UTF8.self)),
+        (5, "aging", String(decoding: PackageResources._005_aging_sql, as: UTF8.self)),
+        (6, "partitions", String(decoding: PackageResources._006_partitions_sql, as: UTF8.self)),
+        (7, "lighter_enqueue", String(decoding: PackageResources._007_lighter_enqueue_sql, as: UTF8.self)),
+        (8, "group_children_by_state", String(decoding: PackageResources._008_group_children_by_state_sql, as: UTF8.self)),
+    ]
+}
