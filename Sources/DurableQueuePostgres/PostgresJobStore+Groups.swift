@@ -184,7 +184,7 @@ extension PostgresJobStore {
             try await cancelChild(session, child, now: now, reason: reason)
         }
         guard let group = try await groupRow(session, id, lock: true) else { return }
-        if group.state == .blocked {
+        if GroupAdvance.endsAtOnceWhenCancelled(group.state) {
             try await end(session, id, as: .cancelled, children: [], now: now, reason: reason)
         } else {
             try await advanceGroup(session, id, now: now)

@@ -77,6 +77,13 @@ package enum GroupAdvance {
         }
     }
 
+    /// What a group in `state` does once a cancel has reached every unfinished child: a group that
+    /// never started (`blocked`) ends `cancelled` at once; a running one goes on as its children
+    /// decide (it ends once nothing in it runs).
+    package static func endsAtOnceWhenCancelled(_ state: JobState) -> Bool {
+        state == .blocked
+    }
+
     /// The state written when a group ends as `state`: a group whose cancel was requested ends
     /// `cancelled` unless it succeeded.
     package static func finalState(_ state: JobState, cancelRequested: Bool) -> JobState {

@@ -201,7 +201,7 @@ extension SQLiteJobStore {
             try cancelChild(child, now: now, reason: reason)
         }
         guard let group = try groupRow(id) else { return }
-        if group.state == .blocked {
+        if GroupAdvance.endsAtOnceWhenCancelled(group.state) {
             try end(id, as: .cancelled, children: [], now: now, reason: reason)
         } else {
             try advanceGroup(id, now: now)

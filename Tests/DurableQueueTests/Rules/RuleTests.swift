@@ -36,6 +36,7 @@ import Testing
                 == (.failed, "2 of 3 children did not succeed"))
         #expect(GroupAdvance.outcome(kind: .concurrent, children: [child(0, .cancelled), child(1, .succeeded)]).state == .cancelled)
         #expect(GroupAdvance.finalState(.failed, cancelRequested: true) == .cancelled)
+        #expect(GroupAdvance.endsAtOnceWhenCancelled(.blocked) && !GroupAdvance.endsAtOnceWhenCancelled(.running))
         #expect(GroupAdvance.finalState(.succeeded, cancelRequested: true) == .succeeded)
     }
 
