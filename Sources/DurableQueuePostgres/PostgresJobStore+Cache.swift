@@ -48,19 +48,22 @@ extension PostgresJobStore {
 
     /// Records how job `id` ended in the cache entry it computes, if any.
     func recordCacheOutcome(_ session: PostgresSession, ofJob id: JobID, now: Int64) async throws {
+        // One read, and none more for a job that computes no cache key (most jobs).
+        guard
+            let row = try await session.rows(
+                """
+                SELECT j.state, j.output::text, j.error::text FROM jobs AS j
+                WHERE j.id = $1 AND EXISTS (SELECT 1 FROM cache_entries WHERE job_id = $1)
+                """, [id.rawValue]
+            ).first
+        else { return }
+        let outcome = try CacheRule.outcome(
+            jobState: try JobState(stored: row.string(0)), output: try row.optionalString(1), error: try row.optionalString(2))
         try await session.execute(
             """
-            UPDATE cache_entries
-            SET state = CASE j.state WHEN 'succeeded' THEN 'complete' ELSE 'failed' END,
-                output = CASE j.state WHEN 'succeeded' THEN j.output END,
-                error = CASE j.state WHEN 'succeeded' THEN NULL
-                        ELSE coalesce(j.error, jsonb_build_object('type', 'Cancelled', 'message', 'the job was cancelled',
-                                                                  'retryable', false)) END,
-                failures = failures + CASE WHEN j.state <> 'succeeded' THEN 1 ELSE 0 END,
-                updated_at = $2
-            FROM (SELECT state, output, error FROM jobs WHERE id = $1) AS j
-            WHERE cache_entries.job_id = $1
-            """, [id.rawValue, now])
+            UPDATE cache_entries SET state = $2, output = $3::jsonb, error = $4::jsonb, failures = failures + $5, updated_at = $6
+            WHERE job_id = $1
+            """, [id.rawValue, outcome.state.rawValue, outcome.output, outcome.error, outcome.countsFailure ? 1 : 0, now])
     }
 
     /// A key's entry; `lock` holds its row until the transaction ends.

@@ -38,4 +38,15 @@ package enum CacheRule {
             return .failed(entry.error, failures: entry.failures)
         }
     }
+
+    /// What a cache entry records once the job computing it ended in `state` with `output` and
+    /// `error` (JSON text): the value when it succeeded; otherwise a failure that counts against
+    /// the key's limit, the job's own error or, for a job cancelled without one, a `Cancelled` error.
+    package static func outcome(jobState state: JobState, output: String?, error: String?) throws
+        -> (state: CacheEntryRecord.State, output: String?, error: String?, countsFailure: Bool)
+    {
+        if state == .succeeded { return (.complete, output, nil, false) }
+        let failure = try error ?? JobCodec.encode(JobFailure(type: "Cancelled", message: "the job was cancelled", retryable: false))
+        return (.failed, nil, failure, true)
+    }
 }

@@ -57,19 +57,17 @@ extension SQLiteJobStore {
         guard try connection.scalarInt64("SELECT 1 FROM cache_entries WHERE job_id = ? LIMIT 1", [id.rawValue]) != nil else {
             return
         }
+        var ended: (state: JobState, output: String?, error: String?)?
+        try connection.query("SELECT state, output, error FROM jobs WHERE id = ?", [id.rawValue]) { row in
+            ended = (try JobState(stored: row.string(0)), row.optionalString(1), row.optionalString(2))
+        }
+        guard let ended else { return }
+        let outcome = try CacheRule.outcome(jobState: ended.state, output: ended.output, error: ended.error)
         try connection.execute(
             """
-            UPDATE cache_entries
-            SET state = CASE j.state WHEN 'succeeded' THEN 'complete' ELSE 'failed' END,
-                output = CASE j.state WHEN 'succeeded' THEN j.output END,
-                error = CASE j.state WHEN 'succeeded' THEN NULL
-                        ELSE coalesce(j.error, json_object('type', 'Cancelled', 'message', 'the job was cancelled',
-                                                           'retryable', json('false'))) END,
-                failures = failures + (j.state <> 'succeeded'),
-                updated_at = ?2
-            FROM (SELECT state, output, error FROM jobs WHERE id = ?1) AS j
-            WHERE cache_entries.job_id = ?1
-            """, [id.rawValue, now])
+            UPDATE cache_entries SET state = ?2, output = ?3, error = ?4, failures = failures + ?5, updated_at = ?6
+            WHERE job_id = ?1
+            """, [id.rawValue, outcome.state.rawValue, outcome.output, outcome.error, outcome.countsFailure ? 1 : 0, now])
     }
 
     private func entry(namespace: String, key: String) throws -> CacheEntryRecord? {

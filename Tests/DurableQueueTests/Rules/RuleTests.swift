@@ -114,4 +114,14 @@ import Testing
         #expect(throws: DurableQueueError.self) { try CacheRule.validate(job: job(uniqueKey: "k"), maxFailures: 1) }
         #expect(throws: DurableQueueError.self) { try CacheRule.validate(job: job(), maxFailures: 0) }
     }
+
+    @Test func aCacheEntryRecordsHowItsJobEnded() throws {
+        let done = try CacheRule.outcome(jobState: .succeeded, output: "42", error: nil)
+        #expect(done.state == .complete && done.output == "42" && done.error == nil && !done.countsFailure)
+        let failed = try CacheRule.outcome(jobState: .failed, output: nil, error: "{\"type\":\"Boom\",\"message\":\"boom\",\"retryable\":true}")
+        #expect(failed.state == .failed && failed.error?.contains("Boom") == true && failed.countsFailure)
+        let cancelled = try CacheRule.outcome(jobState: .cancelled, output: nil, error: nil)
+        #expect(cancelled.error == "{\"type\":\"Cancelled\",\"message\":\"the job was cancelled\",\"retryable\":false}")
+        #expect(cancelled.state == .failed && cancelled.countsFailure)
+    }
 }
