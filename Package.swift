@@ -180,7 +180,8 @@ let package = Package(
         .target(
             name: "DurableQueueTestSupport",
             dependencies: [
-                "DurableQueue", .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
+                "DurableQueue", "DurableQueuePostgres", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/DurableQueueTestSupport",
             swiftSettings: swiftSettings
@@ -208,13 +209,24 @@ let package = Package(
                 "DurableQueuePostgresMigrations",
                 "DurableQueueTesting",
                 "DurableQueueTestSupport",
-                "durableq-test-worker",
-                "durableq-quickstart",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Real child processes killed, frozen, starved or run side by side on one store, and the
+        // quick start program: slower than the rest, and serialized within each suite.
+        .testTarget(
+            name: "DurableQueueProcessTests",
+            dependencies: [
+                "DurableQueue",
+                "DurableQueuePostgres",
+                "DurableQueueTestSupport",
+                "durableq-test-worker",
+                "durableq-quickstart",
             ],
             swiftSettings: swiftSettings
         ),
