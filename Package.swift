@@ -217,6 +217,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The rules, the JSON coders and the schedule arithmetic: pure functions, no database, no
+        // server, no process; seconds to run.
+        .testTarget(
+            name: "DurableQueueUnitTests",
+            dependencies: ["DurableQueue", "DurableQueueTestSupport"],
+            swiftSettings: swiftSettings
+        ),
         // Real child processes killed, frozen, starved or run side by side on one store, and the
         // quick start program: slower than the rest, and serialized within each suite.
         .testTarget(
