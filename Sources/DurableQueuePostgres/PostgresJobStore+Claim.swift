@@ -46,7 +46,7 @@ extension PostgresJobStore {
         var holdsQueueLock = false
         for offset in 0..<queues.count where claimed.count < request.room {
             let (queue, hasPending) = queues[(first + offset) % queues.count]
-            guard hasPending, !queue.suspended, queue.nextStart <= request.now else { continue }
+            guard hasPending, queue.mayStart(at: request.now) else { continue }
             claimed += try await claim(
                 session, queue: queue, limit: request.room - claimed.count, request: request, holdsQueueLock: &holdsQueueLock)
         }
@@ -191,7 +191,7 @@ extension PostgresJobStore {
                 SELECT id, $7, 'pending', 'running', attempts, 'claimed', $5 FROM claimed
             ),
             worker AS (
-                UPDATE workers AS w SET alive_until = greatest(w.alive_until, $6), updated_at = $7
+                UPDATE workers AS w SET alive_until = $6, updated_at = $7
                 WHERE w.id = (SELECT id FROM workers WHERE id = $5 AND alive_until < $7 FOR UPDATE SKIP LOCKED)
                   AND EXISTS (SELECT 1 FROM claimed)
             ),

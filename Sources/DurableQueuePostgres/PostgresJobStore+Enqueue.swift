@@ -169,12 +169,21 @@ extension PostgresJobStore {
     /// Gives job `id` (locked, holding `job`'s key) `job`'s input and run time if it still waits
     /// (scheduled or pending), with a history row; a running or blocked job is left as it is.
     fileprivate func debounce(_ session: PostgresSession, _ id: JobID, with job: NewJob, now: Int64) async throws {
-        guard let (state, attempts, _) = try await stateRow(session, id, lock: false),
-            let change = UniqueKeyRule.debounce(state: state, runAt: job.runAt, now: now)
-        else { return }
+        // One statement: the row still waits (`$7`), then its change and its history row.
+        let change = UniqueKeyRule.debounce(runAt: job.runAt, now: now)
         try await session.execute(
-            "UPDATE jobs SET input = $2::jsonb, run_at = $3, state = $4, updated_at = $5 WHERE id = $1",
-            [id.rawValue, job.input, change.runAt, change.state.rawValue, now])
-        try await appendEvent(session, id, now: now, from: state, to: change.state, attempt: attempts, reason: change.reason)
+            """
+            WITH old AS (SELECT state, attempts FROM jobs WHERE id = $1 AND state = ANY($7::text[])),
+            changed AS (
+                UPDATE jobs SET input = $2::jsonb, run_at = $3, state = $4, updated_at = $5
+                WHERE id = $1 AND state = ANY($7::text[])
+            )
+            INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason)
+            SELECT $1, $5, old.state, $4, old.attempts, $6 FROM old
+            """,
+            [
+                id.rawValue, job.input, change.runAt, change.state.rawValue, now, change.reason,
+                UniqueKeyRule.debouncedStates.map(\.rawValue),
+            ])
     }
 }

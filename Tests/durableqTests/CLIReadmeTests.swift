@@ -11,9 +11,9 @@ import Testing
         let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         #expect(readme.contains("## Set up\n\n    bash .ci/demo\n    bash .ci/run\n"))
         let demo = try String(contentsOf: packageRoot.appendingPathComponent(".ci/demo"), encoding: .utf8)
-        #expect(demo.contains("bash .ci/install build\n") && demo.contains("exec swift run durableq demo \"$@\"\n"))
+        #expect(demo.contains("apt-get install -y -qq libsqlite3-dev\n") && demo.contains("exec swift run durableq demo \"$@\"\n"))
         let tests = try String(contentsOf: packageRoot.appendingPathComponent(".ci/run"), encoding: .utf8)
-        #expect(tests.contains("bash .ci/install tests\n") && tests.contains(" swift test --experimental-maximum-parallelization-width 12 "))
+        #expect(["libsqlite3-dev", "postgresql", "chromium"].allSatisfy { tests.contains("need+=(\($0))") } && tests.contains(" swift test --experimental-maximum-parallelization-width 12 "))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let result = try await durableq(["run"], in: directory.url.path)

@@ -31,7 +31,12 @@ package enum UniqueKeyRule {
     /// `runAt` (nil: now): its new state, run time and history reason; nil when it no longer waits
     /// (running, or `blocked` in a sequence) and is kept as it is.
     package static func debounce(state: JobState, runAt: Int64?, now: Int64) -> (state: JobState, runAt: Int64, reason: String)? {
-        guard debouncedStates.contains(state) else { return nil }
+        debouncedStates.contains(state) ? debounce(runAt: runAt, now: now) : nil
+    }
+
+    /// What a debounce writes to a job that still waits (in one of ``debouncedStates``, which a
+    /// store may check in the statement that writes it), for a new job due at `runAt` (nil: now).
+    package static func debounce(runAt: Int64?, now: Int64) -> (state: JobState, runAt: Int64, reason: String) {
         let runAt = runAt ?? now
         return (runAt > now ? .scheduled : .pending, runAt, HistoryNote.debounced(runAt: runAt, now: now))
     }

@@ -53,12 +53,13 @@ extension SQLiteJobStore {
     /// Records how job `id` ended in the cache entry it computes, if any; called in the transaction
     /// that ended the job.
     func recordCacheOutcome(ofJob id: JobID, now: Int64) throws {
-        // Most jobs compute no cache key: one probe of the index says so, cheaper than the update's join.
-        guard try connection.scalarInt64("SELECT 1 FROM cache_entries WHERE job_id = ? LIMIT 1", [id.rawValue]) != nil else {
-            return
-        }
+        // The entry's existence is checked first (a constant subquery, one probe of its index):
+        // most jobs compute no cache key, and their rows are then not read.
         var ended: (state: JobState, output: String?, error: String?)?
-        try connection.query("SELECT state, output, error FROM jobs WHERE id = ?", [id.rawValue]) { row in
+        try connection.query(
+            "SELECT state, output, error FROM jobs WHERE EXISTS (SELECT 1 FROM cache_entries WHERE job_id = ?1) AND id = ?1",
+            [id.rawValue]
+        ) { row in
             ended = (try JobState(stored: row.string(0)), row.optionalString(1), row.optionalString(2))
         }
         guard let ended else { return }
