@@ -204,20 +204,20 @@ extension PostgresJobStore {
             """
     }
 
-    /// Moves up to 500 scheduled jobs whose time has come to `pending`, the earliest first, with
+    /// Moves up to ``DuePromotion/batch`` scheduled jobs whose time has come to `pending`, the earliest first, with
     /// their events; rows another transaction holds are left for the next claim.
     private func promoteDueJobs(_ session: PostgresSession, now: Int64) async throws {
         try await session.execute(
             """
             WITH due AS (
                 UPDATE jobs SET state = 'pending', updated_at = $1
-                WHERE id IN (SELECT id FROM jobs WHERE state = 'scheduled' AND run_at <= $1 ORDER BY run_at LIMIT 500
+                WHERE id IN (SELECT id FROM jobs WHERE state = 'scheduled' AND run_at <= $1 ORDER BY run_at LIMIT $2
                              FOR UPDATE SKIP LOCKED)
                 RETURNING id, attempts
             )
             INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason)
-            SELECT id, $1, 'scheduled', 'pending', attempts, 'due' FROM due
-            """, [now])
+            SELECT id, $1, 'scheduled', 'pending', attempts, $3 FROM due
+            """, [now, DuePromotion.batch, DuePromotion.reason])
     }
 
     /// The earliest time after `now` when a claim may find more to start.

@@ -194,7 +194,7 @@ extension JobQueue {
     /// Stores `json` as a waiting job's checkpoint in the queue file, as a worker that died would
     /// have left it.
     func leaveCheckpoint(_ json: String, of id: JobID) throws {
-        try SQLiteConnection(path: path, options: StorageOptions())
+        try SQLiteConnection(path: location, options: StorageOptions())
             .execute("UPDATE jobs SET checkpoint = ? WHERE id = ?", [Array(json.utf8), id.rawValue])
     }
 }

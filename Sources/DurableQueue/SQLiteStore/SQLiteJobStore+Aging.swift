@@ -3,10 +3,10 @@ extension SQLiteJobStore {
     /// ``JobStore/ageWaitingJobs(now:)``); nil, after a read and
     /// no write, when no queue ages.
     package func ageWaitingJobs(now: Int64) throws -> Int? {
-        var aging: [(queue: String, interval: Int64, limit: Int)] = []
+        var aging: [AgingRule] = []
         try read("read the queues' aging") {
             try connection.query("SELECT name, aging_interval_ms, aging_limit FROM queues WHERE aging_interval_ms > 0") { row in
-                aging.append((row.string(0), row.int64(1), Int(row.int64(2))))
+                aging.append(AgingRule(queue: row.string(0), interval: row.int64(1), limit: Int(row.int64(2))))
             }
         }
         guard !aging.isEmpty else { return nil }
@@ -17,14 +17,14 @@ extension SQLiteJobStore {
                 try connection.query(
                     """
                     UPDATE jobs SET priority = priority + 1, updated_at = ?4, event_count = event_count + 1
-                    WHERE state = 'pending' AND queue = ?1 AND priority < ?2 AND updated_at <= ?4 - ?3
+                    WHERE state = 'pending' AND queue = ?1 AND priority < ?2 AND updated_at <= ?3
                     RETURNING id, priority, attempts, event_count
-                    """, [queue.queue, queue.limit, queue.interval, now]
+                    """, [queue.queue, queue.limit, queue.waitedSince(now: now), now]
                 ) { row in
                     events.append(
                         EventRow(
                             job: JobID(row.int64(0)), at: now, from: .pending, to: .pending, attempt: Int(row.int64(2)),
-                            reason: HistoryNote.aged(to: Int(row.int64(1)), after: queue.interval), worker: nil,
+                            reason: queue.reason(risenTo: Int(row.int64(1))), worker: nil,
                             seq: row.int64(3)))
                 }
                 try appendEvents(events)

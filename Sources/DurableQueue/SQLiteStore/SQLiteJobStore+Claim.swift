@@ -20,7 +20,7 @@ extension SQLiteJobStore {
     /// ``claimJobs(_:)`` inside the caller's write transaction.
     func claimWithinTransaction(_ request: ClaimRequest) throws -> [ClaimedJob] {
         let (all, due) = try queuesAndDue(now: request.now)
-        if due { try promoteDueJobs(now: request.now, batch: 500) }
+        if due { try promoteDueJobs(now: request.now) }
         guard request.room > 0, !request.kinds.isEmpty else { return [] }
         let queues = all.filter { request.queues?.contains($0.name) ?? true }
         guard !queues.isEmpty else { return [] }
@@ -165,17 +165,17 @@ extension SQLiteJobStore {
     /// Moves scheduled jobs whose time has come to `pending`, with their event rows; called once a
     /// probe of idx_jobs_next_scheduled found one (usually none is due).
     ///
-    /// At most `batch` jobs per call, the earliest due first, so one call never holds the write lock long.
+    /// At most ``DuePromotion/batch`` jobs per call, the earliest due first.
     /// The due jobs are read first and updated by id, as a claim does: one UPDATE of a LIMITed
     /// subquery with RETURNING cost 12% more per promoted job (SQLite gathers the returned rows in
     /// a temporary table; measured on the store's schema from C).
-    private func promoteDueJobs(now: Int64, batch: Int) throws {
+    private func promoteDueJobs(now: Int64) throws {
         var promoted: [EventRow] = []
-        try connection.query(Self.dueJobsStatement, [now, batch]) { row in
+        try connection.query(Self.dueJobsStatement, [now, DuePromotion.batch]) { row in
             promoted.append(
                 EventRow(
                     job: JobID(row.int64(0)), at: now, from: .scheduled, to: .pending, attempt: Int(row.int64(1)),
-                    reason: "due", worker: nil, seq: row.int64(2) + 1))
+                    reason: DuePromotion.reason, worker: nil, seq: row.int64(2) + 1))
         }
         for start in stride(from: 0, to: promoted.count, by: Self.rowsPerStatement) {
             let end = min(start + Self.rowsPerStatement, promoted.count)

@@ -124,4 +124,11 @@ import Testing
         #expect(cancelled.error == "{\"type\":\"Cancelled\",\"message\":\"the job was cancelled\",\"retryable\":false}")
         #expect(cancelled.state == .failed && cancelled.countsFailure)
     }
+
+    @Test func anAgingQueueRaisesJobsThatWaitedItsIntervalAndSaysByHowMuch() {
+        let rule = AgingRule(queue: "q", interval: 1500, limit: 4)
+        #expect(rule.waitedSince(now: 10_000) == 8_500)
+        #expect(rule.reason(risenTo: 3) == "aged: priority 2 → 3 after waiting 1500ms")
+        #expect(AgingRule(queue: "q", interval: 60_000, limit: 0).reason(risenTo: 0) == "aged: priority -1 → 0 after waiting 60s")
+    }
 }
