@@ -249,18 +249,44 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The dashboard over real HTTP on 127.0.0.1, and in a real headless Chromium.
-        .testTarget(
-            name: "DurableQueueDashboardTests",
+        // A running dashboard on a store of a temporary directory, and an HTTP client for it: what
+        // the dashboard's tests and its browser tests share.
+        .target(
+            name: "DurableQueueDashboardTestSupport",
             dependencies: [
                 "DurableQueue",
                 "DurableQueueDashboard",
-                "DurableQueuePostgres",
                 "DurableQueueTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/DurableQueueDashboardTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        // The dashboard over real HTTP on 127.0.0.1.
+        .testTarget(
+            name: "DurableQueueDashboardTests",
+            dependencies: [
+                "DurableQueue",
+                "DurableQueueDashboard",
+                "DurableQueueDashboardTestSupport",
+                "DurableQueueTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The dashboard in a real headless Chromium (Debian's `chromium`): pages, scripts, screenshots.
+        .testTarget(
+            name: "DurableQueueBrowserTests",
+            dependencies: [
+                "DurableQueue",
+                "DurableQueueDashboard",
+                "DurableQueueDashboardTestSupport",
+                "DurableQueueTestSupport",
             ],
             swiftSettings: swiftSettings
         ),

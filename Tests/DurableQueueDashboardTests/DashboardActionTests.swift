@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import DurableQueue
 import DurableQueueDashboard
+import DurableQueueDashboardTestSupport
 import DurableQueueTestSupport
 import Foundation
 import NIOCore
@@ -15,7 +16,7 @@ import Testing
         return (job["history"] as? [[String: Any]] ?? []).map { "\($0["to_state"] as? String ?? "?"):\($0["reason"] as? String ?? "")" }
     }
 
-    @Test(arguments: Backend.available) func cancelAndRetryNeedTheTokenAndAppearInTheHistory(_ backend: Backend) async throws {
+    @Test(arguments: StoreBackend.all) func cancelAndRetryNeedTheTokenAndAppearInTheHistory(_ backend: StoreBackend) async throws {
         try await DashboardFixture.with(backend) { fixture in
             let job = try await fixture.workers.enqueue(Echo.self, "waiting", options: EnqueueOptions(delay: .seconds(3600)))
             let before = try await history(fixture, job.id)
@@ -48,7 +49,7 @@ import Testing
         }
     }
 
-    @Test(arguments: Backend.available) func pauseAndResumeAQueue(_ backend: Backend) async throws {
+    @Test(arguments: StoreBackend.all) func pauseAndResumeAQueue(_ backend: StoreBackend) async throws {
         try await DashboardFixture.with(backend) { fixture in
             _ = try await fixture.workers.enqueue(Echo.self, "x", options: EnqueueOptions(queue: "mail"))
             #expect(try await fixture.send("/api/queues/mail/pause", method: .POST).status == 403)
@@ -125,7 +126,7 @@ import Testing
         }
     }
 
-    @Test(arguments: Backend.available) func livePagesHearOfChangesFromOtherProcessesAndTheirOwnActions(_ backend: Backend) async throws {
+    @Test(arguments: StoreBackend.all) func livePagesHearOfChangesFromOtherProcessesAndTheirOwnActions(_ backend: StoreBackend) async throws {
         try await DashboardFixture.with(backend) { fixture in
             var request = HTTPClientRequest(url: fixture.base + "/api/events")
             request.method = .GET

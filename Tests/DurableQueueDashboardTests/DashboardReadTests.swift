@@ -1,5 +1,6 @@
 import DurableQueue
 import DurableQueueDashboard
+import DurableQueueDashboardTestSupport
 import DurableQueueTestSupport
 import Foundation
 import NIOCore
@@ -8,7 +9,7 @@ import Testing
 
 /// The dashboard's pages and their JSON twins, read over HTTP from a real server on 127.0.0.1.
 @Suite(.timeLimit(.minutes(2))) struct DashboardReadTests {
-    @Test(arguments: Backend.available) func queuesShowTheirCountsByStateAsJSONAndAsAPage(_ backend: Backend) async throws {
+    @Test(arguments: StoreBackend.all) func queuesShowTheirCountsByStateAsJSONAndAsAPage(_ backend: StoreBackend) async throws {
         try await DashboardFixture.with(backend) { fixture in
             let mail = EnqueueOptions(queue: "mail")
             for index in 0..<3 { _ = try await fixture.workers.enqueue(Echo.self, "m\(index)", options: mail) }
@@ -34,7 +35,7 @@ import Testing
         }
     }
 
-    @Test(arguments: Backend.available) func jobsFilterByStateQueueKindAndTagAndSearchTheirInput(_ backend: Backend) async throws {
+    @Test(arguments: StoreBackend.all) func jobsFilterByStateQueueKindAndTagAndSearchTheirInput(_ backend: StoreBackend) async throws {
         try await DashboardFixture.with(backend) { fixture in
             let first = try await fixture.workers.enqueue(Echo.self, "invoice for ACME", options: EnqueueOptions(queue: "mail", tags: ["billing"]))
             _ = try await fixture.workers.enqueue(Echo.self, "hello", options: EnqueueOptions(queue: "mail"))
@@ -87,7 +88,7 @@ import Testing
         }
     }
 
-    @Test(arguments: Backend.available) func groupsAndSchedulesAppearWhenThereAreAny(_ backend: Backend) async throws {
+    @Test(arguments: StoreBackend.all) func groupsAndSchedulesAppearWhenThereAreAny(_ backend: StoreBackend) async throws {
         try await DashboardFixture.with(backend) { fixture in
             #expect(!(try await fixture.send("/").body.contains("Sequences and groups")))
             let group = try await fixture.workers.enqueue(

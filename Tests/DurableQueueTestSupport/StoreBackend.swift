@@ -98,3 +98,13 @@ extension StoreBackend {
         try JobQueue(store: try await make(directory), configuration: configuration, logger: logger)
     }
 }
+
+extension StoreBackend {
+    /// A queue on the store of `directory`, as another process would open it: each call opens its
+    /// own. `readOnly` opens a SQLite file read-only (a PostgreSQL queue ignores it).
+    package func queue(in directory: TemporaryDirectory, readOnly: Bool = false) async throws -> JobQueue {
+        let location = try await location(directory)
+        if name == Self.sqlite.name { return try JobQueue(sqlite: location, options: StorageOptions(readOnly: readOnly)) }
+        return try await JobQueue(postgres: PostgresStorage(url: location))
+    }
+}

@@ -1,5 +1,6 @@
 import DurableQueue
 import DurableQueueDashboard
+import DurableQueueDashboardTestSupport
 import DurableQueueTestSupport
 import Foundation
 import Testing
