@@ -90,21 +90,17 @@ package func withRunningQueue(
 
 extension StoreBackend {
     /// A queue on the store of `directory` (see ``make``): opened twice, two queues share it as two
-    /// processes would.
+    /// processes would. `readOnly` opens a SQLite file read-only (PostgreSQL has no such mode).
     package func queue(
-        in directory: TemporaryDirectory, configuration: JobQueue.Configuration = JobQueue.Configuration(),
+        in directory: TemporaryDirectory, configuration: JobQueue.Configuration = JobQueue.Configuration(), readOnly: Bool = false,
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     ) async throws -> JobQueue {
-        try JobQueue(store: try await make(directory), configuration: configuration, logger: logger)
-    }
-}
-
-extension StoreBackend {
-    /// A queue on the store of `directory`, as another process would open it: each call opens its
-    /// own. `readOnly` opens a SQLite file read-only (a PostgreSQL queue ignores it).
-    package func queue(in directory: TemporaryDirectory, readOnly: Bool = false) async throws -> JobQueue {
-        let location = try await location(directory)
-        if name == Self.sqlite.name { return try JobQueue(sqlite: location, options: StorageOptions(readOnly: readOnly)) }
-        return try await JobQueue(postgres: PostgresStorage(url: location))
+        let store: any JobStore =
+            if readOnly && name == Self.sqlite.name {
+                try SQLiteJobStore(path: try await location(directory), options: StorageOptions(readOnly: true))
+            } else {
+                try await make(directory)
+            }
+        return try JobQueue(store: store, configuration: configuration, logger: logger)
     }
 }

@@ -66,9 +66,7 @@ final class AttemptRecorder: Sendable {
             // Its own task all the same, so the commit does not share this attempt's cancellation.
             // Among others, the scheduled flusher starts a little later, with more endings to share
             // its transaction (committing at once cost a busy engine a sixth of its rate).
-            if alone, #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
-                Task.immediate { await self.flush(onlyOneGroup: true) }
-            } else {
+            if !alone || startOnThisThread({ await self.flush(onlyOneGroup: true) }) == nil {
                 Task { await self.flush() }
             }
         }

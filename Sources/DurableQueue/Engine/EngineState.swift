@@ -43,22 +43,49 @@ final class EngineState: Sendable {
         var reserved = 0
         /// Waiting for every claim under way to be admitted (see ``claimsSettled()``).
         var settledWaiters: [CheckedContinuation<Void, Never>] = []
+        /// At most this many attempts run at once in this run, whatever room a claim asks for.
+        var concurrencyCap = Int.max
+        /// How many more attempts this run may claim (a drain's limit).
+        var claimsLeft = Int.max
+        /// Whether the caller cancelled this run (a drain's task).
+        var cancelled = false
     }
+
+    /// Attempts of the current run whose ending was recorded, and attempts given back uncounted.
+    private let ended = Atomic<Int>(0)
+    private let givenBack = Atomic<Int>(0)
 
     private let state = Mutex(State())
 
     /// The current phase.
     var phase: Phase { state.withLock { $0.phase } }
 
-    /// Starts the engine's life anew; false if it is not stopped.
-    func start() -> Bool {
-        state.withLock { state in
+    /// Starts the engine's life anew; false if it is not stopped. A run claims at most `claims`
+    /// attempts, and runs at most `concurrency` at once.
+    func start(concurrency: Int = .max, claims: Int = .max) -> Bool {
+        let started = state.withLock { state in
             guard state.phase == .stopped else { return false }
             state = State()
             state.phase = .running
+            state.concurrencyCap = concurrency
+            state.claimsLeft = claims
             return true
         }
+        if started {
+            ended.store(0, ordering: .relaxed)
+            givenBack.store(0, ordering: .relaxed)
+        }
+        return started
     }
+
+    /// Notes that an attempt of this run ended and its ending was recorded (or discarded by the fence).
+    func noteEnded() { ended.add(1, ordering: .relaxed) }
+
+    /// Notes that an attempt of this run was given back to `pending`, uncounted.
+    func noteGivenBack() { givenBack.add(1, ordering: .relaxed) }
+
+    /// The attempts of this run that ended, and those given back.
+    var tally: (ended: Int, givenBack: Int) { (ended.load(ordering: .relaxed), givenBack.load(ordering: .relaxed)) }
 
     /// Marks the engine as stopped, so `run()` may be called again.
     func reset() {
@@ -73,6 +100,21 @@ final class EngineState: Sendable {
     func beginShutdown() {
         state.withLock { if $0.phase == .running { $0.phase = .shuttingDown } }
     }
+
+    /// The caller cancelled the run: shutdown begins (nothing if the engine is not running).
+    func cancelRun() {
+        state.withLock { state in
+            guard state.phase == .running else { return }
+            state.cancelled = true
+            state.phase = .shuttingDown
+        }
+    }
+
+    /// Whether the caller cancelled this run.
+    var wasCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Whether this run has claimed as many attempts as it may.
+    var claimsExhausted: Bool { state.withLock { $0.claimsLeft <= 0 } }
 
     /// Whether claiming has stopped (shutdown began, or the engine finished).
     var isShuttingDown: Bool { state.withLock { $0.phase == .shuttingDown || $0.phase == .finished } }
@@ -131,6 +173,7 @@ final class EngineState: Sendable {
             for (job, stop) in admitted {
                 state.running[job.attemptID] = Running(stop: stop, leaseExpiresAt: job.leaseExpiresAt)
             }
+            state.claimsLeft -= admitted.count
             state.admitted += admitted
             state.reserved -= reserved
             return state.takeSettledWaiters()
@@ -218,16 +261,22 @@ final class EngineState: Sendable {
     func stopAll(_ reason: StopReason) {
         for signal in state.withLock({ $0.running.values.map(\.stop) }) { signal.stop(reason) }
     }
+
+    /// Gives up waiting for the handlers of every attempt running here (see ``StopSignal/abandon()``).
+    func abandonAll() {
+        for signal in state.withLock({ $0.running.values.map(\.stop) }) { signal.abandon() }
+    }
 }
 
 extension EngineState.State {
-    /// The waiters of ``EngineState/claimsSettled()`` to resume, if no claim is under way any more.
-    /// The room left under `maximum` attempts, less those running and reserved; none once
-    /// shutdown has begun.
+    /// The room left under `maximum` attempts (and the run's cap), less those running and reserved,
+    /// within the claims the run has left; none once shutdown has begun.
     fileprivate func room(maximum: Int) -> Int {
-        phase == .running ? max(0, maximum - running.count - reserved) : 0
+        guard phase == .running else { return 0 }
+        return max(0, min(min(maximum, concurrencyCap) - running.count, claimsLeft) - reserved)
     }
 
+    /// The waiters of ``EngineState/claimsSettled()`` to resume, if no claim is under way any more.
     fileprivate mutating func takeSettledWaiters() -> [CheckedContinuation<Void, Never>] {
         guard reserved == 0 else { return [] }
         defer { settledWaiters.removeAll() }

@@ -53,9 +53,10 @@ extension JobEngine {
         case (_, .returned(let output)):
             // Also when stopped: the work is done, and doing it again is worse than keeping it.
             outcome = .succeeded(output: output)
-        case (.shutdown, .threw):
+        case (.shutdown, .threw(let error)):
             if let span { endSpan(span, outcome: "given back", failure: nil) }
-            await giveBack(job, reason: "given back at shutdown", logger: logger)
+            let reason = error is AbandonedHandlerError ? "given back: its handler did not stop within the grace period" : "given back at shutdown"
+            await giveBack(job, reason: reason, logger: logger)
             return
         case (.cancelRequested, .threw):
             outcome = .cancelled(reason: "cancelled while running")
@@ -69,6 +70,7 @@ extension JobEngine {
             outcome = retryOrFail(job, error, retryable: runner.shouldRetry(after: error))
         }
         let ended = await record(job, outcome, started: started, logger: logger)
+        state.noteEnded()
         if let span { endSpan(span, outcome: ended.map(Self.spanOutcome) ?? "discarded", failure: outcome.failure) }
         jobChanges.signal()
     }
@@ -77,6 +79,7 @@ extension JobEngine {
     private func giveBack(_ job: ClaimedJob, reason: String, logger: Logger) async {
         do {
             let released = try await store.release([job.attemptID], owner: configuration.workerID, now: now, reason: reason)
+            if !released.isEmpty { state.noteGivenBack() }
             logger.debug("job given back: \(reason)\(released.isEmpty ? " (another worker had taken it already)" : "")")
         } catch {
             // The job keeps its lease until it expires; then any worker recovers it. Nothing is lost.
@@ -101,15 +104,20 @@ extension JobEngine {
         let deadline = job.timeoutMilliseconds.map { Date(millisecondsSince1970: now + $0) }
         let time = configuration.timeSource
         // The handler runs in its own task so that a stop (cancel, timeout, shutdown) can cancel it;
-        // the attempt then waits for it to end. It starts on this thread: scheduled, it cost a
-        // hand-off to another thread and one back for every attempt.
-        let handler: Task<String, any Error>
-        if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
-            handler = Task.immediate { try await runner.run(input: job.input, context: context) }
-        } else {
-            handler = Task { try await runner.run(input: job.input, context: context) }
+        // the attempt then waits for its outcome. It starts on this thread where it can: scheduled,
+        // it cost a hand-off to another thread and one back for every attempt. A handler that
+        // ignores a stop for a drain's whole grace period is abandoned (``StopSignal/abandon()``).
+        let outcome = HandlerOutcome()
+        let run: @Sendable () async -> Void = {
+            do {
+                outcome.deliver(.success(try await runner.run(input: job.input, context: context)))
+            } catch {
+                outcome.deliver(.failure(error))
+            }
         }
+        let handler = startOnThisThread(run) ?? Task(operation: run)
         stop.onStop { _ in handler.cancel() }
+        stop.onAbandon { outcome.deliver(.failure(AbandonedHandlerError())) }
         let timeout = deadline.map { deadline in
             Task {
                 guard (try? await time.sleep(until: deadline)) != nil else { return }
@@ -118,7 +126,7 @@ extension JobEngine {
         }
         defer { timeout?.cancel() }
         let result = await withTaskCancellationHandler {
-            await handler.result
+            await outcome.value
         } onCancel: {
             handler.cancel()
         }

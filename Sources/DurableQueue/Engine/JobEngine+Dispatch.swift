@@ -63,7 +63,7 @@ extension JobEngine {
     /// Claims as many due jobs as this process has room for, in one transaction, and admits them.
     ///
     /// - Returns: How many jobs were claimed.
-    private func claimAvailable(now: Int64) async throws -> Int {
+    func claimAvailable(now: Int64) async throws -> Int {
         let room = state.reserveRoom(maximum: configuration.maxConcurrentJobs)
         // A full engine claims nothing; skip the transaction.
         guard room > 0 else { return 0 }
@@ -104,10 +104,11 @@ extension JobEngine {
         jobChanges.signal()
     }
 
-    /// After shutdown began: waits for running attempts up to the grace period, then stops the rest.
-    /// Attempts claimed along with endings just before shutdown began start too, and end the same way.
-    func drain(into group: inout ThrowingDiscardingTaskGroup<any Error>) async {
-        let deadline = now + configuration.gracefulShutdownTimeout.milliseconds
+    /// After shutdown began: waits for running attempts until `stopAt` (ms since 1970), then stops
+    /// the rest, which give their jobs back; with `abandonAt`, a handler that has not stopped by
+    /// then is abandoned (``StopSignal/abandon()``) and its job given back all the same. Attempts
+    /// claimed along with endings just before shutdown began start too, and end the same way.
+    func finishRunning(into group: inout ThrowingDiscardingTaskGroup<any Error>, stopAt: Int64, abandonAt: Int64? = nil) async {
         var stopped = false
         while true {
             // A claim made along with recorded endings before shutdown began may still be under
@@ -116,14 +117,20 @@ extension JobEngine {
             let seen = wake.generation
             startAdmitted(in: &group)
             if state.runningCount == 0 { return }
-            if now >= deadline || Task.isCancelled || state.failure != nil {
+            if now >= stopAt || Task.isCancelled || state.failure != nil {
                 if !stopped { logger.debug("stopping \(state.runningCount) running job(s) at shutdown") }
                 state.stopAll(.shutdown)  // again each round, for attempts admitted since
                 stopped = true
             }
+            var abandoned = false
+            if let abandonAt, now >= abandonAt {
+                state.abandonAll()
+                abandoned = true
+            }
             // Started in a cancelled group, attempts give their jobs back at once; the group waits for them.
             if Task.isCancelled { return }
-            let until = stopped ? Int64.max / 2 : deadline
+            // Once stopped (or abandoned), each attempt's end wakes this loop.
+            let until = !stopped ? stopAt : abandoned ? Int64.max / 2 : (abandonAt ?? Int64.max / 2)
             await wake.wait(after: seen, until: Date(millisecondsSince1970: until), time: configuration.timeSource)
         }
     }

@@ -37,7 +37,7 @@ extension JobEngine {
 
     /// Renews the leases of attempts running here; stops each attempt whose lease was lost (the job
     /// was taken back elsewhere) and each whose job another process asked to cancel.
-    private func heartbeat() async {
+    func heartbeat() async {
         let running = state.runningAttempts
         guard !running.isEmpty else { return }
         let expiresAt = now + configuration.leaseDuration.milliseconds

@@ -73,7 +73,7 @@ final class JobEngine: Service, Sendable {
                 // Also when the task was cancelled: no more claims along with endings either.
                 self.state.beginShutdown()
                 self.scheduleWake.signal()
-                await self.drain(into: &group)
+                await self.finishRunning(into: &group, stopAt: self.now + self.configuration.gracefulShutdownTimeout.milliseconds)
                 self.state.finish()
                 self.maintenanceWake.signal()
             }

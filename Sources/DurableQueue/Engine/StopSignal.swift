@@ -17,6 +17,8 @@ final class StopSignal: Sendable {
     private struct State {
         var reason: StopReason?
         var action: (@Sendable (StopReason) -> Void)?
+        var abandoned = false
+        var abandonAction: (@Sendable () -> Void)?
     }
 
     private let state = Mutex(State())
@@ -44,5 +46,28 @@ final class StopSignal: Sendable {
             return nil
         }
         if let stopped { action(stopped) }
+    }
+
+    /// Gives up waiting for a stopped attempt's handler, which did not return within the grace
+    /// period: the attempt ends as if its handler had thrown, and whatever the handler returns
+    /// later is discarded. Later calls change nothing.
+    func abandon() {
+        let action = state.withLock { state -> (@Sendable () -> Void)? in
+            guard !state.abandoned else { return nil }
+            state.abandoned = true
+            defer { state.abandonAction = nil }
+            return state.abandonAction
+        }
+        action?()
+    }
+
+    /// Runs `action` when the attempt is abandoned (see ``abandon()``), or at once if it was.
+    func onAbandon(_ action: @escaping @Sendable () -> Void) {
+        let abandoned = state.withLock { state -> Bool in
+            if state.abandoned { return true }
+            state.abandonAction = action
+            return false
+        }
+        if abandoned { action() }
     }
 }

@@ -41,9 +41,17 @@ public protocol Job: Sendable {
     ///
     /// The default retries every error except `CancellationError`.
     func shouldRetry(after error: any Error) -> Bool
+
+    /// Whether a job of this type needs the network to run: a drain's report says whether any such
+    /// job waits (``DrainReport/waitingWorkNeedsNetwork``), so that an app asks the system for
+    /// background time with network connectivity only when it needs it. The default is `false`.
+    static var needsNetwork: Bool { get }
 }
 
 extension Job {
+    /// `false`: the job runs without the network.
+    public static var needsNetwork: Bool { false }
+
     /// Retries every error except `CancellationError`.
     public func shouldRetry(after error: any Error) -> Bool {
         !(error is CancellationError)

@@ -7,6 +7,8 @@ protocol JobRunner: Sendable {
     func run(input: String, context: JobContext) async throws -> String
     /// The job type's ``Job/shouldRetry(after:)``; errors of decoding the input never retry.
     func shouldRetry(after error: any Error) -> Bool
+    /// The job type's ``Job/needsNetwork``.
+    var needsNetwork: Bool { get }
 }
 
 /// A ``JobRunner`` over one concrete ``Job``.
@@ -27,6 +29,8 @@ struct TypedJobRunner<J: Job>: JobRunner {
     func shouldRetry(after error: any Error) -> Bool {
         error is InputDecodingError ? false : job.shouldRetry(after: error)
     }
+
+    var needsNetwork: Bool { J.needsNetwork }
 }
 
 /// A stored input that the registered type cannot decode: retrying cannot help.
@@ -56,4 +60,7 @@ final class JobRegistry: Sendable {
 
     /// Every registered name.
     var kinds: Set<String> { runners.withLock { Set($0.keys) } }
+
+    /// The registered names of job types that need the network (``Job/needsNetwork``).
+    var networkKinds: Set<String> { runners.withLock { Set($0.filter { $0.value.needsNetwork }.keys) } }
 }
