@@ -195,6 +195,42 @@ struct Workloads {
             ])
     }
 
+    /// Open → first claim, as an app's launch meets it: the milliseconds from opening the queue
+    /// to its first job's handler starting, on a fresh file (created and migrated by the open; one
+    /// job enqueued) and on an existing file (N finished jobs and one waiting), each the median of
+    /// `rounds` processes' worth of opens (a new `JobQueue` each time, as a launch makes one).
+    func openToFirstClaim(rounds: Int) async throws -> Measurement {
+        func firstStart(_ path: String, enqueueFirst: Bool) async throws -> Double {
+            let counter = StartCounter()
+            let start = ContinuousClock.now
+            let queue = try await open(path, counter: counter)
+            if enqueueFirst { _ = try await queue.enqueue(NoOpJob.self, NoOpJob.Input(0)) }
+            let drain = Task { try await queue.drain() }
+            while counter.value == 0 { try await Task.sleep(for: .microseconds(100)) }
+            let milliseconds = secondsSince(start) * 1000
+            _ = try await drain.value
+            return milliseconds
+        }
+        var fresh: [Double] = []
+        var existing: [Double] = []
+        let path = freshPath("open-existing")
+        try await prefill(try await open(path), count: n)
+        _ = try await open(path).drain()
+        for round in 0..<rounds {
+            fresh.append(try await firstStart(freshPath("open-fresh"), enqueueFirst: true))
+            _ = try await open(path).enqueue(NoOpJob.self, NoOpJob.Input(n + round))
+            existing.append(try await firstStart(path, enqueueFirst: false))
+        }
+        let freshMedian = fresh.sorted()[rounds / 2]
+        let existingMedian = existing.sorted()[rounds / 2]
+        return Measurement(
+            workload: "open", jobs: rounds, seconds: (fresh.reduce(0, +) + existing.reduce(0, +)) / 1000,
+            extra: [
+                ("fresh_open_to_first_start_ms", freshMedian), ("existing_open_to_first_start_ms", existingMedian),
+                ("existing_finished_jobs", Double(n)), ("fresh_max_ms", fresh.max() ?? 0), ("existing_max_ms", existing.max() ?? 0),
+            ])
+    }
+
     /// N prefilled jobs drained by `processes` worker processes (this executable with `--worker`).
     func processes(_ processes: Int) async throws -> Measurement {
         let path = freshPath("processes")

@@ -87,7 +87,7 @@ extension JobQueue {
 
         private static func defaultWorkerID() -> String {
             let info = ProcessInfo.processInfo
-            return "\(info.hostName)-\(info.processIdentifier)-\(UUID().uuidString.prefix(8).lowercased())"
+            return "\(LocalHost.name)-\(info.processIdentifier)-\(UUID().uuidString.prefix(8).lowercased())"
         }
     }
 

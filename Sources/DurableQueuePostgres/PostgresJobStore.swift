@@ -210,7 +210,7 @@ extension PostgresStorage {
     /// on web-2", so that an operator sees which process on which machine holds a connection (the
     /// server keeps the first 63 bytes).
     static let applicationName =
-        "DurableQueue pid \(ProcessInfo.processInfo.processIdentifier) on \(ProcessInfo.processInfo.hostName)"
+        "DurableQueue pid \(ProcessInfo.processInfo.processIdentifier) on \(LocalHost.name)"
 
     /// Connects once outside the pool and closes the connection: a wrong address, database or login
     /// fails at once with the server's own reason, where the pool would retry for a minute and then

@@ -149,7 +149,7 @@ private func percent(_ line: String) -> Int {
         for name in names { _ = try await http.download(DownloadRequest(url: server.baseURL + "/files/" + name, directory: directory)) }
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "needs tmux"))
+    @Test(.enabled(if: TestEnvironment.serversEnabled || FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "needs tmux"))
     func onATerminalTheProgressBarsRedrawInPlace() async throws {
         try await withServer(["a.bin": slow(6 << 20, bytesPerSecond: 2 << 20), "b.bin": slow(6 << 20, bytesPerSecond: 2 << 20)]) {
             server, directory in

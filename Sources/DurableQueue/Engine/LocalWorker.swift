@@ -30,7 +30,7 @@ struct LocalWorker {
     static func deadOwners(among owners: [String], currentWorkerID: String) -> [String] {
         let info = ProcessInfo.processInfo
         return owners.filter { owner in
-            guard owner != currentWorkerID, let worker = LocalWorker(owner), worker.host == info.hostName else { return false }
+            guard owner != currentWorkerID, let worker = LocalWorker(owner), worker.host == LocalHost.name else { return false }
             if worker.processID == info.processIdentifier { return true }
             return kill(worker.processID, 0) == -1 && errno == ESRCH
         }

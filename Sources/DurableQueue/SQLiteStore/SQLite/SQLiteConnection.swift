@@ -252,7 +252,7 @@ final class SQLiteConnection {
     /// which cost a fiftieth of a job run one at a time (ten statements). The recent entry keeps
     /// its string, so no other string can have those bits while it is there.
     private func statement(_ sql: String) throws -> SQLiteStatement {
-        let bits = unsafeBitCast(sql, to: (UInt64, UInt64).self)
+        let bits = identityBits(of: sql)
         let slot = Int(truncatingIfNeeded: (bits.1 >> 4) ^ bits.0 ^ (bits.0 >> 7)) & (recentStatements.count - 1)
         if let recent = recentStatements[slot], recent.bits == bits { return recent.statement }
         let key = StatementKey(sql: sql)
@@ -274,7 +274,17 @@ private struct RecentStatement {
     let sql: String
     let statement: SQLiteStatement
 
-    var bits: (UInt64, UInt64) { unsafeBitCast(sql, to: (UInt64, UInt64).self) }
+    var bits: (UInt64, UInt64) { identityBits(of: sql) }
+}
+
+/// The bytes of `value`'s own representation (for a string: its count, flags and storage pointer,
+/// not its text), zero-padded to 16: a string is 16 bytes on 64-bit platforms and 12 where pointers
+/// are 32 bits (arm64_32: Apple Watch), where a cast to 16 bytes would trap.
+package func identityBits<T>(of value: T) -> (UInt64, UInt64) {
+    precondition(MemoryLayout<T>.size <= 16, "identityBits takes values of at most 16 bytes")
+    var bits: (UInt64, UInt64) = (0, 0)
+    withUnsafeBytes(of: value) { source in withUnsafeMutableBytes(of: &bits) { $0.copyMemory(from: source) } }
+    return bits
 }
 
 /// The statement cache's key: the SQL text, hashed by its length and its last 16 bytes only.
@@ -302,12 +312,15 @@ private struct StatementKey: Hashable {
     }
 }
 
-/// Waits for another connection's lock in steps of 100 µs, up to the busy timeout.
+/// Waits for another connection's lock: in steps of 100 µs at first, then in steps that double
+/// up to 10 ms, until the busy timeout.
 ///
 /// SQLite's own busy handler sleeps 1, 2, 5, 10 … ms between tries: a process waiting for another
 /// process's commit (a fraction of a millisecond) slept through several of them, and two worker
-/// processes on one file left a third of the machine idle.
-private final class BusyWait {
+/// processes on one file left a third of the machine idle. The first ten tries (a millisecond)
+/// catch such a commit as it ends; a longer wait (a long transaction, a backup) backs off, so that
+/// a 5-second wait wakes about 520 times, not 50,000 (on a phone, each wakeup costs battery).
+final class BusyWait {
     private let timeout: Duration
     private var waitingSince = ContinuousClock.now
     /// Off while the store tries a call on the caller's thread, which must not wait.
@@ -317,14 +330,19 @@ private final class BusyWait {
         self.timeout = timeout
     }
 
-    /// Whether to try again after `tries` failed tries of the current wait; sleeps 100 µs first.
+    /// Whether to try again after `tries` failed tries of the current wait; sleeps first.
     func shouldRetry(after tries: Int32) -> Bool {
         guard enabled else { return false }
         let now = ContinuousClock.now
         if tries == 0 { waitingSince = now }
         guard now - waitingSince < timeout else { return false }
-        usleep(100)
+        usleep(Self.pause(afterTries: tries))
         return true
+    }
+
+    /// The pause in µs after `tries` failed tries: 100 for the first ten, then doubling up to 10,000.
+    static func pause(afterTries tries: Int32) -> UInt32 {
+        tries < 10 ? 100 : min(10_000, 100 << min(7, UInt32(tries - 9)))
     }
 }
 

@@ -1,0 +1,52 @@
+import DurableQueueTestSupport
+import Foundation
+import Testing
+
+@testable import DurableQueue
+
+/// A connection waiting for another's write lock: it takes the lock soon after it is released, and
+/// the waiting thread does not wake thousands of times meanwhile.
+@Suite(.timeLimit(.minutes(1))) struct BusyWaitTests {
+    @Test func aOneSecondLockWaitWakesAFewHundredTimesAtMostAndEndsSoonAfterTheRelease() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        _ = try SQLiteJobStore(path: path)
+        let holder = try SQLiteConnection(path: path, options: StorageOptions())
+        try holder.execute("BEGIN IMMEDIATE")
+        let release = Task {
+            try await Task.sleep(for: .seconds(1))
+            try holder.execute("COMMIT")
+            return ContinuousClock.now
+        }
+        let waited = try await onOwnThread { () -> Result<(wakeups: Int, acquired: ContinuousClock.Instant), any Error> in
+            Result {
+                let waiter = try SQLiteConnection(path: path, options: StorageOptions(busyTimeout: .seconds(5)))
+                let before = try Self.voluntaryContextSwitchesOfThisThread()
+                try waiter.execute("BEGIN IMMEDIATE")
+                let acquired = ContinuousClock.now
+                let after = try Self.voluntaryContextSwitchesOfThisThread()
+                try waiter.execute("ROLLBACK")
+                return (after - before, acquired)
+            }
+        }.get()
+        let released = try await release.value
+        #expect(waited.wakeups < 300, "the waiting thread woke \(waited.wakeups) times in one second")
+        #expect(waited.acquired - released < .milliseconds(60), "took the lock \(waited.acquired - released) after its release")
+    }
+
+    @Test func thePauseStartsShortAndBacksOffTo10Milliseconds() {
+        #expect((0..<10).allSatisfy { BusyWait.pause(afterTries: Int32($0)) == 100 })
+        #expect(BusyWait.pause(afterTries: 10) == 200 && BusyWait.pause(afterTries: 11) == 400)
+        #expect(BusyWait.pause(afterTries: 16) == 10_000 && BusyWait.pause(afterTries: 10_000) == 10_000)
+    }
+
+    /// `voluntary_ctxt_switches` of the calling thread (Linux's /proc/thread-self/status).
+    private static func voluntaryContextSwitchesOfThisThread() throws -> Int {
+        let status = try String(contentsOfFile: "/proc/thread-self/status", encoding: .utf8)
+        for line in status.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches:") {
+            if let count = Int(line.split(separator: "\t").last ?? "") { return count }
+        }
+        throw CocoaError(.fileReadCorruptFile)
+    }
+}
