@@ -7,6 +7,13 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// pkg-config's name for SQLite where it is asked (Linux); none on Apple platforms, whose SDK has SQLite.
+#if os(Linux)
+    let sqlitePkgConfig: String? = "sqlite3"
+#else
+    let sqlitePkgConfig: String? = nil
+#endif
+
 let package = Package(
     name: "DurableQueue",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
@@ -35,10 +42,12 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
+        // The system's SQLite: Debian's libsqlite3-dev found by pkg-config on Linux; on Apple platforms
+        // the SDK's, with no pkg-config lookup (one could find another SQLite, Homebrew's, on a Mac).
         .systemLibrary(
             name: "CDurableQueueSQLite",
-            pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite3"])]
+            pkgConfig: sqlitePkgConfig,
+            providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(
             name: "DurableQueueMigrations",
@@ -72,6 +81,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
+            // Why it reads file metadata (a file's size, inside the app's container): App Store review.
+            resources: [.copy("PrivacyInfo.xcprivacy")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -85,6 +96,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // Why it reads file metadata (stat of its own part files, inside the app's container).
+            resources: [.copy("PrivacyInfo.xcprivacy")],
             swiftSettings: swiftSettings
         ),
         // The PostgreSQL store: the same JobQueue on a database many machines share. Its own target

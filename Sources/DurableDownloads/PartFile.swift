@@ -147,6 +147,6 @@ final class PartFile: @unchecked Sendable {
         return hasher.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
-    /// Flushes the file to disk.
-    func sync() { fsync(descriptor) }
+    /// Flushes the file to the drive (see ``flushToDrive(_:)``).
+    func sync() { flushToDrive(descriptor) }
 }

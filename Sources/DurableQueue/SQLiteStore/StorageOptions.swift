@@ -48,14 +48,17 @@ public enum Durability: String, Sendable, Hashable, CaseIterable {
     /// `synchronous=NORMAL`: a commit survives the process being killed at any moment (kill -9, a
     /// crash); a power loss or OS crash may undo the last commits, never corrupt the file. The default.
     case processCrash
-    /// `synchronous=FULL`: a commit also survives power loss and OS crashes, at the cost of an fsync
-    /// per commit.
+    /// `synchronous=FULL` with `fullfsync` and `checkpoint_fullfsync`: a commit also survives power
+    /// loss and OS crashes, at the cost of a flush per commit. On Darwin a plain `fsync` leaves the
+    /// data in the drive's cache, so commits and checkpoints flush with `F_FULLFSYNC` (SQLite
+    /// ignores both settings elsewhere, where `fsync` reaches the drive).
     case powerLoss
 
-    var synchronousPragma: String {
+    /// The pragmas that set this durability on a connection.
+    var pragmas: [String] {
         switch self {
-        case .processCrash: "PRAGMA synchronous = NORMAL"
-        case .powerLoss: "PRAGMA synchronous = FULL"
+        case .processCrash: ["PRAGMA synchronous = NORMAL", "PRAGMA fullfsync = OFF", "PRAGMA checkpoint_fullfsync = OFF"]
+        case .powerLoss: ["PRAGMA synchronous = FULL", "PRAGMA fullfsync = ON", "PRAGMA checkpoint_fullfsync = ON"]
         }
     }
 }

@@ -6,6 +6,17 @@ import Testing
 @testable import DurableQueue
 
 @Suite struct OpeningTests {
+    /// Power-loss durability flushes the drive's cache too: on Darwin `fsync` does not, so commits
+    /// and checkpoints use `F_FULLFSYNC` (`fullfsync`, `checkpoint_fullfsync`; SQLite ignores them
+    /// where `fsync` reaches the drive).
+    @Test(arguments: Durability.allCases) func eachDurabilitySetsItsSyncPragmas(_ durability: Durability) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let connection = try SQLiteConnection(path: directory.path("jobs.sqlite"), options: StorageOptions(durability: durability))
+        let settings = try ["synchronous", "fullfsync", "checkpoint_fullfsync"].map { try connection.scalarInt64("PRAGMA \($0)") }
+        #expect(settings == (durability == .powerLoss ? [2, 1, 1] : [1, 0, 0]), "\(durability): \(settings)")
+    }
+
     @Test func aFileOfRandomBytesIsNotADatabase() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

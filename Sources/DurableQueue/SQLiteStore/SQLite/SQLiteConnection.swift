@@ -107,7 +107,7 @@ final class SQLiteConnection {
             // Related SQLite documentation: <https://www.sqlite.org/wal.html>
             try execute("PRAGMA journal_mode = WAL")
         }
-        try execute(options.durability.synchronousPragma)
+        for pragma in options.durability.pragmas { try execute(pragma) }
         try execute("PRAGMA foreign_keys = ON")
         if !options.readOnly {
             // No checkpoint inside a commit: it may fsync, and a commit can run on a cooperative
