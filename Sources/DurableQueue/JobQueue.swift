@@ -59,6 +59,15 @@ public final class JobQueue: Sendable {
     let enqueuer: EnqueueCommitter
     let logger: Logger
     private let engineBox = Mutex<JobEngine?>(nil)
+    /// Whether the store tells of other processes' changes (see ``JobStore/observeChanges(_:)``).
+    private let notifiedOfChanges = Atomic<Bool>(false)
+
+    /// How long an idle engine or a waiting handle sleeps before it looks for other processes'
+    /// changes: ``Configuration/pollInterval``, or at least a second when the store tells of them
+    /// anyway (on a phone, every wakeup costs battery).
+    var idlePollInterval: Duration {
+        notifiedOfChanges.load(ordering: .relaxed) ? max(configuration.pollInterval, .seconds(1)) : configuration.pollInterval
+    }
 
     /// Opens (or creates) the SQLite queue file at `path`, migrating its schema to the newest
     /// version: the counterpart of `JobQueue(postgres:)`.
@@ -107,10 +116,11 @@ public final class JobQueue: Sendable {
         self.store = store
         self.enqueuer = EnqueueCommitter(store: store, time: configuration.timeSource)
         self.logger = logger
-        store.observeChanges { [weak self] in
+        let notified = store.observeChanges { [weak self] in
             self?.workArrived()
             self?.jobChanges.signal()
         }
+        notifiedOfChanges.store(notified, ordering: .relaxed)
     }
 
     /// The engine that runs this queue's jobs (see ``run()``), made on first use.

@@ -147,5 +147,8 @@ extension PostgresJobStore {
     }
 
     /// Calls `onChange` whenever another node (or this one) commits a change.
-    package func observeChanges(_ onChange: @escaping @Sendable () -> Void) { changes.observe(onChange) }
+    package func observeChanges(_ onChange: @escaping @Sendable () -> Void) -> Bool {
+        changes.observe(onChange)
+        return true
+    }
 }

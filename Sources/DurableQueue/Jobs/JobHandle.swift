@@ -168,7 +168,7 @@ extension JobQueue {
 
     /// Waits for a change in this process, the poll interval (changes in others), or `deadline`.
     func waitForChange(after seen: UInt64, deadline: Int64?) async {
-        let wake = min(deadline ?? .max, now + configuration.pollInterval.milliseconds)
+        let wake = min(deadline ?? .max, now + idlePollInterval.milliseconds)
         await jobChanges.wait(after: seen, until: Date(millisecondsSince1970: wake), time: configuration.timeSource)
     }
 }

@@ -24,9 +24,6 @@ extension SQLiteJobStore: JobStore {
         try await perform { try $0.earliestWake(after: now) }
     }
 
-    /// SQLite tells nobody of another process's commit: engines poll ``changeToken()``.
-    package nonisolated func observeChanges(_ onChange: @escaping @Sendable () -> Void) {}
-
     package nonisolated func count(_ filter: JobFilter) async throws -> Int {
         try await perform { try $0.countJobs(filter) }
     }

@@ -1,5 +1,6 @@
 import CDurableQueueSQLite
 import Foundation
+import Synchronization
 
 /// The only type that speaks SQL: every job, queue and event lives in one SQLite file.
 ///
@@ -28,6 +29,8 @@ package actor SQLiteJobStore {
     /// else has written since, and this store's own writes change them only where they drop them
     /// (configuring a queue, an application's transaction).
     var knownQueueSettings = KnownQueueSettings()
+    /// The watch of the file that tells of other processes' commits (see ``observeChanges(_:)``).
+    nonisolated let changeWatch = Mutex<FileChangeWatch?>(nil)
     /// Checkpoints beside the commits (nil when read-only).
     private let checkpointer: Checkpointer?
     /// Whether a checkpoint waits to run on the store's queue.

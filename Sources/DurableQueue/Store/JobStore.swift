@@ -55,10 +55,12 @@ package protocol JobStore: JobStoreReader {
     /// Running jobs of `owner` whose cancel was requested.
     func cancelRequested(owner: String) async throws -> [JobID]
 
-    /// Calls `onChange` whenever the store hears that something changed, for stores that are told
-    /// (a database that notifies); a store that is not told does nothing, and engines poll
-    /// ``changeToken()``.
-    func observeChanges(_ onChange: @escaping @Sendable () -> Void)
+    /// Calls `onChange` whenever the store hears that another process changed something (a
+    /// database that notifies, a watch of the file), and returns true; a store that is never told
+    /// returns false, and engines then poll ``changeToken()`` every
+    /// ``JobQueue/Configuration/pollInterval``.
+    @discardableResult
+    func observeChanges(_ onChange: @escaping @Sendable () -> Void) -> Bool
 
     // MARK: Changing jobs
 

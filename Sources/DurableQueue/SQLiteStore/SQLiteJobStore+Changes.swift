@@ -1,0 +1,61 @@
+import Synchronization
+
+extension SQLiteJobStore {
+    /// SQLite tells nobody of another process's commit, so the store watches the file
+    /// (``FileChangeWatch``) and calls `onChange` when its data version moved: a commit by another
+    /// connection, never this store's own. False where the file cannot be watched; engines then poll.
+    package nonisolated func observeChanges(_ onChange: @escaping @Sendable () -> Void) -> Bool {
+        let filter = OtherWriterFilter()
+        let watch = FileChangeWatch(path: path) { [weak self] in
+            filter.fileChanged(read: { [weak self] in try? await self?.changeToken() }, onChange: onChange)
+        }
+        guard let watch else { return false }
+        changeWatch.withLock { $0 = watch }
+        return true
+    }
+}
+
+/// Passes on a burst of file events as one read of the data version, and the read on as a change
+/// only when the version moved: a store's own commits write the file too.
+final class OtherWriterFilter: Sendable {
+    private struct State {
+        var reading = false
+        var readAgain = false
+        var lastVersion: Int64?
+    }
+
+    private let state = Mutex(State())
+
+    /// The file changed: reads the version (`read`) unless a read is under way, which then reads
+    /// once more, and calls `onChange` for each version it has not seen before.
+    func fileChanged(read: @escaping @Sendable () async -> Int64?, onChange: @escaping @Sendable () -> Void) {
+        let starts = state.withLock { state -> Bool in
+            if state.reading {
+                state.readAgain = true
+                return false
+            }
+            state.reading = true
+            return true
+        }
+        guard starts else { return }
+        Task {
+            while true {
+                let version = await read()
+                let moved = state.withLock { state -> Bool in
+                    defer { if version != nil { state.lastVersion = version } }
+                    return version != nil && version != state.lastVersion
+                }
+                if moved { onChange() }
+                let again = state.withLock { state -> Bool in
+                    if state.readAgain {
+                        state.readAgain = false
+                        return true
+                    }
+                    state.reading = false
+                    return false
+                }
+                if !again { return }
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import DurableQueueTestSupport
+import Foundation
+import Testing
+
+@testable import DurableQueue
+
+/// An idle engine sleeps: on a phone every wakeup costs battery. It polls the file at most once a
+/// second, and a watch of the file wakes it when another process commits, so that process's jobs
+/// still start at once.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct IdleWorkerTests {
+    @Test func anIdleWorkerBarelyWakesAndAnotherProcessesJobsStartWithin100Milliseconds() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path("log.txt")
+        let store = try await prefillRecordJobs(0, queue: "shared", on: .sqlite, in: directory)
+        let file = try await StoreBackend.sqlite.location(directory)
+        let worker = try WorkerProcess(["work", file, log, "--lease-ms", "30000"])
+        defer { worker.kill() }
+        #expect(await worker.waitForLine("ready"))
+        try await Task.sleep(for: .seconds(1))
+
+        let before = try Self.voluntaryContextSwitches(of: worker.process.processIdentifier)
+        try await Task.sleep(for: .seconds(3))
+        let idle = try Self.voluntaryContextSwitches(of: worker.process.processIdentifier) - before
+        #expect(idle < 150, "the idle worker's threads were switched out \(idle) times in 3 s")
+
+        var latencies: [Int64] = []
+        for index in 0..<5 {
+            let outcomes = try await store.enqueue(
+                [NewJob(queue: "shared", kind: "record", input: "{\"index\":\(index)}")], now: Date().millisecondsSince1970)
+            let committed = Date().millisecondsSince1970
+            guard case .inserted(let id) = try #require(outcomes.first) else { Issue.record("not inserted"); return }
+            try await eventually("job \(id) starts", seconds: 5) { try WorkLog(path: log).starts.contains { $0.job == id.rawValue } }
+            let started = try #require(try WorkLog(path: log).starts.first { $0.job == id.rawValue })
+            latencies.append(started.at - committed)
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        // The median: on a loaded CI machine one start can wait for a core.
+        #expect(latencies.sorted()[2] < 100, "from another process's commit to the start: \(latencies) ms")
+    }
+
+    /// `voluntary_ctxt_switches` summed over every thread of process `pid` (Linux's /proc).
+    private static func voluntaryContextSwitches(of pid: Int32) throws -> Int {
+        var total = 0
+        for thread in try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") {
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/status", encoding: .utf8) else { continue }
+            for line in status.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches:") {
+                total += Int(line.split(separator: "\t").last ?? "") ?? 0
+            }
+        }
+        return total
+    }
+}
