@@ -34,15 +34,19 @@ final class FileChangeWatch: @unchecked Sendable {
                 return nil
             }
             let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
-            source.setEventHandler {
+            source.setEventHandler {  // the source holds itself until cancelled (deinit)
                 if Self.readEvents(descriptor).contains(where: watched.contains) { onChange() }
+                Self.rest(source, on: queue)
             }
             source.setCancelHandler { close(descriptor) }
         #elseif canImport(Darwin)
             let descriptor = open(path + "-wal", O_EVTONLY)
             guard descriptor >= 0 else { return nil }
             let source = DispatchSource.makeFileSystemObjectSource(fileDescriptor: descriptor, eventMask: [.write, .extend], queue: queue)
-            source.setEventHandler { onChange() }
+            source.setEventHandler {  // the source holds itself until cancelled (deinit)
+                onChange()
+                Self.rest(source, on: queue)
+            }
             source.setCancelHandler { close(descriptor) }
         #else
             return nil
@@ -52,6 +56,21 @@ final class FileChangeWatch: @unchecked Sendable {
     }
 
     deinit { source.cancel() }
+
+    /// How long the watch rests after each event it handles: the events of a busy stretch of
+    /// commits (this process's own among them, a few per commit) are handled at most 50 times a
+    /// second, not once each, which cost a third more instructions per enqueue. The first commit
+    /// after a quiet spell is still heard at once.
+    static let restInterval: DispatchTimeInterval = .milliseconds(20)
+
+    /// Stops `source` for ``restInterval``; the events that come meanwhile wait in the kernel and are
+    /// handled together when it resumes.
+    private static func rest(_ source: any DispatchSourceProtocol, on queue: DispatchQueue) {
+        source.suspend()
+        // A dispatch source may be resumed from any thread; Dispatch does not mark it Sendable.
+        nonisolated(unsafe) let suspended = source
+        queue.asyncAfter(deadline: .now() + restInterval) { suspended.resume() }
+    }
 
     #if os(Linux)
         /// The names of the files the pending inotify events are about.
