@@ -1,17 +1,29 @@
+import Dispatch
 import Synchronization
 
 extension SQLiteJobStore {
     /// SQLite tells nobody of another process's commit, so the store watches the file
     /// (``FileChangeWatch``) and calls `onChange` when its data version moved: a commit by another
     /// connection, never this store's own. False where the file cannot be watched; engines then poll.
+    ///
+    /// While this store commits (within the last 100 ms), the file's events are mostly its own: the
+    /// watch looks again 100 ms later instead of reading the data version at once, which competed
+    /// with the engine's own calls for the store (a busy drain's endings were grouped less well).
     package nonisolated func observeChanges(_ onChange: @escaping @Sendable () -> Void) -> Bool {
         let filter = OtherWriterFilter()
         let watch = FileChangeWatch(path: path) { [weak self] in
-            filter.fileChanged(read: { [weak self] in try? await self?.changeToken() }, onChange: onChange)
+            filter.fileChanged(
+                busy: { [weak self] in self?.committedWithin(nanoseconds: 100_000_000) ?? false },
+                read: { [weak self] in try? await self?.changeToken() }, onChange: onChange)
         }
         guard let watch else { return false }
         changeWatch.withLock { $0 = watch }
         return true
+    }
+
+    /// Whether this store committed within the last `nanoseconds`.
+    nonisolated func committedWithin(nanoseconds: UInt64) -> Bool {
+        DispatchTime.now().uptimeNanoseconds &- lastCommitAt.load(ordering: .relaxed) < nanoseconds
     }
 }
 
@@ -27,8 +39,12 @@ final class OtherWriterFilter: Sendable {
     private let state = Mutex(State())
 
     /// The file changed: reads the version (`read`) unless a read is under way, which then reads
-    /// once more, and calls `onChange` for each version it has not seen before.
-    func fileChanged(read: @escaping @Sendable () async -> Int64?, onChange: @escaping @Sendable () -> Void) {
+    /// once more, and calls `onChange` for each version it has not seen before. While `busy` says
+    /// the store itself is writing, it looks again 100 ms later instead.
+    func fileChanged(
+        busy: @escaping @Sendable () -> Bool, read: @escaping @Sendable () async -> Int64?,
+        onChange: @escaping @Sendable () -> Void
+    ) {
         let starts = state.withLock { state -> Bool in
             if state.reading {
                 state.readAgain = true
@@ -39,6 +55,7 @@ final class OtherWriterFilter: Sendable {
         }
         guard starts else { return }
         Task {
+            while busy() { try? await Task.sleep(for: .milliseconds(100)) }
             while true {
                 let version = await read()
                 let moved = state.withLock { state -> Bool in

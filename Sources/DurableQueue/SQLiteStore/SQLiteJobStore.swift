@@ -31,6 +31,9 @@ package actor SQLiteJobStore {
     var knownQueueSettings = KnownQueueSettings()
     /// The watch of the file that tells of other processes' commits (see ``observeChanges(_:)``).
     nonisolated let changeWatch = Mutex<FileChangeWatch?>(nil)
+    /// When this store last committed (uptime in ns): the watch leaves the file's events alone
+    /// while the store is busy (see ``observeChanges(_:)``).
+    nonisolated let lastCommitAt = Atomic<UInt64>(0)
     /// Checkpoints beside the commits (nil when read-only).
     private let checkpointer: Checkpointer?
     /// Whether a checkpoint waits to run on the store's queue.
@@ -123,6 +126,7 @@ package actor SQLiteJobStore {
             let version = connection.dataVersion
             if let next = nextIDAfterInserts ?? knownNextID?.id { knownNextID = (next, version) }
             knownQueueSettings.dataVersion = version
+            lastCommitAt.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
             scheduleCheckpointIfNeeded()
             return result
         } catch {
