@@ -17,7 +17,11 @@ extension JobQueue {
         public var leaseDuration: Duration
         /// How often running jobs' leases are renewed. Default 10 s (must be below `leaseDuration`).
         public var heartbeatInterval: Duration
-        /// How soon an idle engine notices work enqueued or cancelled by another process. Default 250 ms.
+        /// How soon an idle engine notices work enqueued or cancelled by another process where the
+        /// store cannot tell it (a SQLite file that cannot be watched). Default 250 ms. Where the
+        /// store tells of other processes' commits (a watched SQLite file, PostgreSQL's
+        /// notifications), the engine and waiting handles look at most once a second instead, and
+        /// are woken at once by the store.
         public var pollInterval: Duration
         /// How long shutdown waits for running jobs before stopping them and giving them back. Default 30 s.
         public var gracefulShutdownTimeout: Duration

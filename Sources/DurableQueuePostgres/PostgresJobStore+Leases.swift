@@ -122,7 +122,7 @@ extension PostgresJobStore {
                 guard
                     let row = try await session.rows(
                         """
-                        UPDATE jobs SET state = CASE cancel_requested WHEN 1 THEN 'cancelled' ELSE 'pending' END,
+                        UPDATE jobs SET state = CASE cancel_requested WHEN 1 THEN $5 ELSE $6 END,
                                         attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
                                         progressed_attempts = progressed_attempts
                                             - CASE WHEN checkpoint_attempt = attempts THEN 1 ELSE 0 END,
@@ -131,15 +131,16 @@ extension PostgresJobStore {
                                         finished_at = CASE cancel_requested WHEN 1 THEN $3::bigint END, updated_at = $3
                         WHERE id = $1 AND state = 'running' AND lease_owner = $2 AND attempts = $4
                         RETURNING attempts, cancel_requested, queue, throttle_interval_ms, group_id
-                        """, [id.rawValue, owner, now, attempt.number]
+                        """,
+                        [id.rawValue, owner, now, attempt.number, GiveBack.state(cancelRequested: true).rawValue,
+                         GiveBack.state(cancelRequested: false).rawValue]
                     ).first
                 else { continue }
-                let cancelled = try row.bool(1)
+                let state = GiveBack.state(cancelRequested: try row.bool(1))
                 try await appendEvent(
-                    session, id, now: now, from: .running, to: cancelled ? .cancelled : .pending, attempt: try row.int(0), reason: reason,
-                    worker: owner)
+                    session, id, now: now, from: .running, to: state, attempt: try row.int(0), reason: reason, worker: owner)
                 try await recordEnd(session, queue: try row.string(2), interval: try row.int64(3), now: now)
-                if cancelled { try await jobEnded(session, id, group: try row.optionalInt64(4).map { GroupID($0) }, now: now) }
+                if state.isTerminal { try await jobEnded(session, id, group: try row.optionalInt64(4).map { GroupID($0) }, now: now) }
                 released.append(attempt)
             }
             return released

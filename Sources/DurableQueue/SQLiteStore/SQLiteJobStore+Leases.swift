@@ -86,7 +86,7 @@ extension SQLiteJobStore {
                 var row: (attempts: Int, cancel: Bool, queue: String, throttleInterval: Int64, eventCount: Int64)?
                 try connection.query(
                     """
-                    UPDATE jobs SET state = CASE cancel_requested WHEN 1 THEN 'cancelled' ELSE 'pending' END,
+                    UPDATE jobs SET state = CASE cancel_requested WHEN 1 THEN ?5 ELSE ?6 END,
                                     attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
                                     progressed_attempts = progressed_attempts - (checkpoint_attempt IS attempts),
                                     checkpoint_attempt = CASE WHEN checkpoint_attempt IS attempts THEN NULL
@@ -95,16 +95,19 @@ extension SQLiteJobStore {
                                     event_count = event_count + 1
                     WHERE id = ?1 AND state = 'running' AND lease_owner = ?2 AND attempts = ?4
                     RETURNING attempts, cancel_requested, queue, throttle_interval_ms, event_count
-                    """, [id.rawValue, owner, now, attempt.number]
+                    """,
+                    [id.rawValue, owner, now, attempt.number, GiveBack.state(cancelRequested: true).rawValue,
+                     GiveBack.state(cancelRequested: false).rawValue]
                 ) { found in row = (Int(found.int64(0)), found.int64(1) != 0, found.string(2), found.int64(3), found.int64(4)) }
                 guard let row else { continue }
+                let state = GiveBack.state(cancelRequested: row.cancel)
                 try appendEvents([
                     EventRow(
-                        job: id, at: now, from: .running, to: row.cancel ? .cancelled : .pending, attempt: row.attempts,
+                        job: id, at: now, from: .running, to: state, attempt: row.attempts,
                         reason: reason, worker: owner, seq: row.eventCount)
                 ])
                 try recordEnd(queue: row.queue, interval: row.throttleInterval, now: now)
-                if row.cancel { try jobEnded(id, now: now) }
+                if state.isTerminal { try jobEnded(id, now: now) }
                 released.append(attempt)
             }
             return released

@@ -74,7 +74,7 @@ private struct Fetch: Job {
         let first = try await queue.enqueue(Blocking.self, "first")
         let second = try await queue.enqueue(Blocking.self, "second")
 
-        let drain = Task { try await queue.drain(gracePeriod: .seconds(2)) }
+        let drain = Task { try await queue.drain(gracePeriod: .seconds(5)) }
         try await eventually("the first job runs") { tracker.running == 1 }
         let cancelled = ContinuousClock.now
         drain.cancel()
@@ -83,7 +83,7 @@ private struct Fetch: Job {
         }
         let took = ContinuousClock.now - cancelled
 
-        #expect(took < .seconds(2), "returned \(took) after its cancellation")
+        #expect(took < .seconds(5), "returned \(took) after its cancellation")
         #expect(report.ending == .cancelled && report.attemptsRun == 0 && report.jobsGivenBack == 1 && report.jobsStillDue == 2)
         #expect(report.nextDueAt != nil && !report.waitingWorkNeedsNetwork)
         #expect(tracker.startedInputs == ["first"], "claimed again after its cancellation: \(tracker.startedInputs.count) starts")
@@ -111,7 +111,9 @@ private struct Fetch: Job {
         let report = try await value(of: drain, within: 5, "the drain returns after its cancellation") { "\(tracker.running) running" }
         let took = ContinuousClock.now - cancelled
 
-        #expect(took >= .milliseconds(300) && took < .seconds(2), "returned \(took) after its cancellation")
+        // Returns (a handler that ignored the stop would otherwise hold it forever): after the grace
+        // period, with time to give the job back on a loaded machine.
+        #expect(took >= .milliseconds(300) && took < .seconds(5), "returned \(took) after its cancellation")
         #expect(report.ending == .cancelled && report.jobsGivenBack == 1 && report.attemptsRun == 0)
         #expect(try await queue.store.history(of: stubborn.id).last?.reason == "given back: its handler did not stop within the grace period")
         // The abandoned handler returns later: nothing of it is recorded.
@@ -131,12 +133,12 @@ private struct Fetch: Job {
         let blocking = try await queue.enqueue(Blocking.self, "long")
 
         let started = ContinuousClock.now
-        let report = try await queue.drain(until: Date().addingTimeInterval(1))
+        let report = try await queue.drain(until: Date().addingTimeInterval(3))
         let took = ContinuousClock.now - started
 
-        #expect(took >= .milliseconds(950) && took < .seconds(4), "returned after \(took)")
+        #expect(took >= .milliseconds(2_950) && took < .seconds(8), "returned after \(took)")
         #expect(tracker.startedInputs == ["long"])
-        #expect(report.ending == .deadline && report.jobsGivenBack == 1 && report.jobsStillDue == 1)
+        #expect(report.ending == .deadline && report.jobsGivenBack == 1 && report.jobsStillDue == 1, "\(report)")
         let record = try await queue.store.job(blocking.id)
         #expect(record.state == .pending && record.attempts == 0)
     }

@@ -131,4 +131,9 @@ import Testing
         #expect(rule.reason(risenTo: 3) == "aged: priority 2 → 3 after waiting 1500ms")
         #expect(AgingRule(queue: "q", interval: 60_000, limit: 0).reason(risenTo: 0) == "aged: priority -1 → 0 after waiting 60s")
     }
+
+    @Test func aJobGivenBackRunsAgainUnlessItsCancelWasRequested() {
+        #expect(GiveBack.state(cancelRequested: false) == .pending)
+        #expect(GiveBack.state(cancelRequested: true) == .cancelled)
+    }
 }
