@@ -7,7 +7,7 @@ import Testing
 /// A connection waiting for another's write lock: it takes the lock soon after it is released, and
 /// the waiting thread does not wake thousands of times meanwhile.
 @Suite(.timeLimit(.minutes(1))) struct BusyWaitTests {
-    @Test func aOneSecondLockWaitWakesAFewHundredTimesAtMostAndEndsSoonAfterTheRelease() async throws {
+    @Test func aLockWaitWakesAtMostAFewHundredTimesASecondAndEndsSoonAfterTheRelease() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("jobs.sqlite")
@@ -19,20 +19,26 @@ import Testing
             try holder.execute("COMMIT")
             return ContinuousClock.now
         }
-        let waited = try await onOwnThread { () -> Result<(wakeups: Int, acquired: ContinuousClock.Instant), any Error> in
+        let waited = try await onOwnThread {
+            () -> Result<(wakeups: Int, began: ContinuousClock.Instant, acquired: ContinuousClock.Instant), any Error> in
             Result {
-                let waiter = try SQLiteConnection(path: path, options: StorageOptions(busyTimeout: .seconds(5)))
+                let waiter = try SQLiteConnection(path: path, options: StorageOptions(busyTimeout: .seconds(30)))
                 let before = try Self.voluntaryContextSwitchesOfThisThread()
+                let began = ContinuousClock.now
                 try waiter.execute("BEGIN IMMEDIATE")
                 let acquired = ContinuousClock.now
                 let after = try Self.voluntaryContextSwitchesOfThisThread()
                 try waiter.execute("ROLLBACK")
-                return (after - before, acquired)
+                return (after - before, began, acquired)
             }
         }.get()
         let released = try await release.value
-        #expect(waited.wakeups < 300, "the waiting thread woke \(waited.wakeups) times in one second")
-        #expect(waited.acquired - released < .milliseconds(60), "took the lock \(waited.acquired - released) after its release")
+        // Per second waited: on a loaded machine the holder may commit late.
+        let seconds = Double((waited.acquired - waited.began).components.attoseconds) / 1e18
+            + Double((waited.acquired - waited.began).components.seconds)
+        let perSecond = Double(waited.wakeups) / max(seconds, 0.5)
+        #expect(perSecond < 200, "the waiting thread woke \(waited.wakeups) times in \(seconds) s")
+        #expect(waited.acquired - released < .milliseconds(150), "took the lock \(waited.acquired - released) after its release")
     }
 
     @Test func thePauseStartsShortAndBacksOffTo10Milliseconds() {
