@@ -194,11 +194,11 @@ private struct Fetch: Job {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let tracker = RunTracker()
-        let configuration = JobQueue.Configuration(leaseDuration: .seconds(1), heartbeatInterval: .milliseconds(100))
+        let configuration = JobQueue.Configuration(leaseDuration: .seconds(2), heartbeatInterval: .milliseconds(100))
         let queue = try await backend.queue(in: directory, configuration: configuration)
         let other = try await backend.queue(in: directory, configuration: configuration)
         for each in [queue, other] { each.register(Sleeper(tracker: tracker)) }
-        let long = try await queue.enqueue(Sleeper.self, 2_500)
+        let long = try await queue.enqueue(Sleeper.self, 3_500)
 
         let returned = Gate()
         let run = Task {
@@ -215,6 +215,7 @@ private struct Fetch: Job {
         #expect(tracker.startedInputs == ["attempt 1"], "started \(tracker.startedInputs)")
         let record = try await queue.store.job(long.id)
         #expect(record.state == .succeeded && record.attempts == 1)
-        #expect(try await queue.store.transitions(long.id) == ["nil>pending", "pending>running", "running>succeeded"])
+        let history = try await queue.store.history(of: long.id).map { "\($0.to.rawValue): \($0.reason ?? "")" }
+        #expect(try await queue.store.transitions(long.id) == ["nil>pending", "pending>running", "running>succeeded"], "\(history)")
     }
 }
