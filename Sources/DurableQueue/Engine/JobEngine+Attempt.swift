@@ -95,6 +95,10 @@ extension JobEngine {
             checkpoint: job.checkpoint,
             logger: logger,
             save: { [store, configuration, jobChanges, time = configuration.timeSource] progress, checkpoint in
+                // An abandoned handler still runs, but its job was given back with its attempt number,
+                // which the next attempt in this process reuses under the same owner: the store's
+                // fence cannot tell the two apart, so this one refuses here.
+                guard !stop.isAbandoned else { throw LeaseLostError() }
                 let saved = try await store.saveProgress(
                     job.attemptID, owner: configuration.workerID, progress: progress, checkpoint: checkpoint,
                     now: time.nowMilliseconds)

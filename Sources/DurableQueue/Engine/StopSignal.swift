@@ -61,6 +61,9 @@ final class StopSignal: Sendable {
         action?()
     }
 
+    /// Whether the attempt was abandoned: its handler may still run, and must write nothing more.
+    var isAbandoned: Bool { state.withLock { $0.abandoned } }
+
     /// Runs `action` when the attempt is abandoned (see ``abandon()``), or at once if it was.
     func onAbandon(_ action: @escaping @Sendable () -> Void) {
         let abandoned = state.withLock { state -> Bool in

@@ -54,6 +54,26 @@ private struct Deaf: Job {
     }
 }
 
+/// Waits for its latch ignoring cancellation, then saves progress, recording whether the save was
+/// accepted (as a "saved" or "refused" start in its tracker).
+private struct SavingDeaf: Job {
+    static let name = "saving-deaf"
+    let latch: Latch
+    let tracker: RunTracker
+    func run(_ input: String, context: JobContext) async throws -> String {
+        tracker.started("attempt \(context.attempt)")
+        defer { tracker.ended("") }
+        await latch.wait()
+        do {
+            try await context.saveProgress(0.5)
+            tracker.started("saved")
+        } catch {
+            tracker.started("refused")
+        }
+        return "done"
+    }
+}
+
 /// A job that needs the network (it never runs here).
 private struct Fetch: Job {
     static let name = "fetch"
@@ -122,6 +142,35 @@ private struct Fetch: Job {
         try await Task.sleep(for: .milliseconds(50))
         let record = try await queue.store.job(stubborn.id)
         #expect(record.state == .pending && record.attempts == 0 && record.output == nil)
+    }
+
+    /// The job an abandoned handler ran is given back with its attempt number, and the next drain
+    /// here runs it under the same number and owner: the abandoned handler must not write for it.
+    @Test(arguments: StoreBackend.all) func anAbandonedHandlerCannotSaveProgressForTheNextAttemptOfItsJob(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let tracker = RunTracker()
+        let latch = Latch()
+        defer { latch.open() }
+        let queue = try await backend.queue(in: directory)
+        queue.register(SavingDeaf(latch: latch, tracker: tracker))
+        _ = try await queue.enqueue(SavingDeaf.self, "job")
+
+        let first = Task { try await queue.drain(gracePeriod: .milliseconds(100)) }
+        try await eventually("the first attempt runs") { tracker.running == 1 }
+        first.cancel()
+        #expect(try await first.value.jobsGivenBack == 1)
+        let second = Task { try await queue.drain() }
+        try await eventually("the next attempt runs") { tracker.startedInputs.count == 2 }
+        latch.open()
+        _ = try await second.value
+        try await eventually("both handlers tried to save") {
+            tracker.startedInputs.filter { $0 == "saved" || $0 == "refused" }.count == 2
+        }
+
+        let inputs = tracker.startedInputs
+        #expect(inputs.filter { $0 == "attempt 1" }.count == 2, "\(inputs)")
+        #expect(inputs.filter { $0 == "saved" }.count == 1 && inputs.filter { $0 == "refused" }.count == 1, "\(inputs)")
     }
 
     @Test(arguments: StoreBackend.all) func aDrainStopsAtItsDeadlineAndGivesTheRunningJobBack(_ backend: StoreBackend) async throws {
