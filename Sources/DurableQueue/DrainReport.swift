@@ -14,6 +14,9 @@ public struct DrainReport: Sendable, Hashable {
         case cancelled
         /// The drain ran as many attempts as it was allowed.
         case limitReached
+        /// This process paused (``JobQueue/pauseInThisProcess(gracePeriod:)``): running attempts
+        /// were stopped and given back.
+        case paused
     }
 
     /// Why the drain returned.

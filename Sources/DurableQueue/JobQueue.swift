@@ -61,6 +61,8 @@ public final class JobQueue: Sendable {
     private let engineBox = Mutex<JobEngine?>(nil)
     /// Whether the store tells of other processes' changes (see ``JobStore/observeChanges(_:)``).
     private let notifiedOfChanges = Atomic<Bool>(false)
+    /// The latest pause or resume in this process: each waits for the one before it.
+    let pauseTransition = Mutex<Task<Void, Never>?>(nil)
 
     /// How long an idle engine or a waiting handle sleeps before it looks for other processes'
     /// changes: ``Configuration/pollInterval``, or at least a second when the store tells of them

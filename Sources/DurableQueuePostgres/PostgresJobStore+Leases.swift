@@ -152,4 +152,8 @@ extension PostgresJobStore {
         changes.observe(onChange)
         return true
     }
+
+    /// Changes nothing: connections to a server hold no lock on a file of this device, and a
+    /// connection the server dropped during a suspension is replaced at its next use.
+    package func setPaused(_ paused: Bool) async {}
 }

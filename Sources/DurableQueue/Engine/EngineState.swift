@@ -49,6 +49,14 @@ final class EngineState: Sendable {
         var claimsLeft = Int.max
         /// Whether the caller cancelled this run (a drain's task).
         var cancelled = false
+        /// Whether this run is a drain (see ``JobEngine/drain(_:)``), which claims although the
+        /// process paused: it was asked for after the pause.
+        var isDrain = false
+        /// Whether this process paused: a run that is not a drain claims nothing. Kept from run
+        /// to run (see ``JobQueue/pauseInThisProcess(gracePeriod:)``).
+        var paused = false
+        /// Whether a pause ended this run (a drain).
+        var endedByPause = false
     }
 
     /// Attempts of the current run whose ending was recorded, and attempts given back uncounted.
@@ -62,11 +70,12 @@ final class EngineState: Sendable {
 
     /// Starts the engine's life anew; false if it is not stopped. A run claims at most `claims`
     /// attempts, and runs at most `concurrency` at once.
-    func start(concurrency: Int = .max, claims: Int = .max) -> Bool {
+    func start(concurrency: Int = .max, claims: Int = .max, isDrain: Bool = false) -> Bool {
         let started = state.withLock { state in
             guard state.phase == .stopped else { return false }
-            state = State()
+            state = State(paused: state.paused)
             state.phase = .running
+            state.isDrain = isDrain
             state.concurrencyCap = concurrency
             state.claimsLeft = claims
             return true
@@ -90,7 +99,7 @@ final class EngineState: Sendable {
     /// Marks the engine as stopped, so `run()` may be called again.
     func reset() {
         let waiters = state.withLock { state in
-            defer { state = State() }
+            defer { state = State(paused: state.paused) }
             return state.settledWaiters
         }
         for waiter in waiters { waiter.resume() }
@@ -112,6 +121,37 @@ final class EngineState: Sendable {
 
     /// Whether the caller cancelled this run.
     var wasCancelled: Bool { state.withLock { $0.cancelled } }
+
+    // MARK: Pause
+
+    /// This process paused: a run that is not a drain claims nothing from now on, and a drain
+    /// under way ends as if cancelled.
+    func pause() {
+        state.withLock { state in
+            state.paused = true
+            guard state.isDrain && state.phase == .running else { return }
+            state.cancelled = true
+            state.endedByPause = true
+            state.phase = .shuttingDown
+        }
+    }
+
+    /// This process resumed: runs claim again.
+    func resume() { state.withLock { $0.paused = false } }
+
+    /// Whether this process paused.
+    var isPaused: Bool { state.withLock { $0.paused } }
+
+    /// Whether a pause ended this run.
+    var wasEndedByPause: Bool { state.withLock { $0.endedByPause } }
+
+    /// Whether nothing runs here that a pause waits for: no attempt runs or is being claimed, and
+    /// no drain is under way.
+    var isQuiet: Bool {
+        state.withLock { state in
+            state.running.isEmpty && state.reserved == 0 && !(state.isDrain && state.phase != .stopped)
+        }
+    }
 
     /// Whether this run has claimed as many attempts as it may.
     var claimsExhausted: Bool { state.withLock { $0.claimsLeft <= 0 } }
@@ -269,10 +309,16 @@ final class EngineState: Sendable {
 }
 
 extension EngineState.State {
+    /// A new run's state, keeping whether the process paused.
+    fileprivate init(paused: Bool) {
+        self.init()
+        self.paused = paused
+    }
+
     /// The room left under `maximum` attempts (and the run's cap), less those running and reserved,
     /// within the claims the run has left; none once shutdown has begun.
     fileprivate func room(maximum: Int) -> Int {
-        guard phase == .running else { return 0 }
+        guard phase == .running, isDrain || !paused else { return 0 }
         return max(0, min(min(maximum, concurrencyCap) - running.count, claimsLeft) - reserved)
     }
 

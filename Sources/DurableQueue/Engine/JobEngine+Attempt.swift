@@ -38,6 +38,11 @@ extension JobEngine {
             await giveBack(job, reason: "the lease expired before the attempt started", logger: logger)
             return
         }
+        // Stopped before it started (shutdown or a pause began after its claim): the handler never runs.
+        if let reason = stop.reason, let givenBack = Self.givenBackReason(reason, abandoned: false) {
+            await giveBack(job, reason: givenBack, logger: logger)
+            return
+        }
         let started = now
         logger.debug("job started")
         let span = activeTracer.map { startSpan(for: job, tracer: $0) }
@@ -53,9 +58,9 @@ extension JobEngine {
         case (_, .returned(let output)):
             // Also when stopped: the work is done, and doing it again is worse than keeping it.
             outcome = .succeeded(output: output)
-        case (.shutdown, .threw(let error)):
+        case (.shutdown, .threw(let error)), (.paused, .threw(let error)):
             if let span { endSpan(span, outcome: "given back", failure: nil) }
-            let reason = error is AbandonedHandlerError ? "given back: its handler did not stop within the grace period" : "given back at shutdown"
+            let reason = Self.givenBackReason(stop.reason ?? .shutdown, abandoned: error is AbandonedHandlerError) ?? ""
             await giveBack(job, reason: reason, logger: logger)
             return
         case (.cancelRequested, .threw):
@@ -73,6 +78,17 @@ extension JobEngine {
         state.noteEnded()
         if let span { endSpan(span, outcome: ended.map(Self.spanOutcome) ?? "discarded", failure: outcome.failure) }
         jobChanges.signal()
+    }
+
+    /// The history's reason for an attempt given back after a stop for `reason`; nil for a stop
+    /// that does not give the job back.
+    private static func givenBackReason(_ reason: StopReason, abandoned: Bool) -> String? {
+        let abandonment = "its handler did not stop within the grace period"
+        switch reason {
+        case .shutdown: return abandoned ? "given back: \(abandonment)" : "given back at shutdown"
+        case .paused: return "given back: this process paused" + (abandoned ? "; \(abandonment)" : "")
+        case .cancelRequested, .timedOut, .leaseLost: return nil
+        }
     }
 
     /// Gives the job back to `pending` without counting the attempt, if this worker still holds it.

@@ -13,6 +13,13 @@ extension JobEngine {
         while !state.isShuttingDown && !Task.isCancelled {
             let seen = wake.generation
             startAdmitted(in: &group)
+            if state.isPaused {
+                // Nothing to claim or look for until the process resumes (or shuts down); attempts
+                // admitted meanwhile start, and give their jobs back at once.
+                await wake.wait(after: seen)
+                shouldClaim = true
+                continue
+            }
             var claimFailed = false
             if shouldClaim {
                 let claimAt = now

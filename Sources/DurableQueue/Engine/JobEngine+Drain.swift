@@ -17,24 +17,29 @@ extension JobEngine {
     /// deadline passes, the limit is reached or the calling task is cancelled; see
     /// ``JobQueue/drain(until:gracePeriod:)``.
     func drain(_ plan: DrainPlan) async throws -> DrainReport {
-        guard state.start(concurrency: plan.concurrency ?? configuration.maxConcurrentJobs, claims: plan.limit) else {
+        guard state.start(concurrency: plan.concurrency ?? configuration.maxConcurrentJobs, claims: plan.limit, isDrain: true) else {
             throw DurableQueueError(.invalidArgument, "the engine already runs on this JobQueue", path: store.location)
         }
         // A task of its own, not a child: the caller's cancellation (a background task's expiry)
         // must not cancel the writes that give the interrupted jobs back. It ends the drain instead.
+        // Asked for after a pause (a background task's), a drain holds the file open while it runs.
+        if state.isPaused { await store.setPaused(false) }
         let work = Task { try await self.runDrain(plan) }
-        return try await withTaskCancellationHandler {
-            try await work.value
+        let result = await withTaskCancellationHandler {
+            await work.result
         } onCancel: {
             self.state.cancelRun()
             self.wake.signal()
         }
+        if state.isPaused { await store.setPaused(true) }
+        return try result.get()
     }
 
     private func runDrain(_ plan: DrainPlan) async throws -> DrainReport {
         defer {
             recorder.refiller = nil
             state.reset()
+            wake.signal()  // a pause waits for the drain's end
         }
         lookUpTracer()
         // After a crash or a kill, the jobs this host's dead processes held are due again at once.
@@ -62,7 +67,7 @@ extension JobEngine {
     /// is reached, or the run is cancelled.
     private func runDueAttempts(into group: inout ThrowingDiscardingTaskGroup<any Error>, until deadline: Int64?) async -> DrainReport.Ending {
         while true {
-            if state.wasCancelled { return .cancelled }
+            if state.wasCancelled { return state.wasEndedByPause ? .paused : .cancelled }
             if let deadline, now >= deadline { return .deadline }
             // A storage failure stopped the engine: the drain throws it.
             if state.isShuttingDown { return .nothingDue }

@@ -11,6 +11,11 @@ extension JobEngine {
         var nextAging = now
         while !state.isFinished && !Task.isCancelled {
             let seen = maintenanceWake.generation
+            if state.isPaused && state.runningCount == 0 {
+                // Paused, with nothing left to renew: no reads or writes until resumed or finished.
+                await maintenanceWake.wait(after: seen)
+                continue
+            }
             let current = now
             // Leases are renewed before any recovery: after this process was frozen past its leases,
             // it must not take back its own running attempts as if their worker had died.

@@ -8,6 +8,11 @@ extension JobEngine {
     func fireSchedules() async {
         while !state.isShuttingDown && !Task.isCancelled {
             let seen = scheduleWake.generation
+            if state.isPaused {
+                // Ticks that came due meanwhile fire on resume, as their missed-tick policy says.
+                await scheduleWake.wait(after: seen)
+                continue
+            }
             let firedAt = now
             let next = await retryingTransientErrors("enqueue the jobs of due schedules", isWrite: true) {
                 try await self.fireDueSchedules(now: firedAt)

@@ -8,6 +8,9 @@ enum StopReason: Sendable, Hashable {
     case timedOut
     /// The engine is shutting down: the job goes back to `pending`.
     case shutdown
+    /// This process paused (``JobQueue/pauseInThisProcess(gracePeriod:)``): the job goes back to
+    /// `pending`, its attempt not counted.
+    case paused
     /// Another process recovered the job after this process's lease expired: record nothing.
     case leaseLost
 }

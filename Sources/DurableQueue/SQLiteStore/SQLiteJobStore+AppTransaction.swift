@@ -42,7 +42,7 @@ extension SQLiteJobStore {
         } catch let error as SQLiteError {
             throw Self.mapped(error, operation: "run the statement `\(sql.prefix(200))`", path: path, busyTimeout: options.busyTimeout)
         }
-        return (connection.changes, rows)
+        return (try connection.changes, rows)
     }
 }
 

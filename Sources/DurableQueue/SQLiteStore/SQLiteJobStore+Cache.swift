@@ -41,7 +41,7 @@ extension SQLiteJobStore {
             try connection.execute(
                 "DELETE FROM cache_entries WHERE (?1 IS NULL OR namespace = ?1) AND (?2 IS NULL OR key = ?2)",
                 [namespace, key])
-            return connection.changes
+            return try connection.changes
         }
     }
 

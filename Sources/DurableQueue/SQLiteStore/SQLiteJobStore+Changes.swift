@@ -10,6 +10,13 @@ extension SQLiteJobStore {
     /// watch looks again 100 ms later instead of reading the data version at once, which competed
     /// with the engine's own calls for the store (a busy drain's endings were grouped less well).
     package nonisolated func observeChanges(_ onChange: @escaping @Sendable () -> Void) -> Bool {
+        changeObserver.withLock { $0 = onChange }
+        return startWatch(onChange)
+    }
+
+    /// Watches the file for `onChange`; false where it cannot be watched.
+    @discardableResult
+    nonisolated func startWatch(_ onChange: @escaping @Sendable () -> Void) -> Bool {
         let filter = OtherWriterFilter()
         let watch = FileChangeWatch(path: path) { [weak self] in
             filter.fileChanged(

@@ -164,7 +164,7 @@ extension SQLiteJobStore {
     /// Known without a read after this store's own commits while no other connection has written
     /// to the file: the read was a twentieth of an enqueue's instructions.
     func nextJobID() throws -> Int64 {
-        if let known = knownNextID, known.dataVersion == connection.dataVersion { return known.id }
+        if let known = knownNextID, known.dataVersion == (try connection.dataVersion) { return known.id }
         return try connection.scalarInt64("SELECT max(coalesce((SELECT max(id) FROM jobs), 0), (SELECT id FROM job_id_floor)) + 1") ?? 1
     }
 

@@ -157,7 +157,7 @@ extension SQLiteJobStore {
                                 checkpoint = coalesce(?4, checkpoint), updated_at = ?5
                 WHERE id = ?1 AND state = 'running' AND lease_owner = ?2 AND attempts = ?6
                 """, [attempt.job.rawValue, owner, progress, checkpoint, now, attempt.number])
-            return connection.changes == 1
+            return try connection.changes == 1
         }
     }
 }

@@ -105,7 +105,7 @@ extension SQLiteJobStore {
     private func startGroup(_ id: GroupID, now: Int64, reason: String) throws {
         try connection.execute(
             "UPDATE groups SET state = 'running', updated_at = ? WHERE id = ? AND state = 'blocked'", [now, id.rawValue])
-        guard connection.changes == 1 else { return }  // started already (an empty group ended at once)
+        guard try connection.changes == 1 else { return }  // started already (an empty group ended at once)
         try appendGroupEvent(id, now: now, from: .blocked, to: .running, reason: reason)
         try advanceGroup(id, now: now)
     }

@@ -63,7 +63,7 @@ extension SQLiteJobStore {
                       AND NOT EXISTS (SELECT 1 FROM groups AS g WHERE g.id = jobs.group_id AND g.state IN ('blocked', 'running'))
                     ORDER BY finished_at LIMIT ?3)
                 """, [state.rawValue, finishedBefore, limit])
-            let jobs = connection.changes
+            let jobs = try connection.changes
             // Outermost groups that ended so long ago, with their nested groups and history.
             try connection.execute(
                 """
@@ -71,7 +71,7 @@ extension SQLiteJobStore {
                                                 WHERE parent_id IS NULL AND state = ?1 AND finished_at < ?2
                                                 ORDER BY finished_at LIMIT ?3)
                 """, [state.rawValue, finishedBefore, limit])
-            return jobs + connection.changes
+            return try jobs + connection.changes
         }
     }
 }

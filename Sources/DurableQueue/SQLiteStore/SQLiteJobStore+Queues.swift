@@ -108,7 +108,7 @@ extension SQLiteJobStore {
         try write("\(suspended ? "suspend" : "resume") queue '\(queue)'") {
             try connection.execute(
                 "UPDATE queues SET suspended = ?, updated_at = ? WHERE name = ?", [suspended, now, queue])
-            guard connection.changes == 1 else {
+            guard try connection.changes == 1 else {
                 throw DurableQueueError(.invalidArgument, "no queue is named '\(queue)'", queue: queue)
             }
         }

@@ -39,7 +39,7 @@ extension SQLiteJobStore {
     package func deleteSchedule(named name: String) throws -> Bool {
         try write("delete schedule '\(name)'") {
             try connection.execute("DELETE FROM schedules WHERE name = ?", [name])
-            return connection.changes == 1
+            return try connection.changes == 1
         }
     }
 
@@ -52,7 +52,7 @@ extension SQLiteJobStore {
                 SET next_tick_at = CASE WHEN paused = 1 AND ?1 = 0 THEN ?2 ELSE next_tick_at END, paused = ?1, updated_at = ?3
                 WHERE name = ?4
                 """, [paused, nextTickAt, now, name])
-            return connection.changes == 1
+            return try connection.changes == 1
         }
     }
 
@@ -86,7 +86,7 @@ extension SQLiteJobStore {
             try connection.execute(
                 "UPDATE schedules SET next_tick_at = ? WHERE name = ? AND next_tick_at = ? AND paused = 0", [nextTickAt, name, due])
             // Another process fired this tick, or the schedule changed since it was read.
-            guard connection.changes == 1 else { return nil }
+            guard try connection.changes == 1 else { return nil }
             var outcomes: [EnqueueOutcome] = []
             for (_, job) in jobs { outcomes.append(try insert(job, now: now)) }
             if let last = jobs.last, let outcome = outcomes.last {

@@ -14,7 +14,16 @@ package actor SQLiteJobStore {
     package nonisolated let path: String
     /// The options the file was opened with.
     package nonisolated let options: StorageOptions
-    let connection: SQLiteConnection
+    /// The connection to the file; nil while the file is closed (see ``closeFile(untilResumed:)``).
+    var openConnection: SQLiteConnection?
+    /// Whether the file was opened as one nothing changes (see ``SQLiteConnection/init(path:options:immutable:)``).
+    let opensImmutable: Bool
+    /// Whether the file is closed again after each use: the process paused (see ``closeFile(untilResumed:)``).
+    var closesAfterUse = false
+    /// Whether a close waits to run on the store's queue.
+    var closeScheduled = false
+    /// What ``observeChanges(_:)`` was given, to watch the file again after a pause.
+    nonisolated let changeObserver = Mutex<(@Sendable () -> Void)?>(nil)
     private let executor: LockingSerialExecutor
     /// Queues known to have a row, so enqueue skips creating them.
     var knownQueues: Set<String> = []
@@ -35,7 +44,7 @@ package actor SQLiteJobStore {
     /// while the store is busy (see ``observeChanges(_:)``).
     nonisolated let lastCommitAt = Atomic<UInt64>(0)
     /// Checkpoints beside the commits (nil when read-only).
-    private let checkpointer: Checkpointer?
+    let checkpointer: Checkpointer?
     /// Whether a checkpoint waits to run on the store's queue.
     private var checkpointScheduled = false
     /// The log's size in pages when a checkpoint was last asked for (0 once it started over).
@@ -67,13 +76,16 @@ package actor SQLiteJobStore {
                 throw DurableQueueError(.notADatabase, "not a DurableQueue file: the file is empty", path: path)
             }
             let connection: SQLiteConnection
+            var immutable = false
             do {
                 connection = try SQLiteConnection(path: path, options: options)
             } catch where options.readOnly && SQLiteConnection.canOnlyBeReadAsImmutable(path, after: error) {
                 connection = try SQLiteConnection(path: path, options: options, immutable: true)
+                immutable = true
             }
             try SQLiteMigrator.migrate(connection, readOnly: options.readOnly, createsSchema: options.createIfMissing)
-            self.connection = connection
+            self.openConnection = connection
+            self.opensImmutable = immutable
         } catch {
             throw Self.mapped(error, operation: "open the job database", path: path, busyTimeout: options.busyTimeout)
         }
@@ -115,7 +127,7 @@ package actor SQLiteJobStore {
             let result = try connection.write {
                 // Another connection's commit since ours makes the next id and the queues'
                 // settings unknown.
-                let version = connection.dataVersion
+                let version = try connection.dataVersion
                 if let known = knownNextID, known.dataVersion != version { knownNextID = nil }
                 if knownQueueSettings.dataVersion != version { knownQueueSettings.forgetAll() }
                 nextIDAfterInserts = nil
@@ -123,7 +135,7 @@ package actor SQLiteJobStore {
             }
             // This commit changed the data version; what it did to the next id and the queues'
             // settings is known.
-            let version = connection.dataVersion
+            let version = try connection.dataVersion
             if let next = nextIDAfterInserts ?? knownNextID?.id { knownNextID = (next, version) }
             knownQueueSettings.dataVersion = version
             lastCommitAt.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
@@ -150,7 +162,7 @@ package actor SQLiteJobStore {
     /// With ``Durability/powerLoss`` every commit syncs the log, and a checkpoint's syncs beside
     /// them slow them more than waiting for it between commits does: it always runs on the queue.
     private func scheduleCheckpointIfNeeded() {
-        let pages = connection.walPages
+        guard !closesAfterUse, let pages = openConnection?.walPages else { return }
         if pages < checkpointAskedAt { checkpointAskedAt = 0 }  // the log started over
         guard pages >= checkpointAskedAt + Self.checkpointThreshold, let checkpointer else { return }
         checkpointAskedAt = pages
@@ -162,7 +174,7 @@ package actor SQLiteJobStore {
         checkpointScheduled = true
         Task {
             self.checkpointScheduled = false
-            checkpointer.checkpointNow()
+            if !self.closesAfterUse { checkpointer.checkpointNow() }
         }
     }
 

@@ -62,6 +62,13 @@ package protocol JobStore: JobStoreReader {
     @discardableResult
     func observeChanges(_ onChange: @escaping @Sendable () -> Void) -> Bool
 
+    /// This process paused (``JobQueue/pauseInThisProcess(gracePeriod:)``) or resumed. While
+    /// paused, a store holds nothing another process or the system could find held between calls:
+    /// the SQLite store closes its file (a suspended app that holds a lock on a file in a shared
+    /// container is killed) and opens it for each call only. A store whose connections hold no such
+    /// thing (sockets to a server) may change nothing.
+    func setPaused(_ paused: Bool) async
+
     // MARK: Changing jobs
 
     /// Cancels job `id`: a waiting one at once, a running one through its durable cancel flag.

@@ -41,6 +41,11 @@ final class Checkpointer: Sendable {
         }
     }
 
+    /// Closes the checkpoint connection, after any checkpoint in progress; the next checkpoint opens it again.
+    func close() {
+        connection.withLock { $0 = nil }
+    }
+
     /// Checkpoints on the calling thread, after any checkpoint in progress.
     ///
     /// A checkpoint that fails (the file cannot be opened, another process is checkpointing) is

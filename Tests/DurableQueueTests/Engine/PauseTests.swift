@@ -1,0 +1,107 @@
+import DurableQueueTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+@testable import DurableQueue
+
+/// Runs until cancelled on its first `input` starts (in this process), then returns: a long
+/// download a pause interrupts.
+private struct Interruptible: Job {
+    static let name = "interruptible"
+    let tracker: RunTracker
+    func run(_ blockingStarts: Int, context: JobContext) async throws -> String {
+        tracker.started("attempt \(context.attempt)")
+        defer { tracker.ended("") }
+        if tracker.startedInputs.count <= blockingStarts {
+            while true { try await Task.sleep(for: .milliseconds(2)) }
+        }
+        return "done"
+    }
+}
+
+/// `pauseInThisProcess()` and `resumeInThisProcess()`, as an app's scene phase calls them: no
+/// claims while paused, running attempts given back uncounted, nothing of the file held open, and
+/// everything going on after the resume.
+@Suite(.timeLimit(.minutes(1))) struct PauseTests {
+    @Test(arguments: StoreBackend.all) func pausesGiveRunningAttemptsBackUncountedCloseTheFileAndResumeGoesOn(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let tracker = RunTracker()
+        let queue = try await backend.queue(in: directory, configuration: JobQueue.Configuration(pollInterval: .milliseconds(20)))
+        queue.register(Interruptible(tracker: tracker))
+        queue.register(Echo())
+        let file = try await backend.location(directory)
+        let engine = Task { try await queue.run() }
+        defer { engine.cancel() }
+        // One attempt allowed: a pause that counted it, or failed the job, would end the job.
+        let download = try await queue.enqueue(Interruptible.self, 2, options: EnqueueOptions(retry: .never))
+
+        for pause in 1...2 {
+            try await eventually("start \(pause) runs") { tracker.running == 1 && tracker.startedInputs.count == pause }
+            await queue.pauseInThisProcess()
+            #expect(queue.isPausedInThisProcess)
+            #expect(tracker.running == 0, "the attempt was stopped")
+            let record = try await queue.store.job(download.id)
+            #expect(record.state == .pending && record.attempts == 0, "pause \(pause): \(record.state), \(record.attempts) attempts")
+            #expect(try await queue.store.history(of: download.id).last?.reason == "given back: this process paused")
+            if backend.name == StoreBackend.sqlite.name {
+                // Closed at once, and kept closed while the engine, its maintenance and the
+                // schedules wait (a second's looks: a poll would open it).
+                for _ in 0..<50 {
+                    let open = openFiles(startingWith: file)
+                    #expect(open == [], "pause \(pause) left the file open: \(open)")
+                    if !open.isEmpty { break }
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+            }
+
+            // Paused: an enqueue works, but nothing is claimed, and the file is closed again.
+            let echo = try await queue.enqueue(Echo.self, "while paused \(pause)")
+            let waiting = Task { try await echo.result(timeout: .seconds(30)) }
+            try await Task.sleep(for: .milliseconds(400))
+            #expect(try await queue.store.job(echo.id).state == .pending, "claimed while paused")
+            #expect(tracker.startedInputs.count == pause, "the download started again while paused")
+            if backend.name == StoreBackend.sqlite.name {
+                try await eventually("the enqueue's connection is closed", seconds: 2) { openFiles(startingWith: file) == [] }
+            }
+
+            await queue.resumeInThisProcess()
+            #expect(!queue.isPausedInThisProcess)
+            #expect(try await value(of: waiting, within: 10, "the handle's result after the resume") { "none" } == "while paused \(pause)")
+        }
+        #expect(try await download.result(timeout: .seconds(10)) == "done")
+        let record = try await queue.store.job(download.id)
+        #expect(record.state == .succeeded && record.attempts == 1)
+        #expect(
+            try await queue.store.transitions(download.id) == [
+                "nil>pending", "pending>running", "running>pending", "pending>running", "running>pending", "pending>running",
+                "running>succeeded",
+            ])
+    }
+
+    @Test(arguments: StoreBackend.all) func aPauseEndsADrainAndADrainWhilePausedRunsThenLeavesTheFileClosed(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let tracker = RunTracker()
+        let queue = try await backend.queue(in: directory)
+        queue.register(Interruptible(tracker: tracker))
+        let file = try await backend.location(directory)
+        let download = try await queue.enqueue(Interruptible.self, 1)
+
+        let drain = Task { try await queue.drain() }
+        try await eventually("the download runs") { tracker.running == 1 }
+        await queue.pauseInThisProcess()
+        let report = try await value(of: drain, within: 5, "the drain returns after the pause") { "\(tracker.running) running" }
+        #expect(report.ending == .paused && report.jobsGivenBack == 1 && report.attemptsRun == 0 && report.jobsStillDue == 1)
+
+        // A background task's drain while paused runs the job, and the file is closed after it.
+        let second = try await queue.drain()
+        #expect(second.ending == .nothingDue && second.attemptsRun == 1 && second.jobsStillDue == 0)
+        #expect(try await queue.store.job(download.id).state == .succeeded)
+        #expect(queue.isPausedInThisProcess)
+        if backend.name == StoreBackend.sqlite.name {
+            try await eventually("the drain's connection is closed", seconds: 2) { openFiles(startingWith: file) == [] }
+        }
+    }
+}
