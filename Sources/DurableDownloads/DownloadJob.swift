@@ -9,7 +9,9 @@ import NIOHTTP1
 public struct DownloadRequest: Codable, Sendable, Hashable {
     /// The URL to fetch.
     public var url: String
-    /// The directory the file goes to; created as needed.
+    /// The directory the file goes to; created as needed. A path, or a stored path such as
+    /// `{caches}/downloads`; stored relative to the queue's file bases (see `FileBases`), so that
+    /// the download still finds it after the app's container moved.
     public var directory: String
     /// The file's name in ``directory``; nil takes the server's (`Content-Disposition`) or the URL's,
     /// sanitised so that it cannot leave the directory.
@@ -40,6 +42,15 @@ public struct DownloadRequest: Codable, Sendable, Hashable {
     }
 }
 
+extension DownloadRequest: StoresFilePaths {
+    /// The request with its ``directory`` mapped: stored relative to a base that moves with the app.
+    public func mappingFilePaths(_ transform: (String) throws -> String) rethrows -> DownloadRequest {
+        var request = self
+        request.directory = try transform(directory)
+        return request
+    }
+}
+
 /// A finished download: where the file is, its size and its SHA-256.
 public struct DownloadResult: Codable, Sendable, Hashable {
     /// The file's path.
@@ -48,6 +59,16 @@ public struct DownloadResult: Codable, Sendable, Hashable {
     public var bytes: Int64
     /// Its SHA-256, as hex.
     public var sha256: String
+}
+
+extension DownloadResult: StoresFilePaths {
+    /// The result with its ``path`` mapped: stored relative to a base that moves with the app, and
+    /// resolved to where the file is now when a handle reads it.
+    public func mappingFilePaths(_ transform: (String) throws -> String) rethrows -> DownloadResult {
+        var result = self
+        result.path = try transform(path)
+        return result
+    }
 }
 
 /// What a download has safely written so far, stored as the job's checkpoint (JSON).
@@ -62,7 +83,8 @@ struct DownloadCheckpoint: Codable, Hashable {
     /// The validators of the content those bytes belong to.
     var etag: String?
     var lastModified: String?
-    /// Set (with ``sha256``) just before the complete part file is renamed to this path. An attempt
+    /// Set (with ``sha256``) just before the complete part file is renamed to this path (stored
+    /// relative to its base: see ``JobContext/storedPath(_:)``). An attempt
     /// that finds no part file but this file, with these bytes, finishes without fetching again: the
     /// previous one died between the rename and the commit of its result.
     var movedTo: String?
@@ -110,7 +132,7 @@ public struct DownloadJob: Job {
         let partPath = directory.appendingPathComponent(partName + ".part").path
 
         var checkpoint = context.checkpoint.flatMap { try? JSONDecoder().decode(DownloadCheckpoint.self, from: Data($0)) }
-        if let checkpoint, let moved = Self.alreadyMoved(checkpoint, partPath: partPath) { return moved }
+        if let checkpoint, let moved = Self.alreadyMoved(checkpoint, partPath: partPath, context: context) { return moved }
         let created = checkpoint != nil
         if checkpoint == nil {
             // The job's claim on the part file, committed before the file exists (see DownloadCheckpoint).
@@ -161,8 +183,8 @@ public struct DownloadJob: Job {
 
     /// The result of an earlier attempt that moved the file into place and died before its result was
     /// committed; nil if the checkpoint does not say so or the file is no longer what was moved.
-    private static func alreadyMoved(_ checkpoint: DownloadCheckpoint, partPath: String) -> DownloadResult? {
-        guard let path = checkpoint.movedTo, let digest = checkpoint.sha256,
+    private static func alreadyMoved(_ checkpoint: DownloadCheckpoint, partPath: String, context: JobContext) -> DownloadResult? {
+        guard let stored = checkpoint.movedTo, let path = try? context.resolvedPath(stored), let digest = checkpoint.sha256,
               (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) == checkpoint.bytes,
               (try? PartFile.sha256(ofFileAt: path)) == digest
         else { return nil }
@@ -282,7 +304,7 @@ public struct DownloadJob: Job {
             }
             let resolved = destination.resolvingSymlinksInPath().path
             if protectedPaths.contains(resolved) || FileName.isTaken(destination.path) { continue }
-            moving.movedTo = destination.path
+            moving.movedTo = context.storedPath(destination.path)
             try await save(moving, context: context)
             if try part.place(at: destination.path) {
                 return DownloadResult(path: destination.path, bytes: part.length, sha256: digest)

@@ -18,7 +18,7 @@ public enum DuplicatePolicy: String, Sendable, Hashable, CaseIterable {
 /// For example:
 /// ```swift
 /// let queue = try JobQueue(path: "app.sqlite")
-/// let http = HTTPJobs(queue: queue, responseDirectory: "responses")
+/// let http = HTTPJobs(queue: queue)
 /// http.register()
 /// try await http.configureRequestQueue(concurrencyLimit: 2)
 /// let file = try await http.download(DownloadRequest(url: "https://example.com/big.iso", directory: "downloads"))
@@ -54,7 +54,9 @@ public struct HTTPJobs: Sendable {
     ///     when `client` is given: its own configuration applies.
     ///   - credentials: Headers added when a request is sent (e.g. `Authorization`); never stored.
     ///   - retryable: Which failures retry (within each job's retry policy).
-    ///   - responseDirectory: Where response bodies larger than `inlineBodyLimit` are written.
+    ///   - responseDirectory: Where response bodies larger than `inlineBodyLimit` are written; by
+    ///     default `responses` beside the queue file (`{queue}/responses`). Stored relative to the
+    ///     queue's file bases (see `FileBases`), as the paths of requests and downloads are.
     ///   - checkpointBytes: Bytes between two download checkpoints (default 1 MiB): at most this much
     ///     is fetched again after a crash.
     ///   - idleTimeout: How long a response body (of a download or a request) may stay silent before
@@ -68,7 +70,7 @@ public struct HTTPJobs: Sendable {
     ///     bars); nil by default.
     public init(
         queue: JobQueue, client: HTTPClient? = nil, connectTimeout: Duration = .seconds(10), credentials: CredentialsProvider? = nil,
-        retryable: RetryableConditions = RetryableConditions(), responseDirectory: String = "responses",
+        retryable: RetryableConditions = RetryableConditions(), responseDirectory: String = "{queue}/responses",
         checkpointBytes: Int64 = 1 << 20, idleTimeout: Duration = .seconds(30), inlineBodyLimit: Int = 64 << 10,
         requestQueue: String = "http",
         downloadQueue: String = "downloads", downloadProgress: DownloadProgressObserver? = nil
@@ -77,7 +79,7 @@ public struct HTTPJobs: Sendable {
         self.client = client ?? DefaultHTTPClient.connecting(within: connectTimeout)
         self.credentials = credentials
         self.retryable = retryable
-        self.responseDirectory = responseDirectory
+        self.responseDirectory = queue.storedPath(responseDirectory)
         self.checkpointBytes = max(1, checkpointBytes)
         self.idleTimeout = idleTimeout
         self.inlineBodyLimit = inlineBodyLimit
@@ -147,8 +149,10 @@ public struct HTTPJobs: Sendable {
     ) async throws -> JobHandle<DownloadJob> {
         var request = request
         request.url = try Self.checked(url: request.url)
-        request.directory = URL(fileURLWithPath: request.directory, isDirectory: true).standardizedFileURL.path
-        let identity = "download:\(request.url) -> \(request.directory)/\(request.fileName ?? "")"
+        request.directory = try queue.resolvedPath(queue.storedPath(request.directory))
+        // Named by stored paths (relative to their base): the same download after the app's
+        // container moved is still the same.
+        let identity = "download:\(request.url) -> \(queue.storedPath(request.directory))/\(request.fileName ?? "")"
         if let earlier = try await resumable(identity) { return earlier }
 
         var options = options
@@ -163,7 +167,7 @@ public struct HTTPJobs: Sendable {
             let taken = FileName.isTaken(path) || FileName.isTaken(path + ".part")
             if taken || protectedPaths.contains(path) { continue }
             request.reservedName = name
-            options.uniqueKey = "download-to:\(path)"
+            options.uniqueKey = "download-to:\(queue.storedPath(path))"
             let (handle, isNew) = try await queue.enqueueOrFind(DownloadJob.self, request, options: options)
             if isNew { return handle }
             // Held by another unfinished download: the same one (enqueued meanwhile) is joined.
@@ -219,7 +223,9 @@ public struct HTTPJobs: Sendable {
             JobFilter(
                 states: JobFilter.unfinished, queues: [requestQueue], kinds: [HTTPRequestJob.name], limit: .max, order: .oldestFirst))
         return jobs.compactMap { job in
-            guard let spec = try? JSONDecoder().decode(HTTPRequestSpec.self, from: Data(job.input.utf8)) else { return nil }
+            guard let stored = try? JSONDecoder().decode(HTTPRequestSpec.self, from: Data(job.input.utf8)),
+                let spec = try? stored.mappingFilePaths(queue.resolvedPath)
+            else { return nil }
             return (job.id, job.state, spec)
         }
     }

@@ -60,6 +60,15 @@ public struct HTTPRequestSpec: Codable, Sendable, Hashable {
     }
 }
 
+extension HTTPRequestSpec: StoresFilePaths {
+    /// The request with its ``bodyFile`` mapped: stored relative to a base that moves with the app.
+    public func mappingFilePaths(_ transform: (String) throws -> String) rethrows -> HTTPRequestSpec {
+        var request = self
+        request.bodyFile = try bodyFile.map(transform)
+        return request
+    }
+}
+
 /// A response: status, headers, and the body inline (small) or in a file (large).
 public struct HTTPResponseRecord: Codable, Sendable, Hashable {
     /// The status code (below 400: larger ones end the job as an ``HTTPStatusError``).
@@ -70,6 +79,15 @@ public struct HTTPResponseRecord: Codable, Sendable, Hashable {
     public var body: Data?
     /// The file holding the body, when larger.
     public var bodyFile: String?
+}
+
+extension HTTPResponseRecord: StoresFilePaths {
+    /// The response with its ``bodyFile`` mapped: stored relative to a base that moves with the app.
+    public func mappingFilePaths(_ transform: (String) throws -> String) rethrows -> HTTPResponseRecord {
+        var response = self
+        response.bodyFile = try bodyFile.map(transform)
+        return response
+    }
 }
 
 /// Sends an ``HTTPRequestSpec`` and records the response. A status of 400 or more is an error
@@ -84,7 +102,7 @@ public struct HTTPRequestJob: Job {
     let retryable: RetryableConditions
     /// Bodies up to this many bytes are kept inline in the output; larger ones go to a file.
     let inlineBodyLimit: Int
-    /// Where large response bodies are written.
+    /// Where large response bodies are written (a path or a stored path, `{queue}/responses`).
     let responseDirectory: String
     /// How long the response body may stay silent before the attempt fails with
     /// ``TransferStalledError`` (and retries).
@@ -122,8 +140,9 @@ public struct HTTPRequestJob: Job {
                 retryAfter: response.headers.first(name: "Retry-After").flatMap(Int64.init).map { .seconds($0) })
         }
         let total = response.headers.first(name: "Content-Length").flatMap(Int.init)
+        let responseDirectory = try context.resolvedPath(responseDirectory)
         let (inline, bodyFile) = try await Self.mappingTransportErrors(url) {
-            try await IdleWatchdog.run(timeout: idleTimeout) { [inlineBodyLimit, responseDirectory] watchdog in
+            try await IdleWatchdog.run(timeout: idleTimeout) { [inlineBodyLimit] watchdog in
                 var inline: [UInt8] = []
                 var file: PartFile?
                 var received = 0

@@ -44,6 +44,11 @@ extension JobQueue {
         /// started, a no-op if none.
         /// Each attempt is a span whose parent is the context that enqueued the job, stored with it.
         public var tracer: (any Tracer)? = nil
+        /// The directories that paths in jobs' inputs and outputs are stored relative to, so that
+        /// they still name the right files after the app's container (or the tree holding the
+        /// queue file) moved: see ``FileBases`` and ``StoresFilePaths``. By default the queue
+        /// file's directory and the platform's application support, caches and temporary ones.
+        public var fileBases = FileBases()
 
         /// Creates a configuration; see each property for its default.
         public init(
@@ -70,6 +75,7 @@ extension JobQueue {
         /// Throws `invalidArgument` naming the first setting out of range.
         package func validate() throws {
             if workerID.isEmpty { throw DurableQueueError.invalidArgument("workerID", "must not be empty") }
+            try fileBases.validate()
             if maxConcurrentJobs < 1 {
                 throw DurableQueueError.invalidArgument("maxConcurrentJobs", "\(maxConcurrentJobs) is below 1")
             }

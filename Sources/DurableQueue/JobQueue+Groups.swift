@@ -11,7 +11,7 @@ extension JobQueue {
     /// ``enqueue(_:)``, with `inherited` as the priority of jobs that have none of their own.
     func enqueue(_ composition: Composition, inheriting inherited: Priority?) async throws -> GroupHandle {
         let now = now
-        let id = try await store.enqueue(composition: try composition.node(now, inherited, callersTraceContext), now: now)
+        let id = try await store.enqueue(composition: try composition.node(now, inherited, callersTraceContext, files), now: now)
         workArrived()
         jobChanges.signal()
         return GroupHandle(id: id, queue: self)

@@ -37,7 +37,7 @@ extension JobQueue {
         guard let next = ticks.next(after: now) else {
             throw DurableQueueError.invalidArgument("schedule rule", "\(rule) never ticks")
         }
-        var job = try options.newJob(kind: J.name, input: try JobCodec.encode(input), now: now)
+        var job = try options.newJob(kind: J.name, input: try files.storedJSON(input), now: now)
         job.tags = Array(Set(job.tags + ["schedule:\(name)"])).sorted()
         try job.validate()
         try await store.saveSchedule(ScheduleRecord(name: name, job: job, rule: rule, nextTickAt: next), now: now)

@@ -22,8 +22,9 @@ extension JobQueue {
     ///   database's message) or the commit does.
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (QueueTransaction) throws -> T) async throws -> T {
         let traceContext = callersTraceContext
+        let files = files
         let (result, enqueuedJobs) = try await store.transaction(now: now) { store, now in
-            let transaction = QueueTransaction(store: store, now: now, traceContext: traceContext)
+            let transaction = QueueTransaction(store: store, now: now, traceContext: traceContext, files: files)
             defer { transaction.close() }
             return (try body(transaction), transaction.enqueuedJobs)
         }

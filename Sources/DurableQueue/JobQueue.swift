@@ -61,6 +61,8 @@ public final class JobQueue: Sendable {
     private let engineBox = Mutex<JobEngine?>(nil)
     /// Whether the store tells of other processes' changes (see ``JobStore/observeChanges(_:)``).
     private let notifiedOfChanges = Atomic<Bool>(false)
+    /// Where paths in inputs and outputs are stored relative to (see ``FileBases``).
+    let files: FileLocations
     /// The latest pause or resume in this process: each waits for the one before it.
     let pauseTransition = Mutex<Task<Void, Never>?>(nil)
 
@@ -117,6 +119,7 @@ public final class JobQueue: Sendable {
         self.configuration = configuration
         self.store = store
         self.enqueuer = EnqueueCommitter(store: store, time: configuration.timeSource)
+        self.files = FileLocations(configuration.fileBases, queueDirectory: store.directory)
         self.logger = logger
         let notified = store.observeChanges { [weak self] in
             self?.workArrived()
@@ -241,7 +244,7 @@ public final class JobQueue: Sendable {
         _ type: J.Type, _ input: J.Input, options: EnqueueOptions, inheriting inherited: Priority? = nil
     ) async throws -> (handle: JobHandle<J>, isNew: Bool) {
         let job = try options.newJob(
-            kind: J.name, input: try JobCodec.encode(input), now: now, inheriting: inherited, traceContext: callersTraceContext)
+            kind: J.name, input: try files.storedJSON(input), now: now, inheriting: inherited, traceContext: callersTraceContext)
         try job.validate()  // before it joins other callers' jobs in a transaction
         let outcome = try await enqueuer.enqueue(job)
         enqueued()
@@ -257,7 +260,7 @@ public final class JobQueue: Sendable {
     {
         let now = now
         let jobs = try options.newJobs(
-            kind: J.name, inputs: try inputs.map(JobCodec.encode), now: now, traceContext: callersTraceContext)
+            kind: J.name, inputs: try inputs.map(files.storedJSON), now: now, traceContext: callersTraceContext)
         let outcomes = try await store.enqueue(jobs, now: now)
         enqueued()
         return outcomes.map { JobHandle(id: $0.id, queue: self) }

@@ -156,4 +156,7 @@ extension PostgresJobStore {
     /// Changes nothing: connections to a server hold no lock on a file of this device, and a
     /// connection the server dropped during a suspension is replaced at its next use.
     package func setPaused(_ paused: Bool) async {}
+
+    /// None: the database is on a server (stored paths' `{queue}` is the working directory).
+    package nonisolated var directory: String? { nil }
 }

@@ -26,7 +26,9 @@ private func sha256(ofFileAt path: String) throws -> String {
                 try await http.download(DownloadRequest(url: server.baseURL + "/files/\(name)/same.bin", directory: out))
             }
             let keys = try await handles.asyncMap { try await http.queue.store.job($0.id).uniqueKey }
-            #expect(keys == ["download-to:\(out)/same.bin", "download-to:\(out)/same (1).bin"])
+            // Held by stored path: the test's directory lies in the temporary one.
+            let stored = "{temporary}/" + URL(fileURLWithPath: files.path("")).lastPathComponent + "/out"
+            #expect(keys == ["download-to:\(stored)/same.bin", "download-to:\(stored)/same (1).bin"])
             let results = try await handles.asyncMap { try await $0.result() }
             #expect(results.map(\.path) == ["\(out)/same.bin", "\(out)/same (1).bin"])
             for (result, resource) in zip(results, [first, second]) {

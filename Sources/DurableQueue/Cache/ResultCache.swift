@@ -29,12 +29,12 @@ public struct ResultCache<J: Job>: Sendable {
     ///   has used up ``maxFailures``: then until ``reset(_:)``), `cancelled`, or a storage error.
     public func value(forKey key: String, computedBy input: J.Input) async throws -> J.Output {
         let now = queue.now
-        let job = try options.newJob(kind: J.name, input: try JobCodec.encode(input), now: now, traceContext: queue.callersTraceContext)
+        let job = try options.newJob(kind: J.name, input: try queue.files.storedJSON(input), now: now, traceContext: queue.callersTraceContext)
         let lookup = try await queue.store.cachedValue(
             namespace: namespace, key: key, job: job, maxFailures: maxFailures, now: now)
         switch lookup {
         case .complete(let output):
-            return try JobCodec.decode(J.Output.self, from: output)
+            return try queue.files.resolvedValue(J.Output.self, from: output)
         case .computing(let id, let enqueued):
             if enqueued {
                 queue.workArrived()
@@ -51,7 +51,7 @@ public struct ResultCache<J: Job>: Sendable {
 
     /// The current state of `key`.
     public func state(forKey key: String) async throws -> CachedState<J.Output> {
-        try Self.state(of: try await queue.store.cacheEntry(namespace: namespace, key: key))
+        try state(of: try await queue.store.cacheEntry(namespace: namespace, key: key))
     }
 
     /// Every state of `key` as it changes, starting with the current one; it never ends by itself
@@ -69,7 +69,7 @@ public struct ResultCache<J: Job>: Sendable {
                     let seen = queue.jobChanges.generation
                     let entry = try await queue.store.cacheEntry(namespace: namespace, key: key)
                     if last != .some(entry) {
-                        continuation.yield(try Self.state(of: entry))
+                        continuation.yield(try state(of: entry))
                         last = .some(entry)
                     }
                     await queue.waitForChange(after: seen, deadline: nil)
@@ -96,13 +96,13 @@ public struct ResultCache<J: Job>: Sendable {
         queue.jobChanges.signal()
     }
 
-    private static func state(of entry: CacheEntryRecord?) throws -> CachedState<J.Output> {
+    private func state(of entry: CacheEntryRecord?) throws -> CachedState<J.Output> {
         guard let entry else { return .absent }
         switch entry.state {
         case .inProgress:
             return .inProgress
         case .complete:
-            return .complete(try JobCodec.decode(J.Output.self, from: entry.output ?? "null"))
+            return .complete(try queue.files.resolvedValue(J.Output.self, from: entry.output ?? "null"))
         case .failed:
             return .failed(entry.error, failures: entry.failures)
         }

@@ -19,17 +19,18 @@
 public struct Composition: Sendable {
     /// Builds the store's description, encoding inputs (which may throw) at enqueue time; jobs
     /// without a priority of their own get `inherited`, and every job the enqueuer's trace context.
-    let node: @Sendable (_ now: Int64, _ inherited: Priority?, _ traceContext: String?) throws -> CompositionNode
+    /// Paths in inputs are stored relative to `files`' bases (see ``StoresFilePaths``).
+    let node: @Sendable (_ now: Int64, _ inherited: Priority?, _ traceContext: String?, _ files: FileLocations) throws -> CompositionNode
 
     /// A job with `input`, named `name` within its group. Without a priority in `options` it takes
     /// its group's (or sequence's).
     public static func job<J: Job>(
         _ type: J.Type, _ input: J.Input, name: String? = nil, options: EnqueueOptions = EnqueueOptions()
     ) -> Composition {
-        Composition { now, inherited, traceContext in
+        Composition { now, inherited, traceContext, files in
             .job(
                 try options.newJob(
-                    kind: J.name, input: try JobCodec.encode(input), now: now, inheriting: inherited, traceContext: traceContext),
+                    kind: J.name, input: try files.storedJSON(input), now: now, inheriting: inherited, traceContext: traceContext),
                 name: name, takesPreviousOutput: false)
         }
     }
@@ -40,7 +41,7 @@ public struct Composition: Sendable {
     public static func jobUsingPreviousOutput<J: Job>(
         _ type: J.Type, name: String? = nil, options: EnqueueOptions = EnqueueOptions()
     ) -> Composition {
-        Composition { now, inherited, traceContext in
+        Composition { now, inherited, traceContext, files in
             .job(
                 try options.newJob(kind: J.name, input: "null", now: now, inheriting: inherited, traceContext: traceContext),
                 name: name, takesPreviousOutput: true)
@@ -56,8 +57,8 @@ public struct Composition: Sendable {
     ///   - priority: The priority of every step without one of its own; nil: the enclosing
     ///     group's, or the enqueuing job's, else `.normal`.
     public static func sequence(_ steps: [Composition], name: String? = nil, priority: Priority? = nil) -> Composition {
-        Composition { now, inherited, traceContext in
-            .group(.sequence, try steps.map { try $0.node(now, priority ?? inherited, traceContext) }, maxConcurrent: 0, name: name)
+        Composition { now, inherited, traceContext, files in
+            .group(.sequence, try steps.map { try $0.node(now, priority ?? inherited, traceContext, files) }, maxConcurrent: 0, name: name)
         }
     }
 
@@ -73,8 +74,8 @@ public struct Composition: Sendable {
     public static func group(
         _ children: [Composition], maxConcurrent: Int = 0, name: String? = nil, priority: Priority? = nil
     ) -> Composition {
-        Composition { now, inherited, traceContext in
-            .group(.concurrent, try children.map { try $0.node(now, priority ?? inherited, traceContext) }, maxConcurrent: maxConcurrent, name: name)
+        Composition { now, inherited, traceContext, files in
+            .group(.concurrent, try children.map { try $0.node(now, priority ?? inherited, traceContext, files) }, maxConcurrent: maxConcurrent, name: name)
         }
     }
 }

@@ -54,6 +54,17 @@ public struct JobContext: Sendable {
         try await jobQueue.enqueue(type, input, options: options ?? EnqueueOptions(queue: queue), inheriting: priority)
     }
 
+    /// `path` as the queue stores it, relative to a base that moves with the app's container; see
+    /// ``JobQueue/storedPath(_:)``. For paths a handler keeps in its checkpoint.
+    public func storedPath(_ path: String) -> String {
+        jobQueue.storedPath(path)
+    }
+
+    /// The path that a ``storedPath(_:)`` names now; see ``JobQueue/resolvedPath(_:)``.
+    public func resolvedPath(_ stored: String) throws -> String {
+        try jobQueue.resolvedPath(stored)
+    }
+
     /// Enqueues a sequence or group (see ``JobQueue/enqueue(_:)``), committed before this returns;
     /// its jobs have this job's ``priority`` unless their options or their group set another.
     @discardableResult

@@ -29,7 +29,7 @@ public struct JobHandle<J: Job>: Sendable {
     /// - Throws: `jobFailed` (with the last error) or `cancelled` when it ended so; `jobNotFound`;
     ///   `CancellationError` if the waiting task is cancelled.
     public func result() async throws -> J.Output {
-        try Self.output(of: try await queue.waitUntilFinished(id, deadline: nil))
+        try output(of: try await queue.waitUntilFinished(id, deadline: nil))
     }
 
     /// Waits at most `timeout` for the job to finish and returns its output. The job is not cancelled
@@ -37,7 +37,7 @@ public struct JobHandle<J: Job>: Sendable {
     ///
     /// - Throws: `timedOut` when the job is not finished in time, or what ``result()`` throws.
     public func result(timeout: Duration) async throws -> J.Output {
-        try Self.output(of: try await queue.waitUntilFinished(id, deadline: queue.now + timeout.milliseconds))
+        try output(of: try await queue.waitUntilFinished(id, deadline: queue.now + timeout.milliseconds))
     }
 
     /// Waits for the job to finish and returns how it ended: its output, its error, or that it was
@@ -45,14 +45,14 @@ public struct JobHandle<J: Job>: Sendable {
     ///
     /// - Throws: `jobNotFound`; `CancellationError` if the waiting task is cancelled.
     public func outcome() async throws -> JobOutcome<J.Output> {
-        try Self.outcome(of: try await queue.waitUntilFinished(id, deadline: nil))
+        try outcome(of: try await queue.waitUntilFinished(id, deadline: nil))
     }
 
     /// Waits at most `timeout` for the job to finish and returns how it ended; see ``outcome()``.
     ///
     /// - Throws: `timedOut` when the job is not finished in time, or what ``outcome()`` throws.
     public func outcome(timeout: Duration) async throws -> JobOutcome<J.Output> {
-        try Self.outcome(of: try await queue.waitUntilFinished(id, deadline: queue.now + timeout.milliseconds))
+        try outcome(of: try await queue.waitUntilFinished(id, deadline: queue.now + timeout.milliseconds))
     }
 
     /// Cancels the job; see ``JobQueue/cancel(_:)``.
@@ -97,10 +97,10 @@ public struct JobHandle<J: Job>: Sendable {
         return stream
     }
 
-    private static func outcome(of record: JobRecord) throws -> JobOutcome<J.Output> {
+    private func outcome(of record: JobRecord) throws -> JobOutcome<J.Output> {
         switch record.state {
         case .succeeded:
-            return .succeeded(try JobCodec.decode(J.Output.self, from: record.output ?? "null"))
+            return .succeeded(try queue.files.resolvedValue(J.Output.self, from: record.output ?? "null"))
         case .cancelled:
             return .cancelled
         default:
@@ -109,7 +109,7 @@ public struct JobHandle<J: Job>: Sendable {
     }
 
     /// The output of a finished job, or the error ``result()`` throws for one that did not succeed.
-    private static func output(of record: JobRecord) throws -> J.Output {
+    private func output(of record: JobRecord) throws -> J.Output {
         switch try outcome(of: record) {
         case .succeeded(let output):
             return output

@@ -22,8 +22,9 @@ struct TypedJobRunner<J: Job>: JobRunner {
         } catch {
             throw InputDecodingError(kind: J.name, underlying: String(describing: error))
         }
-        let output = try await job.run(decoded, context: context)
-        return try JobCodec.encode(output)
+        let files = context.jobQueue.files
+        let output = try await job.run(try files.resolved(decoded), context: context)
+        return try files.storedJSON(output)
     }
 
     func shouldRetry(after error: any Error) -> Bool {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The SQLite file as a ``JobStore``.
 ///
 /// Most requirements are the actor's own methods (a call hops onto its queue). The calls the engine
@@ -5,6 +7,8 @@
 /// nothing else uses the store and SQLite need not wait for another process's lock.
 extension SQLiteJobStore: JobStore {
     package nonisolated var location: String { path }
+
+    package nonisolated var directory: String? { URL(fileURLWithPath: path).deletingLastPathComponent().path }
 
     package nonisolated func enqueue(_ jobs: [NewJob], now: Int64) async throws -> [EnqueueOutcome] {
         try await perform { try $0.enqueue(batch: jobs, now: now) }

@@ -62,6 +62,10 @@ package protocol JobStore: JobStoreReader {
     @discardableResult
     func observeChanges(_ onChange: @escaping @Sendable () -> Void) -> Bool
 
+    /// The directory that holds the store's file: the base `{queue}` of stored paths (see
+    /// ``FileBases``); nil for a store on a server.
+    var directory: String? { get }
+
     /// This process paused (``JobQueue/pauseInThisProcess(gracePeriod:)``) or resumed. While
     /// paused, a store holds nothing another process or the system could find held between calls:
     /// the SQLite store closes its file (a suspended app that holds a lock on a file in a shared

@@ -8,11 +8,14 @@ public final class QueueTransaction {
     private let store: any AppTransaction
     private let now: Int64
     private let traceContext: String?
+    /// Where paths in inputs are stored relative to.
+    private let files: FileLocations
     private var isOpen = true
     /// Whether any job was enqueued (the engine is told after the commit).
     private(set) var enqueuedJobs = false
 
-    init(store: any AppTransaction, now: Int64, traceContext: String?) {
+    init(store: any AppTransaction, now: Int64, traceContext: String?, files: FileLocations) {
+        self.files = files
         self.store = store
         self.now = now
         self.traceContext = traceContext
@@ -45,7 +48,7 @@ public final class QueueTransaction {
     @discardableResult
     public func enqueue<J: Job>(_ type: J.Type, _ input: J.Input, options: EnqueueOptions = EnqueueOptions()) throws -> JobID {
         try checkOpen()
-        let job = try options.newJob(kind: J.name, input: try JobCodec.encode(input), now: now, traceContext: traceContext)
+        let job = try options.newJob(kind: J.name, input: try files.storedJSON(input), now: now, traceContext: traceContext)
         try job.validate()
         let outcome = try store.insert(job)
         enqueuedJobs = true

@@ -69,7 +69,7 @@ struct Download: AsyncParsableCommand {
         let finished = try await store.jobs(JobFilter(state: .succeeded, queue: worker.http.downloadQueue, limit: 10_000))
         for url in urls {
             let request = DownloadRequest(url: try HTTPJobs.checked(url: url), directory: directory, sha256: sha256)
-            if let done = Self.existingDownload(of: request, among: finished) {
+            if let done = Self.existingDownload(of: request, among: finished, in: worker.queue) {
                 Terminal.print("already downloaded \(url) -> \(done.path) (job \(done.id))")
                 continue
             }
@@ -96,11 +96,13 @@ struct Download: AsyncParsableCommand {
     }
 
     /// Among `finished` jobs, a download of the same URL to the same directory whose file is still there.
-    static func existingDownload(of request: DownloadRequest, among finished: [JobRecord]) -> (id: JobID, path: String)? {
+    static func existingDownload(of request: DownloadRequest, among finished: [JobRecord], in queue: JobQueue) -> (id: JobID, path: String)? {
         for job in finished where job.kind == DownloadJob.name {
-            guard let input = try? JSONDecoder().decode(DownloadRequest.self, from: Data(job.input.utf8)),
+            guard let stored = try? JSONDecoder().decode(DownloadRequest.self, from: Data(job.input.utf8)),
+                let input = try? stored.mappingFilePaths(queue.resolvedPath),
                 input.url == request.url, input.directory == request.directory, input.fileName == request.fileName,
-                let output = job.output, let result = try? JSONDecoder().decode(DownloadResult.self, from: Data(output.utf8)),
+                let output = job.output, let storedResult = try? JSONDecoder().decode(DownloadResult.self, from: Data(output.utf8)),
+                let result = try? storedResult.mappingFilePaths(queue.resolvedPath),
                 request.sha256 == nil || request.sha256 == result.sha256,
                 FileManager.default.fileExists(atPath: result.path)
             else { continue }

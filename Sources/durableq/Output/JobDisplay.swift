@@ -20,10 +20,13 @@ actor JobDisplay {
     /// How many lines the last redraw left below the permanent output (terminal only).
     private var liveLines = 0
     private let plainInterval: Duration = .seconds(1)
+    /// The queue whose stored paths the lines show resolved.
+    private let queue: JobQueue
 
-    init(board: TransferBoard, interactive: Bool) {
+    init(board: TransferBoard, interactive: Bool, queue: JobQueue) {
         self.board = board
         self.interactive = interactive
+        self.queue = queue
     }
 
     /// Updates the display for `jobs` (their rows as now stored).
@@ -34,7 +37,7 @@ actor JobDisplay {
         for job in jobs {
             let name = Self.name(of: job)
             if job.state.isTerminal {
-                if announced.insert(job.id).inserted { permanent.append(Self.ending(of: job, name: name)) }
+                if announced.insert(job.id).inserted { permanent.append(Self.ending(of: job, name: name, queue: queue)) }
                 continue
             }
             switch job.state {
@@ -102,12 +105,13 @@ actor JobDisplay {
     }
 
     /// The line printed when a job finishes.
-    static func ending(of job: JobRecord, name: String) -> String {
+    static func ending(of job: JobRecord, name: String, queue: JobQueue) -> String {
         switch job.state {
         case .succeeded:
             if job.kind == DownloadJob.name, let output = job.output,
-                let result = try? JSONDecoder().decode(DownloadResult.self, from: Data(output.utf8))
+                let stored = try? JSONDecoder().decode(DownloadResult.self, from: Data(output.utf8))
             {
+                let result = (try? stored.mappingFilePaths(queue.resolvedPath)) ?? stored
                 return "done \(name) -> \(result.path) (\(Formatting.bytes(result.bytes)), sha256 \(result.sha256))"
             }
             if job.kind == HTTPRequestJob.name, let output = job.output,

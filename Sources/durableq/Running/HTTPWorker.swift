@@ -53,7 +53,7 @@ struct HTTPWorker {
     func work(
         queues: [String]?, kinds: Set<String> = Set(Self.kinds), showing initial: [JobID], forever: Bool
     ) async throws -> (EngineRunner.Ending, [JobRecord]) {
-        let display = JobDisplay(board: board, interactive: Terminal.isInteractive)
+        let display = JobDisplay(board: board, interactive: Terminal.isInteractive, queue: queue)
         let tracked = Mutex(initial)
         let store = queue.reader
         let latest = Mutex<[JobRecord]>([])
