@@ -118,6 +118,8 @@ public struct DownloadJob: Job {
     let progressObserver: DownloadProgressObserver?
     /// Paths no download may take: the queue file and its companions.
     let protectedPaths: Set<String>
+    /// The data protection class of part files (see `HTTPJobs`).
+    let fileProtection: FileProtection?
 
     public func shouldRetry(after error: any Error) -> Bool {
         retryable.allowRetry(after: error)
@@ -140,6 +142,7 @@ public struct DownloadJob: Job {
             try await save(DownloadCheckpoint(bytes: 0), context: context)
         }
         let part = try PartFile(path: partPath, created: created, keeping: checkpoint?.bytes ?? 0)
+        FileProtectionFlags.apply(fileProtection, to: [partPath])
         if part.length == 0 { checkpoint = DownloadCheckpoint(bytes: 0) }
         var serverName: String?
         // At most one restart from zero per attempt (a 200 or a 416 that does not mean "complete").

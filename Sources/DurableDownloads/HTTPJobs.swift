@@ -40,6 +40,7 @@ public struct HTTPJobs: Sendable {
     let idleTimeout: Duration
     let inlineBodyLimit: Int
     let downloadProgress: DownloadProgressObserver?
+    let fileProtection: FileProtection?
     /// The queue file and its companions (`-wal`, `-shm`, `-journal`): no download may take their names.
     let protectedPaths: Set<String>
 
@@ -68,13 +69,18 @@ public struct HTTPJobs: Sendable {
     ///   - downloadQueue: The queue download jobs go on (default `downloads`).
     ///   - downloadProgress: Told as bytes of downloads run by this process arrive (for progress
     ///     bars); nil by default.
+    ///   - fileProtection: The data protection class of part files and response files (Apple
+    ///     platforms with data protection; ignored elsewhere); nil (the default) leaves the app's.
+    ///     A download's final file keeps its part file's class.
     public init(
         queue: JobQueue, client: HTTPClient? = nil, connectTimeout: Duration = .seconds(10), credentials: CredentialsProvider? = nil,
         retryable: RetryableConditions = RetryableConditions(), responseDirectory: String = "{queue}/responses",
         checkpointBytes: Int64 = 1 << 20, idleTimeout: Duration = .seconds(30), inlineBodyLimit: Int = 64 << 10,
         requestQueue: String = "http",
-        downloadQueue: String = "downloads", downloadProgress: DownloadProgressObserver? = nil
+        downloadQueue: String = "downloads", downloadProgress: DownloadProgressObserver? = nil,
+        fileProtection: FileProtection? = nil
     ) {
+        self.fileProtection = fileProtection
         self.queue = queue
         self.client = client ?? DefaultHTTPClient.connecting(within: connectTimeout)
         self.credentials = credentials
@@ -95,11 +101,12 @@ public struct HTTPJobs: Sendable {
         queue.register(
             HTTPRequestJob(
                 client: client, credentials: credentials, retryable: retryable, inlineBodyLimit: inlineBodyLimit,
-                responseDirectory: responseDirectory, idleTimeout: idleTimeout))
+                responseDirectory: responseDirectory, fileProtection: fileProtection, idleTimeout: idleTimeout))
         queue.register(
             DownloadJob(
                 client: client, credentials: credentials, retryable: retryable, checkpointBytes: checkpointBytes,
-                idleTimeout: idleTimeout, progressObserver: downloadProgress, protectedPaths: protectedPaths))
+                idleTimeout: idleTimeout, progressObserver: downloadProgress, protectedPaths: protectedPaths,
+                fileProtection: fileProtection))
     }
 
     /// Sets the request queue's concurrency limit (default 2; 0 = unlimited) and order.

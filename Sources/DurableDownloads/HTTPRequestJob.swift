@@ -104,6 +104,8 @@ public struct HTTPRequestJob: Job {
     let inlineBodyLimit: Int
     /// Where large response bodies are written (a path or a stored path, `{queue}/responses`).
     let responseDirectory: String
+    /// The data protection class of response files (see `HTTPJobs`).
+    let fileProtection: FileProtection?
     /// How long the response body may stay silent before the attempt fails with
     /// ``TransferStalledError`` (and retries).
     let idleTimeout: Duration
@@ -142,7 +144,7 @@ public struct HTTPRequestJob: Job {
         let total = response.headers.first(name: "Content-Length").flatMap(Int.init)
         let responseDirectory = try context.resolvedPath(responseDirectory)
         let (inline, bodyFile) = try await Self.mappingTransportErrors(url) {
-            try await IdleWatchdog.run(timeout: idleTimeout) { [inlineBodyLimit] watchdog in
+            try await IdleWatchdog.run(timeout: idleTimeout) { [inlineBodyLimit, fileProtection] watchdog in
                 var inline: [UInt8] = []
                 var file: PartFile?
                 var received = 0
@@ -157,6 +159,7 @@ public struct HTTPRequestJob: Job {
                             // Named after this attempt: a file there is an earlier try of the same attempt's.
                             file = try PartFile(
                                 path: "\(responseDirectory)/response-\(context.id)-\(context.attempt)", created: true, keeping: 0)
+                            if let path = file?.path { FileProtectionFlags.apply(fileProtection, to: [path]) }
                             try inline.withUnsafeBytes { try file?.append($0) }
                             inline = []
                         }

@@ -15,7 +15,7 @@ public struct DurableQueueError: Error, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String {
             case jobNotFound, schemaTooNew, notADatabase, corrupt, cannotOpen, databaseLocked, readOnly
-            case invalidArgument, timedOut, cancelled, jobFailed, storage, groupNotFound
+            case invalidArgument, timedOut, cancelled, jobFailed, storage, groupNotFound, protectedDataUnavailable
         }
 
         private let base: Base
@@ -37,6 +37,11 @@ public struct DurableQueueError: Error, CustomStringConvertible {
         public static var databaseLocked: Self { .init(.databaseLocked) }
         /// The file was opened read-only, or cannot be written.
         public static var readOnly: Self { .init(.readOnly) }
+        /// The system keeps the file from this process for now: on Apple platforms, a file whose
+        /// protection class (``StorageOptions/fileProtection``) locks it while the device is locked;
+        /// elsewhere, a file the system forbids for now (`EPERM`, an immutable file). It passes: a
+        /// call may be made again later, and a running engine waits for it without failing jobs.
+        public static var protectedDataUnavailable: Self { .init(.protectedDataUnavailable) }
         /// An argument was out of range or malformed; nothing was changed.
         public static var invalidArgument: Self { .init(.invalidArgument) }
         /// A wait or an attempt ran past its time limit.

@@ -36,6 +36,9 @@ final class EngineState: Sendable {
         var failure: DurableQueueError?
         /// Since when (ms since 1970) every store write of the engine has failed; nil while they succeed.
         var failingSince: Int64?
+        /// Whether the latest failure was protected data being unavailable: then any call that
+        /// succeeds, a read too, shows that it is available again.
+        var unavailable = false
         var running: [AttemptID: Running] = [:]
         /// Claimed attempts counted in `running` whose tasks the dispatcher has yet to start.
         var admitted: [(job: ClaimedJob, stop: StopSignal)] = []
@@ -57,6 +60,10 @@ final class EngineState: Sendable {
         var paused = false
         /// Whether a pause ended this run (a drain).
         var endedByPause = false
+        /// The engine's loops (dispatch, maintenance, schedules) running, and those of them
+        /// parked by a pause: waiting for the resume, with no store call under way.
+        var loops = 0
+        var parkedLoops = 0
     }
 
     /// Attempts of the current run whose ending was recorded, and attempts given back uncounted.
@@ -145,12 +152,24 @@ final class EngineState: Sendable {
     /// Whether a pause ended this run.
     var wasEndedByPause: Bool { state.withLock { $0.endedByPause } }
 
-    /// Whether nothing runs here that a pause waits for: no attempt runs or is being claimed, and
-    /// no drain is under way.
+    /// Whether nothing runs here that a pause waits for: no attempt runs or is being claimed, no
+    /// drain is under way, and every loop of the engine is parked.
     var isQuiet: Bool {
         state.withLock { state in
             state.running.isEmpty && state.reserved == 0 && !(state.isDrain && state.phase != .stopped)
+                && state.parkedLoops == state.loops
         }
+    }
+
+    /// Notes that one of the engine's loops started (`true`) or ended.
+    func loopRuns(_ runs: Bool) {
+        state.withLock { $0.loops += runs ? 1 : -1 }
+    }
+
+    /// Notes that a loop parked for a pause (`true`: it waits for the resume, with no store call
+    /// under way) or went on.
+    func loopParked(_ parked: Bool) {
+        state.withLock { $0.parkedLoops += parked ? 1 : -1 }
     }
 
     /// Whether this run has claimed as many attempts as it may.
@@ -179,15 +198,33 @@ final class EngineState: Sendable {
 
     /// Notes that a store write failed at `now`, and returns since when writes have been failing
     /// (`now` for the first failure after a success).
-    func storageFailed(at now: Int64) -> Int64 {
+    func storageFailed(at now: Int64, unavailable: Bool = false) -> Int64 {
         state.withLock { state in
-            if state.failingSince == nil { state.failingSince = now }
+            if state.failingSince == nil || state.unavailable != unavailable { state.failingSince = now }
+            state.unavailable = unavailable
             return state.failingSince ?? now
         }
     }
 
+    /// Since when (ms since 1970) the engine's store calls have failed; nil while they succeed.
+    var failingSince: Int64? { state.withLock { $0.failingSince } }
+
     /// Notes that a store write succeeded, ending any run of failures.
-    func storageSucceeded() { state.withLock { $0.failingSince = nil } }
+    func storageSucceeded() {
+        state.withLock { state in
+            state.failingSince = nil
+            state.unavailable = false
+        }
+    }
+
+    /// Notes that a store read succeeded: it ends a wait for protected data (not a run of failing writes).
+    func readSucceeded() {
+        state.withLock { state in
+            guard state.unavailable else { return }
+            state.failingSince = nil
+            state.unavailable = false
+        }
+    }
 
     // MARK: Room
 

@@ -5,6 +5,8 @@ extension JobEngine {
     /// Claims and starts jobs until shutdown begins; also starts those claimed along with recorded
     /// endings (see ``AttemptRecorder``).
     func dispatch(into group: inout ThrowingDiscardingTaskGroup<any Error>) async {
+        state.loopRuns(true)
+        defer { state.loopRuns(false) }
         var lastChangeToken: Int64?
         var shouldClaim = true
         // The time of the latest claim: a throttle or schedule that came due after it needs another.
@@ -13,10 +15,14 @@ extension JobEngine {
         while !state.isShuttingDown && !Task.isCancelled {
             let seen = wake.generation
             startAdmitted(in: &group)
-            if state.isPaused {
+            if state.isPaused && !state.isShuttingDown {
                 // Nothing to claim or look for until the process resumes (or shuts down); attempts
                 // admitted meanwhile start, and give their jobs back at once.
-                await wake.wait(after: seen)
+                if state.runningCount == 0 {
+                    await parkWhilePaused(waitingOn: wake, after: seen)
+                } else {
+                    await wake.wait(after: seen)
+                }
                 shouldClaim = true
                 continue
             }

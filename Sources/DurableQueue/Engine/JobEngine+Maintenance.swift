@@ -4,6 +4,8 @@ import Logging
 extension JobEngine {
     /// Heartbeats, expired-lease recovery, aging and retention pruning, until the engine has finished.
     func maintain() async {
+        state.loopRuns(true)
+        defer { state.loopRuns(false) }
         let time = configuration.timeSource
         var nextHeartbeat = now + configuration.heartbeatInterval.milliseconds
         var nextRecovery = now + configuration.leaseDuration.milliseconds / 2
@@ -13,7 +15,7 @@ extension JobEngine {
             let seen = maintenanceWake.generation
             if state.isPaused && state.runningCount == 0 {
                 // Paused, with nothing left to renew: no reads or writes until resumed or finished.
-                await maintenanceWake.wait(after: seen)
+                await parkWhilePaused(waitingOn: maintenanceWake, after: seen)
                 continue
             }
             let current = now

@@ -6,11 +6,13 @@ extension JobEngine {
     /// between. Woken early by ``scheduleWake``: a schedule saved here, or a change another process
     /// committed (the dispatcher notices those; there is no polling of its own).
     func fireSchedules() async {
+        state.loopRuns(true)
+        defer { state.loopRuns(false) }
         while !state.isShuttingDown && !Task.isCancelled {
             let seen = scheduleWake.generation
             if state.isPaused {
                 // Ticks that came due meanwhile fire on resume, as their missed-tick policy says.
-                await scheduleWake.wait(after: seen)
+                await parkWhilePaused(waitingOn: scheduleWake, after: seen)
                 continue
             }
             let firedAt = now

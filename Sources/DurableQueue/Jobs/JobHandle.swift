@@ -124,13 +124,20 @@ public struct JobHandle<J: Job>: Sendable {
 
 extension JobQueue {
     /// Waits until job `id` is finished (or `deadline`, in ms since 1970, passes) and returns its row.
+    /// While the file is unavailable (a locked device), it waits for it as the engine does.
     func waitUntilFinished(_ id: JobID, deadline: Int64?) async throws -> JobRecord {
         while true {
             let seen = jobChanges.generation
-            let record = try await store.job(id)
-            if record.state.isTerminal { return record }
+            var record: JobRecord?
+            do {
+                record = try await store.job(id)
+            } catch let error as DurableQueueError where error.code == .protectedDataUnavailable {
+                record = nil
+            }
+            if let record, record.state.isTerminal { return record }
             if let deadline, now >= deadline {
-                throw DurableQueueError(.timedOut, "the job did not finish in time (it is \(record.state.rawValue))", jobID: id)
+                let state = record.map { "it is \($0.state.rawValue)" } ?? "its file is unavailable"
+                throw DurableQueueError(.timedOut, "the job did not finish in time (\(state))", jobID: id)
             }
             await waitForChange(after: seen, deadline: deadline)
             try Task.checkCancellation()

@@ -21,11 +21,17 @@ extension SQLiteJobStore {
         let watch = FileChangeWatch(path: path) { [weak self] in
             filter.fileChanged(
                 busy: { [weak self] in self?.committedWithin(nanoseconds: 100_000_000) ?? false },
-                read: { [weak self] in try? await self?.changeToken() }, onChange: onChange)
+                read: { [weak self] in await self?.changeTokenUnlessPaused() }, onChange: onChange)
         }
         guard let watch else { return false }
         changeWatch.withLock { $0 = watch }
         return true
+    }
+
+    /// The data version, unless the process paused (a read of the watch under way when it paused
+    /// must not open the file again).
+    private func changeTokenUnlessPaused() -> Int64? {
+        closesAfterUse ? nil : try? changeToken()
     }
 
     /// Whether this store committed within the last `nanoseconds`.

@@ -23,22 +23,22 @@ extension SQLiteJobStore {
             let connection = try SQLiteConnection(path: path, options: options, immutable: opensImmutable)
             try SQLiteMigrator.migrate(connection, readOnly: true, createsSchema: false)
             openConnection = connection
-            if closesAfterUse { scheduleClose() }
             return connection
         } catch {
             throw Self.mapped(error, operation: "open the job database again", path: path, busyTimeout: options.busyTimeout)
         }
     }
 
-    /// Closes the file once the call under way has ended: the close runs on the store's queue, after
-    /// the calls already waiting there.
-    private func scheduleClose() {
-        guard !closeScheduled else { return }
-        closeScheduled = true
-        Task {
-            self.closeScheduled = false
-            if self.closesAfterUse { self.closeConnections() }
-        }
+    /// Closes the file at the end of a call while paused: no call leaves it open behind it.
+    func closeIfPaused() {
+        if closesAfterUse && openConnection != nil && transactionDepth == 0 { closeConnections() }
+    }
+
+    /// A ``read(_:_:)`` or ``write(_:_:)`` ended: while paused, the outermost one closes the file
+    /// before its caller hears of the result (the executor's close after each job comes later).
+    func transactionEnded() {
+        transactionDepth -= 1
+        closeIfPaused()
     }
 
     /// Closes every connection to the file (the checkpointer's too) and forgets what was known
@@ -57,6 +57,7 @@ extension SQLiteJobStore {
     /// Unpaused, the file opens at the next call and stays open, and the watch starts again.
     package func setPaused(_ paused: Bool) {
         closesAfterUse = paused
+        executor.runAfterEachJob(paused)
         if paused {
             closeConnections()
             changeWatch.withLock { $0 = nil }

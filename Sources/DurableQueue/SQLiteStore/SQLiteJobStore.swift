@@ -20,11 +20,11 @@ package actor SQLiteJobStore {
     let opensImmutable: Bool
     /// Whether the file is closed again after each use: the process paused (see ``closeFile(untilResumed:)``).
     var closesAfterUse = false
-    /// Whether a close waits to run on the store's queue.
-    var closeScheduled = false
+    /// How many of ``read(_:_:)`` and ``write(_:_:)`` are under way (nested ones count too).
+    var transactionDepth = 0
     /// What ``observeChanges(_:)`` was given, to watch the file again after a pause.
     nonisolated let changeObserver = Mutex<(@Sendable () -> Void)?>(nil)
-    private let executor: LockingSerialExecutor
+    let executor: LockingSerialExecutor
     /// Queues known to have a row, so enqueue skips creating them.
     var knownQueues: Set<String> = []
     /// The id the next job gets, known without reading it while the file's data version is still
@@ -89,6 +89,10 @@ package actor SQLiteJobStore {
         } catch {
             throw Self.mapped(error, operation: "open the job database", path: path, busyTimeout: options.busyTimeout)
         }
+        // While paused, the file is closed again at the end of each call (see ``setPaused(_:)``).
+        executor.setAfterEachJob { [unowned self] in
+            self.assumeIsolated { $0.closeIfPaused() }
+        }
     }
 
     /// Runs `body` on the store: at once on the calling thread when that cannot block it, else on the
@@ -123,6 +127,8 @@ package actor SQLiteJobStore {
     ///
     /// - Parameter operation: What is being done, in words, for the error message.
     func write<T>(_ operation: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
+        transactionDepth += 1
+        defer { transactionEnded() }
         do {
             let result = try connection.write {
                 // Another connection's commit since ours makes the next id and the queues'
@@ -180,6 +186,8 @@ package actor SQLiteJobStore {
 
     /// Runs `body` in a read transaction, turning SQLite errors into ``DurableQueueError``.
     func read<T>(_ operation: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
+        transactionDepth += 1
+        defer { transactionEnded() }
         do {
             return try connection.read(body)
         } catch {
@@ -201,6 +209,12 @@ package actor SQLiteJobStore {
         }
         guard let error = error as? SQLiteError else {
             return DurableQueueError(.storage, "could not \(operation)", path: path, underlying: error)
+        }
+        if error.isProtectedDataUnavailable {
+            return DurableQueueError(
+                .protectedDataUnavailable,
+                "could not \(operation): the system keeps the file from this process for now "
+                    + "(its protection class while the device is locked, or the file is immutable)", path: path, underlying: error)
         }
         let (code, cause): (DurableQueueError.Code, String) =
             switch error.primaryCode {

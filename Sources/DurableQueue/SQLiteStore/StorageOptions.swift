@@ -16,6 +16,12 @@ public struct StorageOptions: Sendable, Hashable {
     /// or writes, since the file holds inputs, outputs and errors (URLs, request bodies …). An
     /// existing file keeps its permissions.
     public var filePermissions: Int
+    /// The data protection class of the file and its `-wal` and `-shm` (Apple platforms with data
+    /// protection: iOS, iPadOS, tvOS, watchOS, visionOS; ignored elsewhere). nil (the default)
+    /// leaves the app's default class, `completeUntilFirstUserAuthentication` unless the app's
+    /// entitlement says otherwise. While the class keeps the file locked, calls throw
+    /// ``DurableQueueError/Code/protectedDataUnavailable`` and a running engine waits.
+    public var fileProtection: FileProtection?
 
     /// Creates options; every parameter has the default described on its property.
     public init(
@@ -23,8 +29,10 @@ public struct StorageOptions: Sendable, Hashable {
         busyTimeout: Duration = .seconds(5),
         readOnly: Bool = false,
         createIfMissing: Bool = true,
-        filePermissions: Int = 0o600
+        filePermissions: Int = 0o600,
+        fileProtection: FileProtection? = nil
     ) {
+        self.fileProtection = fileProtection
         self.durability = durability
         self.busyTimeout = busyTimeout
         self.readOnly = readOnly

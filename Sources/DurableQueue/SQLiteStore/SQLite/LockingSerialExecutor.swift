@@ -23,10 +23,30 @@ final class LockingSerialExecutor: SerialExecutor {
     /// Jobs enqueued and not yet run: while there are any, callers do not run inline, so that the
     /// queue is never starved by callers that keep taking the lock.
     private let queuedJobs = Atomic<Int>(0)
+    /// Whether ``afterEachRun`` is to run after each job (an atomic flag, so that it costs a load
+    /// when off).
+    private let runsAfterEach = Atomic<Bool>(false)
+    /// What runs after each job, still holding the lock (isolated to the actor); set once, before use.
+    nonisolated(unsafe) private var afterEachRun: (() -> Void)?
 
     /// Creates an executor over a new serial queue named `label`.
     init(label: String) {
         self.queue = DispatchQueue(label: label)
+    }
+
+    /// Sets what runs after each job while ``runAfterEachJob(_:)`` is on; once, before any job.
+    func setAfterEachJob(_ action: @escaping () -> Void) {
+        afterEachRun = action
+    }
+
+    /// Turns the action after each job on or off.
+    func runAfterEachJob(_ on: Bool) {
+        runsAfterEach.store(on, ordering: .releasing)
+    }
+
+    /// Runs the action after a job, if it is on.
+    private func afterJob() {
+        if runsAfterEach.load(ordering: .acquiring) { afterEachRun?() }
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
@@ -37,6 +57,7 @@ final class LockingSerialExecutor: SerialExecutor {
             self.queuedJobs.subtract(1, ordering: .relaxed)
             defer { self.lock.unlock() }
             job.runSynchronously(on: self.asUnownedSerialExecutor())
+            self.afterJob()
         }
     }
 
@@ -54,7 +75,10 @@ final class LockingSerialExecutor: SerialExecutor {
     /// the queue; returns nil at once (without running `body`) otherwise.
     func runInline<T>(_ body: () throws -> T) rethrows -> T? {
         guard queuedJobs.load(ordering: .relaxed) == 0, lock.tryLock() else { return nil }
-        defer { lock.unlock() }
+        defer {
+            afterJob()
+            lock.unlock()
+        }
         return try body()
     }
 }

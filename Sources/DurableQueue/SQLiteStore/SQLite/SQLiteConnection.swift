@@ -33,7 +33,7 @@ final class SQLiteConnection {
         } else if options.readOnly {
             flags |= SQLITE_OPEN_READONLY
         } else {
-            flags |= SQLITE_OPEN_READWRITE
+            flags |= SQLITE_OPEN_READWRITE | FileProtectionFlags.openFlag(options.fileProtection)
             if options.createIfMissing { flags |= SQLITE_OPEN_CREATE }
         }
         if !options.readOnly && options.createIfMissing {
@@ -47,6 +47,11 @@ final class SQLiteConnection {
             sqlite3_close_v2(opened)
             throw error
         }
+        // SQLite opens a file it may not write read-only without a word: refuse that, saying why.
+        if !options.readOnly && sqlite3_db_readonly(opened, "main") == 1 {
+            sqlite3_close_v2(opened)
+            throw Self.unwritable(path)
+        }
         self.path = path
         self.handle = opened
         self.busyWait = BusyWait(timeout: options.busyTimeout)
@@ -56,6 +61,23 @@ final class SQLiteConnection {
             return Unmanaged<BusyWait>.fromOpaque(context).takeUnretainedValue().shouldRetry(after: tries) ? 1 : 0
         }, Unmanaged.passUnretained(busyWait).toOpaque())
         try configure(options)
+        if !options.readOnly { FileProtectionFlags.apply(options.fileProtection, to: [path, path + "-wal", path + "-shm"]) }
+    }
+
+    /// The error of a file SQLite could open only read-only: `EPERM` (protected data, an immutable
+    /// file) or why else it cannot be written.
+    private static func unwritable(_ path: String) -> SQLiteError {
+        let descriptor = open(path, O_RDWR | O_CLOEXEC)
+        let reason = descriptor < 0 ? errno : 0
+        if descriptor >= 0 { close(descriptor) }
+        if reason == EPERM {
+            return SQLiteError(
+                code: SQLITE_CANTOPEN, message: "the file cannot be opened for writing: operation not permitted", systemErrno: reason, path: path)
+        }
+        // As SQLite says it when it cannot create the -wal and -shm beside the file.
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let code = access(directory, W_OK) != 0 ? SQLITE_READONLY | (6 << 8) : SQLITE_READONLY  // SQLITE_READONLY_DIRECTORY
+        return SQLiteError(code: code, message: "the file cannot be opened for writing", systemErrno: reason, path: path)
     }
 
     /// Done once, before the process's first connection: SQLite's memory statistics are turned off

@@ -1,5 +1,13 @@
 import CDurableQueueSQLite
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A failed SQLite call, with everything needed to say what went wrong and where.
 ///
 /// Carries the SQL text but never the bound values: they may hold user data or secrets. The text
@@ -14,6 +22,8 @@ struct SQLiteError: Error, CustomStringConvertible, CustomDebugStringConvertible
     let sql: String?
     /// The database file.
     let path: String
+    /// The operating system's error number of the failure behind it (`errno`), if any.
+    let systemErrno: Int32
 
     /// The primary result code (the low byte of the extended code), such as `SQLITE_BUSY`.
     var primaryCode: Int32 { extendedCode & 0xFF }
@@ -40,5 +50,22 @@ struct SQLiteError: Error, CustomStringConvertible, CustomDebugStringConvertible
         }
         self.sql = sql
         self.path = path
+        self.systemErrno = handle.map { sqlite3_system_errno($0) } ?? 0
+    }
+
+    /// An error of `code` that the operating system's `errno` explains.
+    init(code: Int32, message: String, systemErrno: Int32, path: String) {
+        self.extendedCode = code
+        self.message = message
+        self.sql = nil
+        self.path = path
+        self.systemErrno = systemErrno
+    }
+
+    /// Whether the system keeps the file from this process for now: SQLite's `SQLITE_AUTH` (what
+    /// Apple's SQLite reports for protected data), or an open or I/O failure with `EPERM` (the
+    /// error of a protected file while the device is locked; on Linux, of an immutable file).
+    var isProtectedDataUnavailable: Bool {
+        primaryCode == SQLITE_AUTH || ((primaryCode == SQLITE_CANTOPEN || primaryCode == SQLITE_IOERR) && systemErrno == EPERM)
     }
 }
