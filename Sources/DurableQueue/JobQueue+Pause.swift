@@ -17,8 +17,8 @@ extension JobQueue {
     ///
     /// While paused, ``run()`` keeps running but claims nothing and reads nothing; handles waiting
     /// for a job do not poll. Calls made meanwhile (an enqueue, a handle's read) open the file for
-    /// themselves and close it once they end; a drain (a background task's) runs, holding the file
-    /// open until it returns. Call it from the scene phase's change to the background, inside the
+    /// themselves and close it before they return; a drain (a background task's) runs, holding the
+    /// file open until it returns, and pauses the engine again (see ``drain(until:gracePeriod:)``). Call it from the scene phase's change to the background, inside the
     /// few seconds of background time the system grants, and ``resumeInThisProcess()`` on the way
     /// back.
     ///

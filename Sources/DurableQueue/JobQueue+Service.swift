@@ -72,12 +72,17 @@ extension JobQueue: Service {
     /// // report.waitingWorkNeedsNetwork: whether it needs network connectivity.
     /// ```
     ///
+    /// While ``run()`` runs on this queue (an app's engine, paused in the background with
+    /// ``pauseInThisProcess(gracePeriod:)``), the drain lends it the time instead: a paused engine
+    /// resumes, runs what is due until nothing is, the deadline or the cancellation, and pauses
+    /// again, giving running attempts back; the report counts what ran meanwhile.
+    ///
     /// - Parameters:
     ///   - deadline: When to stop, by the configured clock; nil for none.
     ///   - gracePeriod: How long stopped handlers may take to return before they are abandoned.
     /// - Returns: What ran, what was given back, and what is left.
-    /// - Throws: `invalidArgument` while ``run()`` (or another drain) runs on this queue, or for a
-    ///   negative grace period; storage errors as ``run()``.
+    /// - Throws: `invalidArgument` while another drain runs on this queue, or for a negative grace
+    ///   period; storage errors as ``run()``.
     public func drain(until deadline: Date? = nil, gracePeriod: Duration = defaultGracePeriod) async throws -> DrainReport {
         guard gracePeriod >= .zero else { throw DurableQueueError.invalidArgument("gracePeriod", "\(gracePeriod) is negative") }
         return try await engine.drain(DrainPlan(deadline: deadline?.millisecondsSince1970, gracePeriod: gracePeriod.milliseconds))

@@ -64,6 +64,10 @@ final class EngineState: Sendable {
         /// parked by a pause: waiting for the resume, with no store call under way.
         var loops = 0
         var parkedLoops = 0
+        /// How many claims of ``JobQueue/run()`` found nothing to claim while nothing ran here.
+        var idleClaims = 0
+        /// Pauses and resumes so far (see ``pauseTransitions``).
+        var pauseTransitions = 0
     }
 
     /// Attempts of the current run whose ending was recorded, and attempts given back uncounted.
@@ -135,6 +139,7 @@ final class EngineState: Sendable {
     /// under way ends as if cancelled.
     func pause() {
         state.withLock { state in
+            if !state.paused { state.pauseTransitions += 1 }
             state.paused = true
             guard state.isDrain && state.phase == .running else { return }
             state.cancelled = true
@@ -144,7 +149,25 @@ final class EngineState: Sendable {
     }
 
     /// This process resumed: runs claim again.
-    func resume() { state.withLock { $0.paused = false } }
+    func resume() {
+        state.withLock { state in
+            if state.paused { state.pauseTransitions += 1 }
+            state.paused = false
+        }
+    }
+
+    /// How many times this process paused or resumed: a drain lent the background time by a
+    /// paused ``JobQueue/run()`` pauses it again only if nobody else did either meanwhile.
+    var pauseTransitions: Int { state.withLock { $0.pauseTransitions } }
+
+    /// Whether ``JobQueue/run()`` runs (not a drain) and claims, or is paused.
+    var isServiceRunning: Bool { state.withLock { $0.phase == .running && !$0.isDrain } }
+
+    /// Notes that a claim of ``JobQueue/run()`` found nothing while nothing ran here.
+    func noteIdleClaim() { state.withLock { $0.idleClaims += 1 } }
+
+    /// How many claims of ``JobQueue/run()`` found nothing while nothing ran here.
+    var idleClaims: Int { state.withLock { $0.idleClaims } }
 
     /// Whether this process paused.
     var isPaused: Bool { state.withLock { $0.paused } }

@@ -33,6 +33,10 @@ extension JobEngine {
                 claimFailed = claimed == nil
                 lastClaimAt = claimAt
                 startAdmitted(in: &group)
+                if claimed == 0 && state.runningCount == 0 {
+                    state.noteIdleClaim()
+                    dispatcherIdle.signal()
+                }
                 if let claimed, claimed > 0 && state.runningCount < configuration.maxConcurrentJobs { continue }
             }
             let now = now

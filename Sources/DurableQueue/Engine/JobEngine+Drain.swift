@@ -17,6 +17,11 @@ extension JobEngine {
     /// deadline passes, the limit is reached or the calling task is cancelled; see
     /// ``JobQueue/drain(until:gracePeriod:)``.
     func drain(_ plan: DrainPlan) async throws -> DrainReport {
+        // While run() runs (an app's engine, paused in the background), a drain with the engine's
+        // own settings lends it the background time.
+        if plan.limit == .max && plan.concurrency == nil && state.isServiceRunning {
+            return try await drainThroughService(plan)
+        }
         guard state.start(concurrency: plan.concurrency ?? configuration.maxConcurrentJobs, claims: plan.limit, isDrain: true) else {
             throw DurableQueueError(.invalidArgument, "the engine already runs on this JobQueue", path: store.location)
         }
@@ -60,7 +65,7 @@ extension JobEngine {
             return ending
         }
         if let failure = state.failure { throw failure }
-        return try await report(ending)
+        return try await report(ending, tally: state.tally)
     }
 
     /// Claims and starts due jobs until none is due and none runs, the deadline passes, the limit
@@ -100,9 +105,8 @@ extension JobEngine {
     }
 
     /// What the drain did and what is left.
-    private func report(_ ending: DrainReport.Ending) async throws -> DrainReport {
+    func report(_ ending: DrainReport.Ending, tally: (ended: Int, givenBack: Int)) async throws -> DrainReport {
         let now = now
-        let tally = state.tally
         let due = try await store.count(JobFilter(states: [.pending], queues: configuration.queues, kinds: registry.kinds))
         var next: Int64?
         if due > 0 && ending != .nothingDue {

@@ -47,7 +47,7 @@ extension JobEngine {
 
     /// Returns at a signal of `first` newer than `seenFirst` or of `second` newer than
     /// `seenSecond`, or at `deadline` (ms since 1970).
-    private func waitForEither(_ first: ChangeSignal, after seenFirst: UInt64, or second: ChangeSignal, after seenSecond: UInt64, until deadline: Int64) async {
+    func waitForEither(_ first: ChangeSignal, after seenFirst: UInt64, or second: ChangeSignal, after seenSecond: UInt64, until deadline: Int64) async {
         let time = configuration.timeSource
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await first.wait(after: seenFirst) }

@@ -29,6 +29,8 @@ final class JobEngine: Service, Sendable {
     let maintenanceWake = ChangeSignal()
     /// Wakes the schedule loop: a schedule was saved here, or another process changed the store.
     let scheduleWake = ChangeSignal()
+    /// Tells a drain lent the time of ``JobQueue/run()`` that a claim found nothing to run.
+    let dispatcherIdle = ChangeSignal()
     /// Tells a pause that one of the engine's loops parked (see ``parkWhilePaused(waitingOn:after:)``).
     let loopParked = ChangeSignal()
     /// Wakes handles waiting on a job: something changed in this process (the façade's).

@@ -104,4 +104,40 @@ private struct Interruptible: Job {
             try await eventually("the drain's connection is closed", seconds: 2) { openFiles(startingWith: file) == [] }
         }
     }
+
+    @Test(arguments: StoreBackend.all) func aDrainWhileAPausedRunRunsIsLentTheTimeAndPausesItAgain(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let tracker = RunTracker()
+        let queue = try await backend.queue(in: directory, configuration: JobQueue.Configuration(pollInterval: .milliseconds(20)))
+        queue.register(Interruptible(tracker: tracker))
+        queue.register(Echo())
+        let file = try await backend.location(directory)
+        let engine = Task { try await queue.run() }
+        defer { engine.cancel() }
+        try await Task.sleep(for: .milliseconds(100))  // the engine's loops start
+        await queue.pauseInThisProcess()
+
+        // Background time: what is due runs, and the engine is paused again.
+        let quick = try await queue.enqueue(Echo.self, "quick")
+        let report = try await queue.drain(until: Date().addingTimeInterval(10))
+        #expect(report.ending == .nothingDue && report.attemptsRun == 1 && report.jobsStillDue == 0, "\(report)")
+        #expect(try await queue.store.job(quick.id).state == .succeeded)
+        #expect(queue.isPausedInThisProcess)
+        if backend.name == StoreBackend.sqlite.name { #expect(openFiles(startingWith: file) == []) }
+
+        // The time expires while a job runs: it is given back, and the engine paused again.
+        let long = try await queue.enqueue(Interruptible.self, 1)
+        let drain = Task { try await queue.drain() }
+        try await eventually("the long job runs") { tracker.running == 1 }
+        drain.cancel()
+        let cancelled = try await value(of: drain, within: 5, "the cancelled drain returns") { "\(tracker.running) running" }
+        #expect(cancelled.ending == .cancelled && cancelled.jobsGivenBack == 1 && cancelled.attemptsRun == 0, "\(cancelled)")
+        #expect(try await queue.store.job(long.id).state == .pending)
+        #expect(queue.isPausedInThisProcess && tracker.running == 0)
+        if backend.name == StoreBackend.sqlite.name { #expect(openFiles(startingWith: file) == []) }
+
+        await queue.resumeInThisProcess()
+        #expect(try await queue.handle(Interruptible.self, id: long.id).result(timeout: .seconds(10)) == "done")
+    }
 }
