@@ -1,15 +1,13 @@
 /// Starts `operation` as a new task that begins on the calling thread, up to its first suspension
-/// (`Task.immediate`), where the toolchain and the OS offer it: Swift 6.2 or newer, and on Apple
-/// platforms the 2025 releases (macOS 26, iOS 26…). Elsewhere it starts nothing and returns nil,
-/// and the caller schedules its task as usual.
+/// (`Task.immediate`), where the OS offers it: on Apple platforms from the 2025 releases (macOS 26,
+/// iOS 26…), always on Linux. Elsewhere it starts nothing and returns nil, and the caller schedules
+/// its task as usual.
 ///
 /// A task scheduled instead costs a hand-off to another thread and one back, which matters where
 /// the caller waits for the task anyway (an attempt's handler; the commit of a lone ending).
 func startOnThisThread(_ operation: @escaping @Sendable () async -> Void) -> Task<Void, Never>? {
-    #if compiler(>=6.2)
     if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
         return Task.immediate { await operation() }
     }
-    #endif
     return nil
 }
