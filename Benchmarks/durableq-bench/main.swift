@@ -6,7 +6,7 @@ import NIOPosix
 // durableq-bench: DurableQueue's speed, measured, optionally as ratios to the C baseline in the same run.
 //
 //   swift run -c release durableq-bench [--n 10000] [--backlog 1000000] [--sync normal|full]
-//       [--baseline path/to/baseline.c] [--only enqueue,batch,drain,scheduled,group,latency,backlog,processes,throttle,open]
+//       [--baseline path/to/baseline.c] [--only enqueue,batch,drain,scheduled,group,latency,backlog,processes,throttle,open,idle]
 //       [--repeat 3] [--dir DIR] [--postgres postgres://user@host:port/database] [--executor default|nio]
 //
 // Prints one JSON line per workload (with the SQLite version, journal mode and synchronous setting),
@@ -51,7 +51,7 @@ if let path = options["worker"] {
 let n = Int(options["n"] ?? "") ?? 10_000
 let backlogSize = Int(options["backlog"] ?? "") ?? 1_000_000
 let repeats = max(1, Int(options["repeat"] ?? "") ?? 3)
-let all = ["enqueue", "batch", "drain", "scheduled", "group", "latency", "backlog", "processes", "throttle", "open"]
+let all = ["enqueue", "batch", "drain", "scheduled", "group", "latency", "backlog", "processes", "throttle", "open", "idle"]
 let chosen = Set(options["only"].map { $0.split(separator: ",").map(String.init) } ?? all)
 let directory = URL(fileURLWithPath: options["dir"] ?? ".build/bench-runs/\(Int(Date().timeIntervalSince1970))", isDirectory: true)
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -121,6 +121,7 @@ if chosen.contains("processes") {
 }
 if chosen.contains("throttle") { report(try await workloads.throttle()) }
 if chosen.contains("open") { report(try await workloads.openToFirstClaim(rounds: max(5, repeats))) }
+if chosen.contains("idle") { report(try await workloads.idle()) }
 if chosen.contains("backlog") {
     var backlog = try await workloads.backlog(backlogSize, rounds: repeats)
     let empty = results.first { $0.workload == "drain" }?.jobsPerSecond

@@ -6,8 +6,8 @@ extension SQLiteJobStore {
     /// (``FileChangeWatch``) and calls `onChange` when its data version moved: a commit by another
     /// connection, never this store's own. False where the file cannot be watched; engines then poll.
     ///
-    /// While this store commits (within the last 100 ms), the file's events are mostly its own: the
-    /// watch looks again 100 ms later instead of reading the data version at once, which competed
+    /// While this store commits (within the last 20 ms), the file's events are mostly its own: the
+    /// watch looks again 20 ms later instead of reading the data version at once, which competed
     /// with the engine's own calls for the store (a busy drain's endings were grouped less well).
     package nonisolated func observeChanges(_ onChange: @escaping @Sendable () -> Void) -> Bool {
         changeObserver.withLock { $0 = onChange }
@@ -20,7 +20,7 @@ extension SQLiteJobStore {
         let filter = OtherWriterFilter()
         let watch = FileChangeWatch(path: path) { [weak self] in
             filter.fileChanged(
-                busy: { [weak self] in self?.committedWithin(nanoseconds: 100_000_000) ?? false },
+                busy: { [weak self] in self?.committedWithin(nanoseconds: 20_000_000) ?? false },
                 read: { [weak self] in await self?.changeTokenUnlessPaused() }, onChange: onChange)
         }
         guard let watch else { return false }
@@ -53,7 +53,7 @@ final class OtherWriterFilter: Sendable {
 
     /// The file changed: reads the version (`read`) unless a read is under way, which then reads
     /// once more, and calls `onChange` for each version it has not seen before. While `busy` says
-    /// the store itself is writing, it looks again 100 ms later instead.
+    /// the store itself is writing, it looks again 20 ms later instead.
     func fileChanged(
         busy: @escaping @Sendable () -> Bool, read: @escaping @Sendable () async -> Int64?,
         onChange: @escaping @Sendable () -> Void
@@ -68,7 +68,7 @@ final class OtherWriterFilter: Sendable {
         }
         guard starts else { return }
         Task {
-            while busy() { try? await Task.sleep(for: .milliseconds(100)) }
+            while busy() { try? await Task.sleep(for: .milliseconds(20)) }
             while true {
                 let version = await read()
                 let moved = state.withLock { state -> Bool in
