@@ -24,14 +24,20 @@ private struct Interruptible: Job {
 /// claims while paused, running attempts given back uncounted, nothing of the file held open, and
 /// everything going on after the resume.
 @Suite(.timeLimit(.minutes(1))) struct PauseTests {
-    @Test(arguments: StoreBackend.all) func pausesGiveRunningAttemptsBackUncountedCloseTheFileAndResumeGoesOn(_ backend: StoreBackend) async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
+    /// A queue on `backend` in `directory` running `Interruptible` and `Echo`, its tracker, and
+    /// where its store is.
+    private static func queue(on backend: StoreBackend, in directory: TemporaryDirectory) async throws -> (JobQueue, RunTracker, String) {
         let tracker = RunTracker()
         let queue = try await backend.queue(in: directory, configuration: JobQueue.Configuration(pollInterval: .milliseconds(20)))
         queue.register(Interruptible(tracker: tracker))
         queue.register(Echo())
-        let file = try await backend.location(directory)
+        return (queue, tracker, try await backend.location(directory))
+    }
+
+    @Test(arguments: StoreBackend.all) func pausesGiveRunningAttemptsBackUncountedCloseTheFileAndResumeGoesOn(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (queue, tracker, file) = try await Self.queue(on: backend, in: directory)
         let engine = Task { try await queue.run() }
         defer { engine.cancel() }
         // One attempt allowed: a pause that counted it, or failed the job, would end the job.
@@ -108,11 +114,7 @@ private struct Interruptible: Job {
     @Test(arguments: StoreBackend.all) func aDrainWhileAPausedRunRunsIsLentTheTimeAndPausesItAgain(_ backend: StoreBackend) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let tracker = RunTracker()
-        let queue = try await backend.queue(in: directory, configuration: JobQueue.Configuration(pollInterval: .milliseconds(20)))
-        queue.register(Interruptible(tracker: tracker))
-        queue.register(Echo())
-        let file = try await backend.location(directory)
+        let (queue, tracker, file) = try await Self.queue(on: backend, in: directory)
         let engine = Task { try await queue.run() }
         defer { engine.cancel() }
         try await Task.sleep(for: .milliseconds(100))  // the engine's loops start
