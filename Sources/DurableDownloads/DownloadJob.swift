@@ -106,6 +106,8 @@ public struct DownloadJob: Job {
     public typealias Input = DownloadRequest
     public typealias Output = DownloadResult
     public static let name = "durable.download"
+    /// Downloads need the network: they wait while the queue's network conditions say offline.
+    public static let needsNetwork = true
 
     let client: HTTPClient
     let credentials: CredentialsProvider?

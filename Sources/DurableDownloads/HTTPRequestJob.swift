@@ -96,6 +96,8 @@ public struct HTTPRequestJob: Job {
     public typealias Input = HTTPRequestSpec
     public typealias Output = HTTPResponseRecord
     public static let name = "durable.http-request"
+    /// Requests need the network: they wait while the queue's network conditions say offline.
+    public static let needsNetwork = true
 
     let client: HTTPClient
     let credentials: CredentialsProvider?

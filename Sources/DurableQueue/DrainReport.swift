@@ -30,18 +30,23 @@ public struct DrainReport: Sendable, Hashable {
     /// queue's throttle, limit or pause).
     public var jobsStillDue: Int
     /// The earliest time more work may start: now if jobs were still due when the drain stopped
-    /// early, else the earliest of the next scheduled or retried job, a throttled queue's next
+    /// early or wait for the network, else the earliest of the next scheduled or retried job, a throttled queue's next
     /// start and a schedule's next tick; nil when nothing waits. A background task request's
     /// earliest begin date.
     public var nextDueAt: Date?
     /// Whether a job that waits (due or later) is of a type that needs the network
     /// (``Job/needsNetwork``): a background task request's network requirement.
     public var waitingWorkNeedsNetwork: Bool
+    /// Jobs due now that wait for the network: the ``JobQueue/Configuration/network`` conditions
+    /// do not meet their type's ``Job/networkRequirement`` (none without conditions).
+    public var jobsWaitingForNetwork: Int
 
     /// A report; drains make them.
     public init(
-        ending: Ending, attemptsRun: Int, jobsGivenBack: Int, jobsStillDue: Int, nextDueAt: Date?, waitingWorkNeedsNetwork: Bool
+        ending: Ending, attemptsRun: Int, jobsGivenBack: Int, jobsStillDue: Int, nextDueAt: Date?, waitingWorkNeedsNetwork: Bool,
+        jobsWaitingForNetwork: Int = 0
     ) {
+        self.jobsWaitingForNetwork = jobsWaitingForNetwork
         self.ending = ending
         self.attemptsRun = attemptsRun
         self.jobsGivenBack = jobsGivenBack

@@ -49,6 +49,11 @@ extension JobQueue {
         /// queue file) moved: see ``FileBases`` and ``StoresFilePaths``. By default the queue
         /// file's directory and the platform's application support, caches and temporary ones.
         public var fileBases = FileBases()
+        /// The network as this process sees it, for job types with a ``Job/networkRequirement``:
+        /// their jobs are claimed only while it meets the requirement. nil (the default): no gate,
+        /// every requirement is taken as met. ``NetworkConditions/systemPath()`` follows the
+        /// system's path monitor on Apple platforms.
+        public var network: NetworkConditions?
 
         /// Creates a configuration; see each property for its default.
         public init(

@@ -8,8 +8,15 @@ extension JobEngine: AttemptRefiller {
     func claimRequest(room: Int, now: Int64) -> ClaimRequest {
         ClaimRequest(
             owner: configuration.workerID, leaseDuration: configuration.leaseDuration.milliseconds, now: now, room: room,
-            kinds: registry.kinds, queues: configuration.queues,
+            kinds: claimableKinds, queues: configuration.queues,
             rotation: rotation.wrappingAdd(1, ordering: .relaxed).oldValue, excluding: state.runningJobs)
+    }
+
+    /// The registered kinds a claim may take now: those whose network requirement the
+    /// ``JobQueue/Configuration/network`` conditions meet (every one without conditions).
+    var claimableKinds: Set<String> {
+        guard let network = configuration.network else { return registry.kinds }
+        return registry.kinds(meeting: network.status)
     }
 
     /// A claim in the transaction that records `freed` endings: their places and any free room,

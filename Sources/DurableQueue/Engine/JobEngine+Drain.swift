@@ -108,8 +108,12 @@ extension JobEngine {
     func report(_ ending: DrainReport.Ending, tally: (ended: Int, givenBack: Int)) async throws -> DrainReport {
         let now = now
         let due = try await store.count(JobFilter(states: [.pending], queues: configuration.queues, kinds: registry.kinds))
+        // Due, but their network requirement is not met: due again as soon as the network is.
+        let gated = registry.kinds.subtracting(claimableKinds)
+        let waitingForNetwork =
+            gated.isEmpty ? 0 : try await store.count(JobFilter(states: [.pending], queues: configuration.queues, kinds: gated))
         var next: Int64?
-        if due > 0 && ending != .nothingDue {
+        if (due > 0 && ending != .nothingDue) || waitingForNetwork > 0 {
             next = now
         } else {
             let times = [try await store.nextWakeTime(after: now), try await store.nextScheduleTick()].compactMap { $0 }
@@ -122,6 +126,7 @@ extension JobEngine {
         }
         return DrainReport(
             ending: ending, attemptsRun: tally.ended, jobsGivenBack: tally.givenBack, jobsStillDue: due,
-            nextDueAt: next.map { Date(millisecondsSince1970: $0) }, waitingWorkNeedsNetwork: needsNetwork)
+            nextDueAt: next.map { Date(millisecondsSince1970: $0) }, waitingWorkNeedsNetwork: needsNetwork,
+            jobsWaitingForNetwork: waitingForNetwork)
     }
 }

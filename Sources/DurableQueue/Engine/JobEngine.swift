@@ -39,6 +39,8 @@ final class JobEngine: Service, Sendable {
     let recorder: AttemptRecorder
     /// The tracer of the current run (see ``recordingTracer(_:)``).
     private let runTracer = Mutex<(any Tracer)?>(nil)
+    /// Wakes the dispatcher when the network conditions change (see ``JobQueue/Configuration/network``).
+    private let networkObservation: NetworkObservation?
     /// Where the next claim's walk over the queues starts, moved on at every claim so that a busy
     /// queue cannot starve the others.
     let rotation = Atomic<Int>(0)
@@ -52,6 +54,8 @@ final class JobEngine: Service, Sendable {
         self.logsNothing = queue.logger.handler is SwiftLogNoOpLogHandler
         self.jobChanges = jobChanges
         self.recorder = AttemptRecorder(store: store, time: queue.configuration.timeSource)
+        let wake = self.wake
+        self.networkObservation = queue.configuration.network?.observe { wake.signal() }
     }
 
     /// The current time by the configured time source, in milliseconds since 1970.

@@ -46,11 +46,20 @@ public protocol Job: Sendable {
     /// job waits (``DrainReport/waitingWorkNeedsNetwork``), so that an app asks the system for
     /// background time with network connectivity only when it needs it. The default is `false`.
     static var needsNetwork: Bool { get }
+
+    /// What a job of this type needs of the network: while the queue's
+    /// ``JobQueue/Configuration/network`` conditions do not meet it, its jobs wait in `pending`
+    /// without spending an attempt. The default is ``NetworkRequirement/connected`` for a type that
+    /// ``needsNetwork``, else ``NetworkRequirement/notRequired``.
+    static var networkRequirement: NetworkRequirement { get }
 }
 
 extension Job {
     /// `false`: the job runs without the network.
     public static var needsNetwork: Bool { false }
+
+    /// ``NetworkRequirement/connected`` for a type that ``needsNetwork``, else ``NetworkRequirement/notRequired``.
+    public static var networkRequirement: NetworkRequirement { needsNetwork ? .connected : .notRequired }
 
     /// Retries every error except `CancellationError`.
     public func shouldRetry(after error: any Error) -> Bool {

@@ -9,6 +9,8 @@ protocol JobRunner: Sendable {
     func shouldRetry(after error: any Error) -> Bool
     /// The job type's ``Job/needsNetwork``.
     var needsNetwork: Bool { get }
+    /// The job type's ``Job/networkRequirement``.
+    var networkRequirement: NetworkRequirement { get }
 }
 
 /// A ``JobRunner`` over one concrete ``Job``.
@@ -31,7 +33,8 @@ struct TypedJobRunner<J: Job>: JobRunner {
         error is InputDecodingError ? false : job.shouldRetry(after: error)
     }
 
-    var needsNetwork: Bool { J.needsNetwork }
+    var needsNetwork: Bool { J.needsNetwork || J.networkRequirement != .notRequired }
+    var networkRequirement: NetworkRequirement { J.networkRequirement }
 }
 
 /// A stored input that the registered type cannot decode: retrying cannot help.
@@ -61,6 +64,11 @@ final class JobRegistry: Sendable {
 
     /// Every registered name.
     var kinds: Set<String> { runners.withLock { Set($0.keys) } }
+
+    /// The registered names of job types whose network requirement `status` meets.
+    func kinds(meeting status: NetworkStatus) -> Set<String> {
+        runners.withLock { Set($0.filter { status.meets($0.value.networkRequirement) }.keys) }
+    }
 
     /// The registered names of job types that need the network (``Job/needsNetwork``).
     var networkKinds: Set<String> { runners.withLock { Set($0.filter { $0.value.needsNetwork }.keys) } }
