@@ -51,7 +51,7 @@ extension JobQueue {
         public var fileBases = FileBases()
         /// The network as this process sees it, for job types with a ``Job/networkRequirement``:
         /// their jobs are claimed only while it meets the requirement. nil (the default): no gate,
-        /// every requirement is taken as met. ``NetworkConditions/systemPath()`` follows the
+        /// every requirement is taken as met. `NetworkConditions.systemPath()` follows the
         /// system's path monitor on Apple platforms.
         public var network: NetworkConditions?
 

@@ -3,7 +3,7 @@ import Synchronization
 /// The network as a queue's engine sees it, for the jobs that need it (``Job/networkRequirement``):
 /// set it from wherever the application learns of the network (a path monitor, a reachability
 /// callback, a test), and the engine claims only jobs whose requirement the status meets; a
-/// change wakes it at once. On Apple platforms ``systemPath()`` follows the system's path monitor.
+/// change wakes it at once. On Apple platforms `systemPath()` follows the system's path monitor.
 ///
 /// For example:
 /// ```swift
