@@ -38,7 +38,8 @@ public struct DrainReport: Sendable, Hashable {
     /// (``Job/needsNetwork``): a background task request's network requirement.
     public var waitingWorkNeedsNetwork: Bool
     /// Jobs due now that wait for the network: the ``JobQueue/Configuration/network`` conditions
-    /// do not meet their type's ``Job/networkRequirement`` (none without conditions).
+    /// do not meet their type's ``Job/networkRequirement`` or their queue's
+    /// (``JobQueue/Configuration/queueNetworkRequirements``); none without conditions.
     public var jobsWaitingForNetwork: Int
 
     /// A report; drains make them.

@@ -54,6 +54,11 @@ extension JobQueue {
         /// every requirement is taken as met. `NetworkConditions.systemPath()` follows the
         /// system's path monitor on Apple platforms.
         public var network: NetworkConditions?
+        /// What each named queue needs of the network, whatever its jobs' types say: while
+        /// ``network`` does not meet it, this process claims nothing from the queue (its jobs wait
+        /// in `pending`, their attempts unspent). A setting of this process, as ``queues`` is.
+        /// Default: none.
+        public var queueNetworkRequirements: [String: NetworkRequirement] = [:]
 
         /// Creates a configuration; see each property for its default.
         public init(

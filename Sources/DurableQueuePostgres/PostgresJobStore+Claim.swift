@@ -39,7 +39,7 @@ extension PostgresJobStore {
         }
         guard request.room > 0, !request.kinds.isEmpty else { return [] }
         let queues = try rows.map { row in (settings: try QueueStartSettings(row), hasPending: try row.bool(9)) }
-            .filter { request.queues?.contains($0.settings.name) ?? true }
+            .filter { request.takes(queue: $0.settings.name) }
         guard !queues.isEmpty else { return [] }
         let first = Int(request.rotation.magnitude % UInt(queues.count))
         var claimed: [ClaimedJob] = []

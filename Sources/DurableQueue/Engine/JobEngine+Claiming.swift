@@ -6,10 +6,20 @@ extension JobEngine: AttemptRefiller {
     /// never a job with an attempt still running here (one whose lease was lost keeps running until
     /// its handler returns).
     func claimRequest(room: Int, now: Int64) -> ClaimRequest {
-        ClaimRequest(
+        var request = ClaimRequest(
             owner: configuration.workerID, leaseDuration: configuration.leaseDuration.milliseconds, now: now, room: room,
             kinds: claimableKinds, queues: configuration.queues,
             rotation: rotation.wrappingAdd(1, ordering: .relaxed).oldValue, excluding: state.runningJobs)
+        request.excludedQueues = gatedQueues
+        return request
+    }
+
+    /// The queues whose ``JobQueue/Configuration/queueNetworkRequirements`` the network
+    /// conditions do not meet now (none without conditions).
+    var gatedQueues: Set<String> {
+        guard let network = configuration.network, !configuration.queueNetworkRequirements.isEmpty else { return [] }
+        let status = network.status
+        return Set(configuration.queueNetworkRequirements.filter { !status.meets($0.value) }.keys)
     }
 
     /// The registered kinds a claim may take now: those whose network requirement the

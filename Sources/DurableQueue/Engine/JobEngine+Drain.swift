@@ -104,14 +104,31 @@ extension JobEngine {
         }
     }
 
+    /// Pending jobs this process would run but for the network: of a kind whose requirement the
+    /// conditions do not meet, or in a queue whose requirement they do not meet (each job once).
+    private func jobsWaitingForNetwork() async throws -> Int {
+        let kinds = registry.kinds
+        let gatedKinds = kinds.subtracting(claimableKinds)
+        let gatedQueues = self.gatedQueues.filter { configuration.queues?.contains($0) ?? true }
+        var count = 0
+        if !gatedKinds.isEmpty {
+            count += try await store.count(JobFilter(states: [.pending], queues: configuration.queues, kinds: gatedKinds))
+        }
+        if !gatedQueues.isEmpty {
+            count += try await store.count(JobFilter(states: [.pending], queues: gatedQueues, kinds: kinds))
+            if !gatedKinds.isEmpty {
+                count -= try await store.count(JobFilter(states: [.pending], queues: gatedQueues, kinds: gatedKinds))
+            }
+        }
+        return count
+    }
+
     /// What the drain did and what is left.
     func report(_ ending: DrainReport.Ending, tally: (ended: Int, givenBack: Int)) async throws -> DrainReport {
         let now = now
         let due = try await store.count(JobFilter(states: [.pending], queues: configuration.queues, kinds: registry.kinds))
         // Due, but their network requirement is not met: due again as soon as the network is.
-        let gated = registry.kinds.subtracting(claimableKinds)
-        let waitingForNetwork =
-            gated.isEmpty ? 0 : try await store.count(JobFilter(states: [.pending], queues: configuration.queues, kinds: gated))
+        let waitingForNetwork = try await jobsWaitingForNetwork()
         var next: Int64?
         if (due > 0 && ending != .nothingDue) || waitingForNetwork > 0 {
             next = now

@@ -22,7 +22,7 @@ extension SQLiteJobStore {
         let (all, due) = try queuesAndDue(now: request.now)
         if due { try promoteDueJobs(now: request.now) }
         guard request.room > 0, !request.kinds.isEmpty else { return [] }
-        let queues = all.filter { request.queues?.contains($0.name) ?? true }
+        let queues = all.filter { request.takes(queue: $0.name) }
         guard !queues.isEmpty else { return [] }
         let first = request.rotation.magnitude % UInt(queues.count)
         var claimed: [ClaimedJob] = []

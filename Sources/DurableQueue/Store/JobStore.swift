@@ -168,6 +168,14 @@ package struct ClaimRequest: Sendable, Hashable {
     package var rotation: Int
     /// Jobs never to claim: those with an earlier attempt still running in the claiming process.
     package var excluding: Set<JobID>
+    /// Queues not to claim from now, even if ``queues`` has them (their network requirement is not met).
+    package var excludedQueues: Set<String> = []
+
+    /// Whether the claim takes jobs of `queue`: one of ``queues`` (or any), and not excluded. The
+    /// rule both stores apply to the queues they read.
+    package func takes(queue: String) -> Bool {
+        (queues?.contains(queue) ?? true) && !excludedQueues.contains(queue)
+    }
 
     package init(
         owner: String, leaseDuration: Int64, now: Int64, room: Int, kinds: Set<String>, queues: Set<String>? = nil,

@@ -59,6 +59,30 @@ private struct BigDownload: Job {
         #expect(try await big.result(timeout: .seconds(5)) == "big")
     }
 
+    @Test(arguments: StoreBackend.all) func aQueueThatNeedsTheNetworkWaitsForItWhateverItsJobs(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let network = NetworkConditions(.offline)
+        var configuration = JobQueue.Configuration(pollInterval: .milliseconds(20))
+        configuration.network = network
+        configuration.queueNetworkRequirements = ["sync": .connected]
+        let queue = try await backend.queue(in: directory, configuration: configuration)
+        queue.register(Echo())
+        let sync = try await queue.enqueue(Echo.self, "sync", options: EnqueueOptions(queue: "sync"))
+        let local = try await queue.enqueue(Echo.self, "local")
+
+        let offline = try await queue.drain()
+        #expect(offline.attemptsRun == 1 && offline.jobsWaitingForNetwork == 1 && offline.nextDueAt != nil, "\(offline)")
+        #expect(try await queue.store.job(local.id).state == .succeeded)
+        let waiting = try await queue.store.job(sync.id)
+        #expect(waiting.state == .pending && waiting.attempts == 0)
+
+        network.update(.metered)
+        let online = try await queue.drain()
+        #expect(online.attemptsRun == 1 && online.jobsWaitingForNetwork == 0 && online.nextDueAt == nil, "\(online)")
+        #expect(try await sync.result() == "sync")
+    }
+
     @Test func theStatusMeetsRequirementsAsDocumented() {
         #expect(NetworkStatus.offline.meets(.notRequired) && !NetworkStatus.offline.meets(.connected))
         #expect(NetworkStatus.metered.meets(.connected) && !NetworkStatus.metered.meets(.unmetered))
