@@ -1,8 +1,5 @@
-import AsyncHTTPClient
 import DurableQueue
 import Foundation
-import NIOCore
-import NIOHTTP1
 
 /// What to download and where: the input of a ``DownloadJob``, stored as JSON (never a secret:
 /// credentials come from the ``CredentialsProvider`` when the request is sent).
@@ -109,7 +106,8 @@ public struct DownloadJob: Job {
     /// Downloads need the network: they wait while the queue's network conditions say offline.
     public static let needsNetwork = true
 
-    let client: HTTPClient
+    /// What carries the bytes.
+    let transport: any HTTPTransport
     let credentials: CredentialsProvider?
     let retryable: RetryableConditions
     /// How many bytes between two checkpoints (and progress updates).
@@ -206,44 +204,37 @@ public struct DownloadJob: Job {
         _ url: URL, input: DownloadRequest, part: PartFile, checkpoint: inout DownloadCheckpoint?, serverName: inout String?,
         context: JobContext
     ) async throws -> FetchOutcome {
-        var request = HTTPClientRequest(url: input.url)
-        for (name, value) in input.headers { request.headers.add(name: name, value: value) }
-        if let credentials { for (name, value) in try await credentials(url) { request.headers.replaceOrAdd(name: name, value: value) } }
+        var headers = input.headers.sorted { $0.key < $1.key }.map { HeaderField($0.key, $0.value) }
+        if let credentials { Self.replace(in: &headers, with: try await credentials(url)) }
         let resumeFrom = part.length
         if resumeFrom > 0 {
-            request.headers.replaceOrAdd(name: "Range", value: "bytes=\(resumeFrom)-")
-            if let validator = checkpoint?.etag ?? checkpoint?.lastModified {
-                request.headers.replaceOrAdd(name: "If-Range", value: validator)
-            }
+            var resume = [("Range", "bytes=\(resumeFrom)-")]
+            if let validator = checkpoint?.etag ?? checkpoint?.lastModified { resume.append(("If-Range", validator)) }
+            Self.replace(in: &headers, with: resume)
         }
-        let response: HTTPClientResponse
-        do {
-            response = try await client.execute(request, timeout: .seconds(3600))
-        } catch {
-            throw TransportError.from(error, url: url)
-        }
-        serverName = response.headers.first(name: "Content-Disposition").flatMap(FileName.fromContentDisposition)
-        let etag = response.headers.first(name: "ETag")
-        let lastModified = response.headers.first(name: "Last-Modified")
-        switch response.status.code {
+        let response = try await transport.send(TransportRequest(url: url, headers: headers, timeout: .seconds(3600)))
+        serverName = response.header("Content-Disposition").flatMap(FileName.fromContentDisposition)
+        let etag = response.header("ETag")
+        let lastModified = response.header("Last-Modified")
+        switch response.status {
         case 206:
-            guard Self.rangeStart(response.headers) == resumeFrom,
+            guard Self.rangeStart(response) == resumeFrom,
                   checkpoint == nil || checkpoint?.etag == nil || etag == nil || checkpoint?.etag == etag
             else { return .restart }
         case 200:
             if resumeFrom > 0 { try part.truncate(to: 0) }
         case 416 where resumeFrom > 0:
             // Already complete if the server's length is what we hold.
-            let total = response.headers.first(name: "Content-Range").flatMap { Int64($0.split(separator: "/").last ?? "") }
+            let total = response.header("Content-Range").flatMap { Int64($0.split(separator: "/").last ?? "") }
             return total == resumeFrom || input.size == resumeFrom ? .complete : .restart
         case 400...:
             throw HTTPStatusError(
-                status: Int(response.status.code), body: try await Self.prefix(of: response.body),
-                retryAfter: response.headers.first(name: "Retry-After").flatMap(Int64.init).map { .seconds($0) })
+                status: response.status, body: try await response.body.prefix(),
+                retryAfter: response.header("Retry-After").flatMap(Int64.init).map { .seconds($0) })
         default:
-            throw HTTPStatusError(status: Int(response.status.code), body: "", retryAfter: nil)
+            throw HTTPStatusError(status: response.status, body: "", retryAfter: nil)
         }
-        let total = response.headers.first(name: "Content-Length").flatMap(Int64.init).map { $0 + part.length }
+        let total = response.header("Content-Length").flatMap(Int64.init).map { $0 + part.length }
         var saved = DownloadCheckpoint(bytes: part.length, total: total, etag: etag, lastModified: lastModified)
         try await save(saved, context: context)
         let report = progressReporter(
@@ -253,9 +244,9 @@ public struct DownloadJob: Job {
         do {
             saved = try await IdleWatchdog.run(timeout: idleTimeout) { [saved, checkpointBytes] watchdog in
                 var saved = saved
-                for try await buffer in response.body {
+                for try await chunk in response.body {
                     watchdog.heard()
-                    try buffer.withUnsafeReadableBytes { try part.append($0) }
+                    try chunk.withUnsafeBytes { try part.append($0) }
                     report?(part.length)
                     if part.length - saved.bytes >= checkpointBytes {
                         saved.bytes = part.length
@@ -271,14 +262,14 @@ public struct DownloadJob: Job {
                 saved.bytes = part.length
                 try? await save(saved, context: context)
             }
-            throw TransportError.from(error, url: url)
+            throw error
         }
         saved.bytes = part.length
         try await save(saved, context: context)
         checkpoint = saved
         if let total, part.length != total {
             // A body cut short of its length is a transport failure: retry, resuming from the checkpoint.
-            throw HTTPClientError.remoteConnectionClosed
+            throw TransportError.closedEarly(url)
         }
         return .complete
     }
@@ -339,17 +330,16 @@ public struct DownloadJob: Job {
     }
 
     /// The first byte of a `Content-Range: bytes N-M/T` header.
-    private static func rangeStart(_ headers: HTTPHeaders) -> Int64? {
-        guard let range = headers.first(name: "Content-Range"), range.hasPrefix("bytes ") else { return nil }
+    private static func rangeStart(_ response: TransportResponse) -> Int64? {
+        guard let range = response.header("Content-Range"), range.hasPrefix("bytes ") else { return nil }
         return Int64(range.dropFirst("bytes ".count).split(separator: "-").first ?? "")
     }
 
-    /// Up to 4 KiB of a body, as text.
-    static func prefix(of body: HTTPClientResponse.Body) async throws -> String {
-        var bytes: [UInt8] = []
-        for try await buffer in body where bytes.count < 4_096 {
-            bytes += buffer.readableBytesView.prefix(4_096 - bytes.count)
+    /// `headers` with each of `replacements` in place of any header of its name (case-insensitive).
+    static func replace(in headers: inout [HeaderField], with replacements: [(String, String)]) {
+        for (name, value) in replacements {
+            headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+            headers.append(HeaderField(name, value))
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

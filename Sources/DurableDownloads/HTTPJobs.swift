@@ -32,7 +32,8 @@ public struct HTTPJobs: Sendable {
     public let requestQueue: String
     /// The named queue downloads go to. Default "downloads".
     public let downloadQueue: String
-    let client: HTTPClient
+    /// What carries the bytes of every request and download.
+    let transport: any HTTPTransport
     let credentials: CredentialsProvider?
     let retryable: RetryableConditions
     let responseDirectory: String
@@ -48,6 +49,8 @@ public struct HTTPJobs: Sendable {
     ///
     /// - Parameters:
     ///   - queue: The queue whose file holds the requests and downloads; their job types are registered on it.
+    ///   - transport: What carries the bytes; nil (the default) is an ``AsyncHTTPClientTransport``
+    ///     over `client`.
     ///   - client: The HTTP client; nil (the default) uses one with the shared client's settings but
     ///     a connect timeout of `connectTimeout`.
     ///   - connectTimeout: How long a connection may take to open (a refused one is tried again until
@@ -73,7 +76,7 @@ public struct HTTPJobs: Sendable {
     ///     platforms with data protection; ignored elsewhere); nil (the default) leaves the app's.
     ///     A download's final file keeps its part file's class.
     public init(
-        queue: JobQueue, client: HTTPClient? = nil, connectTimeout: Duration = .seconds(10), credentials: CredentialsProvider? = nil,
+        queue: JobQueue, transport: (any HTTPTransport)? = nil, client: HTTPClient? = nil, connectTimeout: Duration = .seconds(10), credentials: CredentialsProvider? = nil,
         retryable: RetryableConditions = RetryableConditions(), responseDirectory: String = "{queue}/responses",
         checkpointBytes: Int64 = 1 << 20, idleTimeout: Duration = .seconds(30), inlineBodyLimit: Int = 64 << 10,
         requestQueue: String = "http",
@@ -82,7 +85,7 @@ public struct HTTPJobs: Sendable {
     ) {
         self.fileProtection = fileProtection
         self.queue = queue
-        self.client = client ?? DefaultHTTPClient.connecting(within: connectTimeout)
+        self.transport = transport ?? AsyncHTTPClientTransport(client: client ?? DefaultHTTPClient.connecting(within: connectTimeout))
         self.credentials = credentials
         self.retryable = retryable
         self.responseDirectory = queue.storedPath(responseDirectory)
@@ -100,11 +103,11 @@ public struct HTTPJobs: Sendable {
     public func register() {
         queue.register(
             HTTPRequestJob(
-                client: client, credentials: credentials, retryable: retryable, inlineBodyLimit: inlineBodyLimit,
+                transport: transport, credentials: credentials, retryable: retryable, inlineBodyLimit: inlineBodyLimit,
                 responseDirectory: responseDirectory, fileProtection: fileProtection, idleTimeout: idleTimeout))
         queue.register(
             DownloadJob(
-                client: client, credentials: credentials, retryable: retryable, checkpointBytes: checkpointBytes,
+                transport: transport, credentials: credentials, retryable: retryable, checkpointBytes: checkpointBytes,
                 idleTimeout: idleTimeout, progressObserver: downloadProgress, protectedPaths: protectedPaths,
                 fileProtection: fileProtection))
     }

@@ -1,10 +1,7 @@
-import AsyncHTTPClient
 import Crypto
 import DurableQueue
 import Foundation
 import Logging
-import NIOCore
-import NIOHTTP1
 
 /// One header line.
 public struct HeaderField: Codable, Sendable, Hashable {
@@ -99,7 +96,8 @@ public struct HTTPRequestJob: Job {
     /// Requests need the network: they wait while the queue's network conditions say offline.
     public static let needsNetwork = true
 
-    let client: HTTPClient
+    /// What carries the bytes.
+    let transport: any HTTPTransport
     let credentials: CredentialsProvider?
     let retryable: RetryableConditions
     /// Bodies up to this many bytes are kept inline in the output; larger ones go to a file.
@@ -120,41 +118,35 @@ public struct HTTPRequestJob: Job {
         guard let url = URL(string: input.url), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw DownloadError("'\(input.url)' is not an http(s) URL")
         }
-        var request = HTTPClientRequest(url: input.url)
-        request.method = HTTPMethod(rawValue: input.method)
-        for header in input.headers { request.headers.add(name: header.name, value: header.value) }
-        if let credentials { for (name, value) in try await credentials(url) { request.headers.replaceOrAdd(name: name, value: value) } }
+        var headers = input.headers
+        if let credentials { DownloadJob.replace(in: &headers, with: try await credentials(url)) }
         let progress = ProgressReporter(context: context)
-        if let body = input.body {
-            request.body = .bytes(ByteBuffer(bytes: body))
+        var body: TransportRequest.Body?
+        if let bytes = input.body {
+            body = .bytes(bytes)
         } else if let bodyFile = input.bodyFile {
             let size = (try FileManager.default.attributesOfItem(atPath: bodyFile)[.size] as? Int) ?? 0
-            request.body = .stream(FileChunks(path: bodyFile, size: size, progress: progress), length: .known(Int64(size)))
+            body = .file(path: bodyFile, size: size) { sent in await progress.report(size > 0 ? Double(sent) / Double(size) : 1) }
         }
-        let response: HTTPClientResponse
-        do {
-            response = try await client.execute(request, timeout: .seconds(300))
-        } catch {
-            throw TransportError.from(error, url: url)
-        }
-        let status = Int(response.status.code)
+        let response = try await transport.send(
+            TransportRequest(method: input.method, url: url, headers: headers, body: body, timeout: .seconds(300)))
+        let status = response.status
         if status >= 400 {
             throw HTTPStatusError(
-                status: status, body: try await DownloadJob.prefix(of: response.body),
-                retryAfter: response.headers.first(name: "Retry-After").flatMap(Int64.init).map { .seconds($0) })
+                status: status, body: try await response.body.prefix(),
+                retryAfter: response.header("Retry-After").flatMap(Int64.init).map { .seconds($0) })
         }
-        let total = response.headers.first(name: "Content-Length").flatMap(Int.init)
+        let total = response.header("Content-Length").flatMap(Int.init)
         let responseDirectory = try context.resolvedPath(responseDirectory)
-        let (inline, bodyFile) = try await Self.mappingTransportErrors(url) {
-            try await IdleWatchdog.run(timeout: idleTimeout) { [inlineBodyLimit, fileProtection] watchdog in
+        let (inline, bodyFile) = try await IdleWatchdog.run(timeout: idleTimeout) { [inlineBodyLimit, fileProtection] watchdog in
                 var inline: [UInt8] = []
                 var file: PartFile?
                 var received = 0
-                for try await buffer in response.body {
+                for try await chunk in response.body {
                     watchdog.heard()
-                    received += buffer.readableBytes
-                    if file == nil && inline.count + buffer.readableBytes <= inlineBodyLimit {
-                        inline += buffer.readableBytesView
+                    received += chunk.count
+                    if file == nil && inline.count + chunk.count <= inlineBodyLimit {
+                        inline += chunk
                     } else {
                         if file == nil {
                             try FileManager.default.createDirectory(atPath: responseDirectory, withIntermediateDirectories: true)
@@ -165,27 +157,15 @@ public struct HTTPRequestJob: Job {
                             try inline.withUnsafeBytes { try file?.append($0) }
                             inline = []
                         }
-                        try buffer.withUnsafeReadableBytes { try file?.append($0) }
+                        try chunk.withUnsafeBytes { try file?.append($0) }
                     }
                     if let total, total > 0 { await progress.report(Double(received) / Double(total)) }
                 }
                 return (inline, file?.path)
-            }
         }
         return HTTPResponseRecord(
-            status: status, headers: response.headers.map { HeaderField($0.name, $0.value) },
+            status: status, headers: response.headers,
             body: bodyFile == nil ? Data(inline) : nil, bodyFile: bodyFile)
-    }
-}
-
-extension HTTPRequestJob {
-    /// Runs `body`, turning connection failures into ``TransportError``.
-    fileprivate static func mappingTransportErrors<T>(_ url: URL, _ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch {
-            throw TransportError.from(error, url: url)
-        }
     }
 }
 
@@ -208,31 +188,5 @@ actor ProgressReporter {
         } catch {
             context.logger.debug("could not save the transfer's progress: \(error)")
         }
-    }
-}
-
-/// A file's content in 64 KiB chunks, reporting upload progress as they are taken.
-struct FileChunks: AsyncSequence, Sendable {
-    typealias Element = ByteBuffer
-    let path: String
-    let size: Int
-    let progress: ProgressReporter
-
-    struct AsyncIterator: AsyncIteratorProtocol {
-        let handle: FileHandle?
-        let size: Int
-        let progress: ProgressReporter
-        var sent = 0
-
-        mutating func next() async throws -> ByteBuffer? {
-            guard let handle, let data = try handle.read(upToCount: 65_536), !data.isEmpty else { return nil }
-            sent += data.count
-            await progress.report(size > 0 ? Double(sent) / Double(size) : 1)
-            return ByteBuffer(bytes: data)
-        }
-    }
-
-    func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(handle: FileHandle(forReadingAtPath: path), size: size, progress: progress)
     }
 }
