@@ -20,6 +20,7 @@ let package = Package(
     products: [
         .library(name: "DurableQueue", targets: ["DurableQueue"]),
         .library(name: "DurableDownloads", targets: ["DurableDownloads"]),
+        .library(name: "DurableDownloadsAsyncHTTPClient", targets: ["DurableDownloadsAsyncHTTPClient"]),
         .library(name: "DurableQueueTesting", targets: ["DurableQueueTesting"]),
         .library(name: "DurableQueuePostgres", targets: ["DurableQueuePostgres"]),
         .library(name: "DurableQueueDashboard", targets: ["DurableQueueDashboard"]),
@@ -85,19 +86,30 @@ let package = Package(
             resources: [.copy("PrivacyInfo.xcprivacy")],
             swiftSettings: swiftSettings
         ),
+        // The download and request jobs over a transport protocol: no NIO, no HTTP client.
         .target(
             name: "DurableDownloads",
             dependencies: [
                 "DurableQueue",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             // Why it reads file metadata (stat of its own part files, inside the app's container).
             resources: [.copy("PrivacyInfo.xcprivacy")],
+            swiftSettings: swiftSettings
+        ),
+        // The AsyncHTTPClient transport (NIO, its TLS): its own product, so that an app on another
+        // transport links none of it.
+        .target(
+            name: "DurableDownloadsAsyncHTTPClient",
+            dependencies: [
+                "DurableDownloads",
+                "DurableQueue",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         // The PostgreSQL store: the same JobQueue on a database many machines share. Its own target
@@ -156,7 +168,7 @@ let package = Package(
                 "DurableQueueInspection",
                 "DurableQueueDashboard",
                 "DurableQueue",
-                "DurableDownloads",
+                "DurableDownloads", "DurableDownloadsAsyncHTTPClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -181,7 +193,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "durableq-download-worker",
-            dependencies: ["DurableQueue", "DurableDownloads"],
+            dependencies: ["DurableQueue", "DurableDownloads", "DurableDownloadsAsyncHTTPClient"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -254,7 +266,7 @@ let package = Package(
             name: "DurableDownloadsTests",
             dependencies: [
                 "DurableQueue",
-                "DurableDownloads",
+                "DurableDownloads", "DurableDownloadsAsyncHTTPClient",
                 "DurableQueueTestSupport",
                 "DurableQueueTestServer",
                 "durableq-download-worker",
@@ -307,7 +319,7 @@ let package = Package(
             name: "durableqTests",
             dependencies: [
                 "DurableQueue",
-                "DurableDownloads",
+                "DurableDownloads", "DurableDownloadsAsyncHTTPClient",
                 "DurableQueueTestSupport",
                 "DurableQueueTestServer",
                 "durableq",

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import DurableQueue
 import Foundation
 
@@ -18,7 +17,7 @@ public enum DuplicatePolicy: String, Sendable, Hashable, CaseIterable {
 /// For example:
 /// ```swift
 /// let queue = try JobQueue(path: "app.sqlite")
-/// let http = HTTPJobs(queue: queue)
+/// let http = HTTPJobs(queue: queue)  // over AsyncHTTPClient: import DurableDownloadsAsyncHTTPClient
 /// http.register()
 /// try await http.configureRequestQueue(concurrencyLimit: 2)
 /// let file = try await http.download(DownloadRequest(url: "https://example.com/big.iso", directory: "downloads"))
@@ -49,13 +48,8 @@ public struct HTTPJobs: Sendable {
     ///
     /// - Parameters:
     ///   - queue: The queue whose file holds the requests and downloads; their job types are registered on it.
-    ///   - transport: What carries the bytes; nil (the default) is an ``AsyncHTTPClientTransport``
-    ///     over `client`.
-    ///   - client: The HTTP client; nil (the default) uses one with the shared client's settings but
-    ///     a connect timeout of `connectTimeout`.
-    ///   - connectTimeout: How long a connection may take to open (a refused one is tried again until
-    ///     then) before the attempt fails with ``TransportError`` and retries; default 10 s. Ignored
-    ///     when `client` is given: its own configuration applies.
+    ///   - transport: What carries the bytes (see ``HTTPTransport``). `DurableDownloadsAsyncHTTPClient`
+    ///     adds an initializer without it, over AsyncHTTPClient.
     ///   - credentials: Headers added when a request is sent (e.g. `Authorization`); never stored.
     ///   - retryable: Which failures retry (within each job's retry policy).
     ///   - responseDirectory: Where response bodies larger than `inlineBodyLimit` are written; by
@@ -76,7 +70,7 @@ public struct HTTPJobs: Sendable {
     ///     platforms with data protection; ignored elsewhere); nil (the default) leaves the app's.
     ///     A download's final file keeps its part file's class.
     public init(
-        queue: JobQueue, transport: (any HTTPTransport)? = nil, client: HTTPClient? = nil, connectTimeout: Duration = .seconds(10), credentials: CredentialsProvider? = nil,
+        queue: JobQueue, transport: any HTTPTransport, credentials: CredentialsProvider? = nil,
         retryable: RetryableConditions = RetryableConditions(), responseDirectory: String = "{queue}/responses",
         checkpointBytes: Int64 = 1 << 20, idleTimeout: Duration = .seconds(30), inlineBodyLimit: Int = 64 << 10,
         requestQueue: String = "http",
@@ -85,7 +79,7 @@ public struct HTTPJobs: Sendable {
     ) {
         self.fileProtection = fileProtection
         self.queue = queue
-        self.transport = transport ?? AsyncHTTPClientTransport(client: client ?? DefaultHTTPClient.connecting(within: connectTimeout))
+        self.transport = transport
         self.credentials = credentials
         self.retryable = retryable
         self.responseDirectory = queue.storedPath(responseDirectory)

@@ -1,6 +1,5 @@
 import DurableQueue
 import Foundation
-import NIOHTTP1
 
 /// A response with status 400 or above: the status, the start of the body, and when the server
 /// asked to be tried again (`Retry-After`).
@@ -22,8 +21,7 @@ public struct HTTPStatusError: RetryAfterError, CustomStringConvertible, Sendabl
     /// `HTTP 404 Not Found`, then a one-line excerpt of the body: an HTML page's title, or the
     /// body's first line, at most 100 characters.
     public var description: String {
-        let reason = HTTPResponseStatus(statusCode: status).reasonPhrase
-        let head = "HTTP \(status)" + (reason.isEmpty || reason.hasPrefix("Unknown") ? "" : " \(reason)")
+        let head = "HTTP \(status)" + (Self.reasonPhrases[status].map { " \($0)" } ?? "")
         guard let excerpt = Self.excerpt(of: body), excerpt != head, !head.hasSuffix(excerpt) else { return head }
         return "\(head): \(excerpt)"
     }
@@ -44,6 +42,20 @@ public struct HTTPStatusError: RetryAfterError, CustomStringConvertible, Sendabl
         guard let line else { return nil }
         return line.count > 100 ? String(line.prefix(99)) + "…" : line
     }
+
+    /// The reason phrases of the error statuses (RFC 9110 and the registry's others).
+    static let reasonPhrases: [Int: String] = [
+        400: "Bad Request", 401: "Unauthorized", 402: "Payment Required", 403: "Forbidden", 404: "Not Found",
+        405: "Method Not Allowed", 406: "Not Acceptable", 407: "Proxy Authentication Required", 408: "Request Timeout",
+        409: "Conflict", 410: "Gone", 411: "Length Required", 412: "Precondition Failed", 413: "Payload Too Large",
+        414: "URI Too Long", 415: "Unsupported Media Type", 416: "Range Not Satisfiable", 417: "Expectation Failed",
+        418: "I'm A Teapot", 421: "Misdirected Request", 422: "Unprocessable Entity", 423: "Locked", 424: "Failed Dependency",
+        425: "Too Early", 426: "Upgrade Required", 428: "Precondition Required", 429: "Too Many Requests",
+        431: "Request Header Fields Too Large", 451: "Unavailable For Legal Reasons", 500: "Internal Server Error",
+        501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout",
+        505: "HTTP Version Not Supported", 506: "Variant Also Negotiates", 507: "Insufficient Storage", 508: "Loop Detected",
+        510: "Not Extended", 511: "Network Authentication Required",
+    ]
 }
 
 /// Which failed attempts of requests and downloads are tried again (within the job's retry policy).

@@ -14,17 +14,17 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
     public var description: String { message }
 
     /// The host and port of `url`, as messages name them.
-    static func place(of url: URL) -> String {
+    package static func place(of url: URL) -> String {
         "\(url.host ?? "?"):\(url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80))"
     }
 
     /// The connection to `url` closed before the response's body ended.
-    static func closedEarly(_ url: URL) -> TransportError {
+    package static func closedEarly(_ url: URL) -> TransportError {
         TransportError("\(place(of: url)) closed the connection before the response ended")
     }
 
     /// An `errno` in words.
-    static func reason(errno code: Int32) -> String {
+    package static func reason(errno code: Int32) -> String {
         switch code {
         case ECONNREFUSED: "connection refused"
         case ECONNRESET: "connection reset by the server"

@@ -5,6 +5,7 @@
 //       (checked against SHA256 unless it is "") is done; prints "ready" once running, then
 //       "downloaded PATH" and "peak-rss-kb N".
 import DurableDownloads
+import DurableDownloadsAsyncHTTPClient
 import DurableQueue
 import Foundation
 

@@ -1,5 +1,6 @@
 import Crypto
 import DurableDownloads
+import DurableDownloadsAsyncHTTPClient
 import DurableQueueTestServer
 import DurableQueueTestSupport
 import Foundation

@@ -1,4 +1,5 @@
 import DurableDownloads
+import DurableDownloadsAsyncHTTPClient
 import DurableQueueTestServer
 import DurableQueueTestSupport
 import Foundation

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import DurableDownloads
+import DurableDownloadsAsyncHTTPClient
 import DurableQueue
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+import DurableDownloads
 import AsyncHTTPClient
 import Foundation
 import NIOCore

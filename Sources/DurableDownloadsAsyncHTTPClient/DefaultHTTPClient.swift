@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import NIOCore
 import Synchronization
 
-/// The HTTP clients ``HTTPJobs`` uses when given none: the shared client's settings with a short
+/// The HTTP clients `HTTPJobs` uses when given none: the shared client's settings with a short
 /// connect timeout (the shared one waits 90 s, retrying a refused connection all that time). One
 /// client per timeout, kept for the life of the process, as `HTTPClient.shared` is.
 enum DefaultHTTPClient {
