@@ -90,8 +90,9 @@ package actor SQLiteJobStore {
             throw Self.mapped(error, operation: "open the job database", path: path, busyTimeout: options.busyTimeout)
         }
         // While paused, the file is closed again at the end of each call (see ``setPaused(_:)``).
-        executor.setAfterEachJob { [unowned self] in
-            self.assumeIsolated { $0.closeIfPaused() }
+        // Weak: the job just run may have held the last reference to the store.
+        executor.setAfterEachJob { [weak self] in
+            self?.assumeIsolated { $0.closeIfPaused() }
         }
     }
 

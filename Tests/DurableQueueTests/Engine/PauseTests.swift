@@ -142,4 +142,17 @@ private struct Interruptible: Job {
         await queue.resumeInThisProcess()
         #expect(try await queue.handle(Interruptible.self, id: long.id).result(timeout: .seconds(10)) == "done")
     }
+
+    @Test func aQueueReleasedWhilePausedGoesAwayCleanly() async throws {
+        // The store closes its file after each call while paused, on its own queue: the call that
+        // held the last reference must not leave that close a store already gone.
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        for round in 0..<200 {
+            let queue = try JobQueue(path: directory.path("jobs-\(round).sqlite"))
+            await queue.pauseInThisProcess()
+            _ = try await queue.enqueue(Echo.self, "while paused")
+            _ = try await queue.store.job(JobID(1))
+        }
+    }
 }
