@@ -5,7 +5,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// An ``HTTPTransport`` over AsyncHTTPClient: in-process, on every platform.
+/// An `HTTPTransport` over AsyncHTTPClient: in-process, on every platform.
 public struct AsyncHTTPClientTransport: HTTPTransport {
     /// The client that sends the requests.
     public let client: HTTPClient
@@ -44,7 +44,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             })
     }
 
-    /// `error`, thrown while fetching `url`, as a ``TransportError`` with a plain message; errors
+    /// `error`, thrown while fetching `url`, as a `TransportError` with a plain message; errors
     /// that are not about the connection (a cancellation) pass through.
     static func mapped(_ error: any Error, url: URL) -> any Error {
         let place = TransportError.place(of: url)
