@@ -39,7 +39,7 @@ extension JobQueue {
         while true {
             let seen = jobChanges.generation
             let state = try await store.groupState(id)
-            if state.isTerminal { return try await store.groupResult(id) }
+            if state.isTerminal { return try await store.groupResult(id).resolvingPaths(with: files) }
             if let deadline, now >= deadline {
                 throw DurableQueueError(.timedOut, "group \(id) did not finish in time (it is \(state.rawValue))")
             }

@@ -22,3 +22,17 @@ extension Optional: StoresFilePaths where Wrapped: StoresFilePaths {
         try map { try $0.mappingFilePaths(transform) }
     }
 }
+
+extension Array: StoresFilePaths where Element: StoresFilePaths {
+    /// Every element's paths mapped.
+    public func mappingFilePaths(_ transform: (String) throws -> String) rethrows -> Self {
+        try map { try $0.mappingFilePaths(transform) }
+    }
+}
+
+extension Dictionary: StoresFilePaths where Value: StoresFilePaths {
+    /// Every value's paths mapped (a group's outputs by child name, say).
+    public func mappingFilePaths(_ transform: (String) throws -> String) rethrows -> Self {
+        try mapValues { try $0.mappingFilePaths(transform) }
+    }
+}

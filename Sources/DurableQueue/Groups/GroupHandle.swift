@@ -15,7 +15,7 @@ public struct GroupHandle: Sendable {
 
     /// The group's result as it stands now, finished or not.
     public func snapshot() async throws -> GroupResult {
-        try await queue.store.groupResult(id)
+        try await queue.store.groupResult(id).resolvingPaths(with: queue.files)
     }
 
     /// Waits for the group to end and returns its result, whatever the outcome: check

@@ -53,6 +53,9 @@ public struct GroupResult: Sendable, Hashable {
     package let output: String?
     /// The children, in order.
     public let children: [Child]
+    /// Where outputs' stored paths are resolved (see ``StoresFilePaths``); set by the handle that
+    /// read the result.
+    private var paths = PathResolution()
 
     /// Once the group succeeded, its children's outputs as one object keyed by name (or position when
     /// unnamed), decoded as `T` (a struct with a property per child, or a dictionary).
@@ -63,7 +66,7 @@ public struct GroupResult: Sendable, Hashable {
         guard state == .succeeded, let output else {
             throw DurableQueueError(state == .cancelled ? .cancelled : .jobFailed, "group \(id) is \(state.rawValue), without output")
         }
-        return try JobCodec.decode(T.self, from: output)
+        return try paths.value(T.self, from: output)
     }
 
     /// The child named `name`, if any.
@@ -73,7 +76,8 @@ public struct GroupResult: Sendable, Hashable {
 
     /// The nested group named `name`, if there is one.
     public func group(_ name: String) -> GroupResult? {
-        guard case .group(let group) = self[name]?.content else { return nil }
+        guard case .group(var group) = self[name]?.content else { return nil }
+        group.paths = paths
         return group
     }
 
@@ -88,14 +92,21 @@ public struct GroupResult: Sendable, Hashable {
         }
         switch (child.state, child.content) {
         case (.succeeded, .job) where child.output != nil:
-            return try JobCodec.decode(T.self, from: child.output ?? "null")
+            return try paths.value(T.self, from: child.output ?? "null")
         case (.succeeded, .group(let group)):
-            return try JobCodec.decode(T.self, from: group.output ?? "null")
+            return try paths.value(T.self, from: group.output ?? "null")
         case (.cancelled, _):
             throw DurableQueueError(.cancelled, "child '\(name)' of group \(id) was cancelled")
         default:
             throw DurableQueueError(.jobFailed, "child '\(name)' of group \(id) is \(child.state.rawValue), without output")
         }
+    }
+
+    /// This result, its outputs' stored paths resolved by `files` when read.
+    func resolvingPaths(with files: FileLocations) -> GroupResult {
+        var result = self
+        result.paths = PathResolution(files)
+        return result
     }
 
     package init(id: GroupID, name: String?, state: JobState, reason: String?, output: String?, children: [Child]) {
@@ -106,4 +117,22 @@ public struct GroupResult: Sendable, Hashable {
         self.output = output
         self.children = children
     }
+}
+
+/// How a ``GroupResult`` resolves the stored paths of its outputs: not part of its value (two
+/// results are equal whoever reads them).
+private struct PathResolution: Sendable, Hashable {
+    private let files: FileLocations?
+
+    init(_ files: FileLocations? = nil) {
+        self.files = files
+    }
+
+    /// The value that `json` encodes, its stored paths resolved where a queue read it.
+    func value<T: Decodable>(_ type: T.Type, from json: String) throws -> T {
+        try files?.resolvedValue(T.self, from: json) ?? JobCodec.decode(T.self, from: json)
+    }
+
+    static func == (lhs: PathResolution, rhs: PathResolution) -> Bool { true }
+    func hash(into hasher: inout Hasher) {}
 }
