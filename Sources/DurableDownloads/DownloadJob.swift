@@ -205,12 +205,12 @@ public struct DownloadJob: Job {
         context: JobContext
     ) async throws -> FetchOutcome {
         var headers = input.headers.sorted { $0.key < $1.key }.map { HeaderField($0.key, $0.value) }
-        if let credentials { Self.replace(in: &headers, with: try await credentials(url)) }
+        if let credentials { headers.replace(with: try await credentials(url)) }
         let resumeFrom = part.length
         if resumeFrom > 0 {
             var resume = [("Range", "bytes=\(resumeFrom)-")]
             if let validator = checkpoint?.etag ?? checkpoint?.lastModified { resume.append(("If-Range", validator)) }
-            Self.replace(in: &headers, with: resume)
+            headers.replace(with: resume)
         }
         let response = try await transport.send(TransportRequest(url: url, headers: headers, timeout: .seconds(3600)))
         serverName = response.header("Content-Disposition").flatMap(FileName.fromContentDisposition)
@@ -333,13 +333,5 @@ public struct DownloadJob: Job {
     private static func rangeStart(_ response: TransportResponse) -> Int64? {
         guard let range = response.header("Content-Range"), range.hasPrefix("bytes ") else { return nil }
         return Int64(range.dropFirst("bytes ".count).split(separator: "-").first ?? "")
-    }
-
-    /// `headers` with each of `replacements` in place of any header of its name (case-insensitive).
-    static func replace(in headers: inout [HeaderField], with replacements: [(String, String)]) {
-        for (name, value) in replacements {
-            headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
-            headers.append(HeaderField(name, value))
-        }
     }
 }

@@ -119,7 +119,7 @@ public struct HTTPRequestJob: Job {
             throw DownloadError("'\(input.url)' is not an http(s) URL")
         }
         var headers = input.headers
-        if let credentials { DownloadJob.replace(in: &headers, with: try await credentials(url)) }
+        if let credentials { headers.replace(with: try await credentials(url)) }
         let progress = ProgressReporter(context: context)
         var body: TransportRequest.Body?
         if let bytes = input.body {

@@ -100,3 +100,14 @@ public struct TransportBody: AsyncSequence, Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 }
+
+extension [HeaderField] {
+    /// Puts each of `replacements` in place of any header of its name (case-insensitive): the
+    /// credentials' headers, a resume's `Range` and `If-Range`.
+    mutating func replace(with replacements: [(String, String)]) {
+        for (name, value) in replacements {
+            removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+            append(HeaderField(name, value))
+        }
+    }
+}

@@ -21,16 +21,27 @@ private struct BigDownload: Job {
 /// Network gates: jobs whose type needs the network wait in `pending`, their attempts unspent,
 /// while the queue's network conditions do not meet the need, and run as soon as they do.
 @Suite(.timeLimit(.minutes(1))) struct NetworkGateTests {
-    @Test(arguments: StoreBackend.all) func jobsWaitUncountedWhileTheNetworkDoesNotMeetTheirNeedAndRunWhenItDoes(_ backend: StoreBackend) async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let network = NetworkConditions(.offline)
+    /// A queue on `backend` whose network is `network` (and its queues' needs `queues`), running
+    /// `Echo`, `Upload` and `BigDownload`.
+    private static func queue(
+        on backend: StoreBackend, in directory: TemporaryDirectory, network: NetworkConditions,
+        queues: [String: NetworkRequirement] = [:]
+    ) async throws -> JobQueue {
         var configuration = JobQueue.Configuration(pollInterval: .milliseconds(20))
         configuration.network = network
+        configuration.queueNetworkRequirements = queues
         let queue = try await backend.queue(in: directory, configuration: configuration)
         queue.register(Echo())
         queue.register(Upload())
         queue.register(BigDownload())
+        return queue
+    }
+
+    @Test(arguments: StoreBackend.all) func jobsWaitUncountedWhileTheNetworkDoesNotMeetTheirNeedAndRunWhenItDoes(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let network = NetworkConditions(.offline)
+        let queue = try await Self.queue(on: backend, in: directory, network: network)
         let upload = try await queue.enqueue(Upload.self, "upload")
         let big = try await queue.enqueue(BigDownload.self, "big")
         let local = try await queue.enqueue(Echo.self, "local")
@@ -63,11 +74,7 @@ private struct BigDownload: Job {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let network = NetworkConditions(.offline)
-        var configuration = JobQueue.Configuration(pollInterval: .milliseconds(20))
-        configuration.network = network
-        configuration.queueNetworkRequirements = ["sync": .connected]
-        let queue = try await backend.queue(in: directory, configuration: configuration)
-        queue.register(Echo())
+        let queue = try await Self.queue(on: backend, in: directory, network: network, queues: ["sync": .connected])
         let sync = try await queue.enqueue(Echo.self, "sync", options: EnqueueOptions(queue: "sync"))
         let local = try await queue.enqueue(Echo.self, "local")
 
