@@ -43,6 +43,7 @@ package enum SchemaMigrations {
         SchemaMigration(version: 13, name: "0013_events_by_job", bytes: PackageResources._013_events_by_job_sql),
         SchemaMigration(
             version: 14, name: "0014_group_children_by_state", bytes: PackageResources._014_group_children_by_state_sql),
+        SchemaMigration(version: 15, name: "0015_handed_off", bytes: PackageResources._015_handed_off_sql),
     ]
 
     /// The newest schema version this build knows.

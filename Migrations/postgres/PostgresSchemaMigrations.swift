@@ -13,5 +13,6 @@ package enum PostgresSchemaMigrations {
         (6, "partitions", String(decoding: PackageResources._006_partitions_sql, as: UTF8.self)),
         (7, "lighter_enqueue", String(decoding: PackageResources._007_lighter_enqueue_sql, as: UTF8.self)),
         (8, "group_children_by_state", String(decoding: PackageResources._008_group_children_by_state_sql, as: UTF8.self)),
+        (9, "handed_off", String(decoding: PackageResources._009_handed_off_sql, as: UTF8.self)),
     ]
 }

@@ -53,6 +53,8 @@ public final class JobQueue: Sendable {
     /// its history row and engines hear of it.
     package var reader: any JobStoreReader { store }
     let registry = JobRegistry()
+    /// The carriers of handed-off attempts registered in this process (see ``register(carrier:)``).
+    let carriers = HandOffCarriers()
     /// Wakes handles waiting on a job: something changed in this process.
     let jobChanges = ChangeSignal()
     /// Commits single enqueues, many per transaction when many callers enqueue at once.
@@ -280,6 +282,8 @@ public final class JobQueue: Sendable {
         let outcome = try await store.cancel(id, now: now)
         if outcome == .requested { engine.stopCancelledJob(id) }
         jobChanges.signal()
+        // A handed-off job is cancelled at once: its carrier stops the transfer.
+        if outcome == .cancelled { await engine.stopOrphanedTransfers() }
     }
 
     /// Cancels every unfinished job tagged `tag`.
@@ -310,6 +314,7 @@ public final class JobQueue: Sendable {
         let outcomes = try await store.cancel(selector, now: now)
         for (id, outcome) in outcomes where outcome == .requested { engine.stopCancelledJob(id) }
         jobChanges.signal()
+        if outcomes.values.contains(.cancelled) { await engine.stopOrphanedTransfers() }
         return outcomes.count
     }
 

@@ -149,8 +149,9 @@ extension PostgresJobStore {
             """
     }
 
-    /// Saves a running attempt's progress and checkpoint; false if `owner` no longer holds it.
-    package func saveProgress(_ attempt: AttemptID, owner: String, progress: Double?, checkpoint: [UInt8]?, now: Int64) async throws
+    /// Saves a running attempt's progress and checkpoint; false if `owner` no longer holds it. With
+    /// no owner, those of a handed-off attempt; false unless the row shows that attempt handed off.
+    package func saveProgress(_ attempt: AttemptID, owner: String?, progress: Double?, checkpoint: [UInt8]?, now: Int64) async throws
         -> Bool
     {
         if let progress, !(0...1).contains(progress) {
@@ -166,7 +167,8 @@ extension PostgresJobStore {
                                 checkpoint_attempt = CASE WHEN $4::bytea IS NOT NULL AND checkpoint IS DISTINCT FROM $4::bytea
                                                           THEN attempts ELSE checkpoint_attempt END,
                                 checkpoint = coalesce($4::bytea, checkpoint), updated_at = $5
-                WHERE id = $1 AND state = 'running' AND lease_owner = $2 AND attempts = $6
+                WHERE id = $1 AND attempts = $6
+                  AND CASE WHEN $2::text IS NULL THEN state = 'handed_off' ELSE state = 'running' AND lease_owner = $2 END
                 """, [attempt.job.rawValue, owner, progress, checkpoint.map(PostgresBytes.init), now, attempt.number]) == 1
         }
     }
@@ -174,7 +176,7 @@ extension PostgresJobStore {
 
 extension EndingRow {
     /// The row as ``PostgresJobStore``'s `LockEnded` reads it (its first ten columns).
-    fileprivate init(_ row: PostgresResultRow) throws {
+    init(_ row: PostgresResultRow) throws {
         self.init(
             id: JobID(try row.int64(0)), state: try JobState(stored: row.string(1)), owner: try row.optionalString(2),
             attempts: try row.int(3), maxAttempts: try row.optionalInt(4), cancelRequested: try row.bool(5),

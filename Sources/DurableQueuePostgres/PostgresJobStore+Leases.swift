@@ -107,6 +107,7 @@ extension PostgresJobStore {
                 }
                 recovered.append(RecoveredJob(id: lease.id, previousOwner: lease.owner, state: verdict.state))
             }
+            recovered += try await recoverPassedHandOffDeadlines(session, now: now)
             // Workers silent for a day are forgotten.
             try await session.execute("DELETE FROM workers WHERE alive_until < $1", [now - 86_400_000])
             return recovered

@@ -9,7 +9,7 @@ private enum AttemptEnding: Sendable {
 }
 
 /// The attempt was stopped because the lease passed to another process: there is nothing to record.
-private struct LeaseLostError: Error, CustomStringConvertible {
+struct LeaseLostError: Error, CustomStringConvertible {
     var description: String { "this worker no longer holds the job's lease" }
 }
 
@@ -52,6 +52,15 @@ extension JobEngine {
             ending = await ServiceContext.withValue(span.context) { await execute(job, runner: runner, stop: stop, logger: logger) }
         } else {
             ending = await execute(job, runner: runner, stop: stop, logger: logger)
+        }
+        if case .threw(let handedOff as AttemptHandedOff) = ending {
+            // The hand-off recorded the attempt's end (or its start's failure) already.
+            state.noteEnded()
+            metrics.finished(job, as: handedOff.state, ranMilliseconds: now - started)
+            if let span { endSpan(span, outcome: handedOff.state.rawValue, failure: nil) }
+            logger.debug("job attempt handed off", metadata: ["job.state": "\(handedOff.state.rawValue)"])
+            jobChanges.signal()
+            return
         }
         let outcome: AttemptOutcome
         switch (stop.reason ?? (Task.isCancelled ? .shutdown : nil), ending) {
@@ -120,6 +129,10 @@ extension JobEngine {
                     now: time.nowMilliseconds)
                 guard saved else { throw LeaseLostError() }
                 jobChanges.signal()
+            },
+            handOffAttempt: { [self] carrier, reference, deadline, start in
+                let target = HandOffTarget(carrier: carrier, reference: reference, deadline: deadline.map { now + $0.milliseconds })
+                try await handOff(job, runner: runner, to: target, stop: stop, start: start)
             }, jobQueue: queue)
         let deadline = job.timeoutMilliseconds.map { Date(millisecondsSince1970: now + $0) }
         let time = configuration.timeSource
@@ -156,19 +169,12 @@ extension JobEngine {
         }
     }
 
-    /// A failed attempt's outcome: another attempt after the backoff (or the error's
-    /// ``RetryAfterError/retryAfter``, if longer), if the job type retries this error; else failure.
-    /// The store fails the job instead when it has used its attempts (those that saved progress do
-    /// not count, so it alone knows whether this one did).
-    private func retryOrFail(_ job: ClaimedJob, _ error: any Error, retryable: Bool) -> AttemptOutcome {
-        let failure = JobFailure(error, retryable: retryable)
-        guard retryable else { return .failed(failure) }
-        let backoff = job.retryPolicy.flatMap { try? JobCodec.decode(Backoff.self, from: $0) } ?? .default
-        // The backoff grows with the attempts that got nowhere; after progress it starts again.
-        let counted = max(1, job.attempt - job.progressedAttempts)
-        var delay = backoff.delayMilliseconds(afterAttempt: counted, unit: Double.random(in: 0..<1))
-        if let asked = (error as? any RetryAfterError)?.retryAfter { delay = max(delay, asked.milliseconds) }
-        return .retry(failure, runAt: now + delay)
+    /// A failed attempt's outcome, by ``RetryRule``: another attempt after the backoff if the job
+    /// type retries this error, else failure.
+    func retryOrFail(_ job: ClaimedJob, _ error: any Error, retryable: Bool) -> AttemptOutcome {
+        RetryRule.outcome(
+            after: error, retryable: retryable, attempt: job.attempt, progressedAttempts: job.progressedAttempts,
+            retryPolicy: job.retryPolicy, now: now)
     }
 
     /// Records the attempt's outcome (committed before anyone hears of it) and reports it.

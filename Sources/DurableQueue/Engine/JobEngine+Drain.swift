@@ -49,6 +49,8 @@ extension JobEngine {
         lookUpTracer()
         // After a crash or a kill, the jobs this host's dead processes held are due again at once.
         await recoverExpiredLeases(includingDeadLocalWorkers: configuration.recoverDeadLocalWorkers)
+        // After a relaunch, hand-offs whose transfer was lost with the process are due again at once.
+        await reconcileCarriersAtStart()
         // A schedule's tick that is due enqueues its job first: it is due too.
         _ = try await fireDueSchedules(now: now)
         recorder.refiller = self

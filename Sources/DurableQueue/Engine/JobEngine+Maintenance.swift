@@ -83,6 +83,8 @@ extension JobEngine {
             // Not a sign that writes work again: a recovery that finds nothing writes nothing.
             let recovered = try await store.recoverExpiredLeases(now: now, deadOwners: dead)
             guard !recovered.isEmpty else { return }
+            // A hand-off past its deadline: its carrier stops the transfer.
+            if recovered.contains(where: { $0.handOff != nil }) { await stopOrphanedTransfers() }
             for job in recovered {
                 logger.info(
                     "recovered a job whose worker stopped",

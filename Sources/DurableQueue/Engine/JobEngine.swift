@@ -44,6 +44,8 @@ final class JobEngine: Service, Sendable {
     /// Where the next claim's walk over the queues starts, moved on at every claim so that a busy
     /// queue cannot starve the others.
     let rotation = Atomic<Int>(0)
+    /// Attempts whose hand-off is being committed or its transfer started (see ``handOff(_:runner:to:stop:start:)``).
+    let startingHandOffs = Mutex<Set<AttemptID>>([])
 
     init(queue: JobQueue, store: any JobStore, registry: JobRegistry, jobChanges: ChangeSignal) {
         self.queue = queue
@@ -97,6 +99,7 @@ final class JobEngine: Service, Sendable {
     private func startUp() async throws {
         logger.debug("job queue starting", metadata: ["worker.id": "\(configuration.workerID)", "file": "\(store.location)"])
         await recoverExpiredLeases(includingDeadLocalWorkers: configuration.recoverDeadLocalWorkers)
+        await reconcileCarriersAtStart()
         // Only for a logger that shows it: counting reads every waiting job.
         guard logger.logLevel <= .info else { return }
         let unknown = try await store.waitingJobs(ofKindsOtherThan: registry.kinds)

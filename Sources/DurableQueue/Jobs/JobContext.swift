@@ -17,6 +17,10 @@ public struct JobContext: Sendable {
     /// A logger carrying `job.id`, `job.kind`, `job.attempt` and `queue.name` metadata.
     public let logger: Logger
     let save: @Sendable (_ progress: Double?, _ checkpoint: [UInt8]?) async throws -> Void
+    /// Hands the attempt off (see ``handOff(to:reference:deadline:start:)``); always throws.
+    let handOffAttempt:
+        @Sendable (_ carrier: String, _ reference: String, _ deadline: Duration?, _ start: @Sendable () async throws -> Void)
+            async throws -> Never
     /// The queue file the job runs from, for follow-up jobs.
     let jobQueue: JobQueue
 
@@ -36,6 +40,41 @@ public struct JobContext: Sendable {
     /// Records progress and checkpoint in one commit.
     public func save(progress: Double, checkpoint: [UInt8]) async throws {
         try await save(progress, checkpoint)
+    }
+
+    /// Ends this attempt as *handed off* to `carrier`, which goes on with the work outside the
+    /// process (a background transfer) and reports its end later with
+    /// ``JobQueue/completeHandOff(job:attempt:output:)`` or ``JobQueue/failHandOff(job:attempt:error:retryable:)``,
+    /// naming this job's ``id`` and ``attempt``.
+    ///
+    /// The hand-off is committed first: the job is `handed_off` (history: `handed off to …`), holds
+    /// no worker slot and no lease, and only a report for this attempt ends it. Then `start` runs:
+    /// it starts the carrier's transfer (which may end and report at once). If `start` throws,
+    /// nothing carries the attempt, and it ends with that error by the job's retry policy. This call
+    /// never returns: it throws to end the handler, which should let the error through.
+    ///
+    /// ```swift
+    /// let task = session.downloadTask(with: request)
+    /// task.taskDescription = "\(context.id):\(context.attempt)"
+    /// try await context.handOff(to: "downloads", reference: task.taskDescription!, deadline: .seconds(86_400)) {
+    ///     task.resume()
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - carrier: The carrier's name (see ``HandOffCarrier``); register the carrier with
+    ///     ``JobQueue/register(carrier:)`` so that lost transfers are found at start-up.
+    ///   - reference: What the carrier calls the transfer.
+    ///   - deadline: How long the hand-off may last: after that, the attempt counts as failed and the
+    ///     job retries or fails by its policy. Nil (the default): no limit.
+    ///   - start: Starts the transfer, after the hand-off is committed.
+    /// - Throws: Always: the handler's attempt has ended (a cancel requested meanwhile ends the job as
+    ///   `cancelled`, and `start` does not run); or a storage error, or the lease was lost (nothing
+    ///   was handed off).
+    public func handOff(
+        to carrier: String, reference: String, deadline: Duration? = nil, start: @escaping @Sendable () async throws -> Void
+    ) async throws -> Never {
+        try await handOffAttempt(carrier, reference, deadline, start)
     }
 
     /// Enqueues a follow-up job, committed before this returns: on this job's queue with default

@@ -14,12 +14,16 @@ public enum JobState: String, Sendable, Hashable, Codable, CaseIterable {
     case failed
     /// Cancelled before it could finish. Terminal.
     case cancelled
+    /// Its attempt was handed to a carrier outside the process (a background transfer), which ends
+    /// it later with a report for that attempt; it holds no worker slot and no lease meanwhile. See
+    /// ``JobContext/handOff(to:reference:deadline:start:)``.
+    case handedOff = "handed_off"
 
     /// Whether the job can change no more.
     public var isTerminal: Bool {
         switch self {
         case .succeeded, .failed, .cancelled: true
-        case .scheduled, .pending, .blocked, .running: false
+        case .scheduled, .pending, .blocked, .running, .handedOff: false
         }
     }
 }

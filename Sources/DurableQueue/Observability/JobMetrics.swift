@@ -10,6 +10,7 @@ struct JobMetrics: Sendable {
         static let failed = "durablequeue_jobs_failed_total"
         static let retried = "durablequeue_jobs_retried_total"
         static let cancelled = "durablequeue_jobs_cancelled_total"
+        static let handedOff = "durablequeue_jobs_handed_off_total"
         static let waitTime = "durablequeue_job_wait_seconds"
         static let runTime = "durablequeue_job_run_seconds"
         static let queueDepth = "durablequeue_queue_depth"
@@ -34,6 +35,7 @@ struct JobMetrics: Sendable {
             case .failed: Name.failed
             case .cancelled: Name.cancelled
             case .scheduled, .pending: Name.retried
+            case .handedOff: Name.handedOff
             case .blocked, .running: nil
             }
         if let name { Counter(label: name, dimensions: dimensions(job)).increment() }

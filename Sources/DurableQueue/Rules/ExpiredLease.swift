@@ -1,5 +1,6 @@
-/// A running job whose lease expired, or whose worker's process is gone, as lease recovery reads it
-/// in any store; ``verdict(deadOwners:)`` is the one rule of what becomes of it.
+/// A running job whose lease expired, or whose worker's process is gone, or a handed-off job whose
+/// hand-off passed its deadline, as recovery reads it in any store; ``verdict(deadOwners:)`` is the
+/// one rule of what becomes of it.
 package struct ExpiredLease: Sendable, Hashable {
     package var id: JobID
     /// The worker that held the lease, if the row names one.
@@ -10,14 +11,20 @@ package struct ExpiredLease: Sendable, Hashable {
     package var countedAttempts: Int
     package var maxAttempts: Int?
     package var cancelRequested: Bool
+    /// Where the attempt was handed off, when it is a hand-off that passed its deadline.
+    package var handOff: HandOffTarget?
 
-    package init(id: JobID, owner: String?, attempts: Int, countedAttempts: Int, maxAttempts: Int?, cancelRequested: Bool) {
+    package init(
+        id: JobID, owner: String?, attempts: Int, countedAttempts: Int, maxAttempts: Int?, cancelRequested: Bool,
+        handOff: HandOffTarget? = nil
+    ) {
         self.id = id
         self.owner = owner
         self.attempts = attempts
         self.countedAttempts = countedAttempts
         self.maxAttempts = maxAttempts
         self.cancelRequested = cancelRequested
+        self.handOff = handOff
     }
 
     /// What recovery writes: the job's new state, its history row's reason, and its error.
@@ -34,7 +41,12 @@ package struct ExpiredLease: Sendable, Hashable {
     package func verdict(deadOwners: [String]) -> Verdict {
         let worker = owner ?? "unknown"
         let cause = deadOwners.contains(worker) ? "its process is gone" : "lease expired"
-        let interrupted = "worker '\(worker)' stopped during attempt \(attempts) (\(cause))"
+        let interrupted =
+            if let handOff {
+                "the hand-off of attempt \(attempts) to '\(handOff.carrier)' ('\(handOff.reference)') passed its deadline"
+            } else {
+                "worker '\(worker)' stopped during attempt \(attempts) (\(cause))"
+            }
         let (state, reason): (JobState, String)
         if cancelRequested {
             (state, reason) = (.cancelled, "cancel requested; \(interrupted)")
@@ -43,6 +55,6 @@ package struct ExpiredLease: Sendable, Hashable {
         } else {
             (state, reason) = (.pending, interrupted)
         }
-        return Verdict(state: state, reason: reason, failure: JobFailure(type: "LeaseExpired", message: interrupted, retryable: state == .pending))
+        return Verdict(state: state, reason: reason, failure: JobFailure(type: handOff == nil ? "LeaseExpired" : "HandOffDeadline", message: interrupted, retryable: state == .pending))
     }
 }

@@ -10,6 +10,7 @@ extension JobState {
         case .succeeded: "succeeded"
         case .failed: "failed"
         case .cancelled: "cancelled"
+        case .handedOff: "handed_off"
         }
     }
 }

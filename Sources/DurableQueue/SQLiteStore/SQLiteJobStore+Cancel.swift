@@ -20,9 +20,9 @@ extension SQLiteJobStore {
             case .tag(let tag):
                 ("SELECT job_id FROM job_tags WHERE tag = ?", [tag])
             case .queue(let queue):
-                ("SELECT id FROM jobs WHERE queue = ? AND state IN ('scheduled', 'pending', 'blocked', 'running')", [queue])
+                ("SELECT id FROM jobs WHERE queue = ? AND state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off')", [queue])
             case .all:
-                ("SELECT id FROM jobs WHERE state IN ('scheduled', 'pending', 'blocked', 'running')", [])
+                ("SELECT id FROM jobs WHERE state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off')", [])
             }
         return try write("cancel jobs (\(selector))") {
             var ids: [JobID] = []

@@ -50,7 +50,7 @@ extension SQLiteJobStore {
 
     /// The rows of jobs `ids` (at most ``rowsPerStatement``), in any order, each with the job's
     /// event count; a job that no longer exists has none.
-    private func endingRows(_ ids: [JobID]) throws -> [(row: EndingRow, eventCount: Int64)] {
+    func endingRows(_ ids: [JobID]) throws -> [(row: EndingRow, eventCount: Int64)] {
         var rows: [(row: EndingRow, eventCount: Int64)] = []
         rows.reserveCapacity(ids.count)
         try connection.query(Self.endingRowsStatements[ids.count - 1], binding: { binder in
@@ -75,9 +75,11 @@ extension SQLiteJobStore {
         """, tail: ")"
     ) { "?\(1 + $0)" }
 
-    /// Records how `attempt`, which `row` shows running, ended: the row's update, and the history
-    /// row to append, numbered after the job's `eventCount` rows.
-    private func record(_ attempt: FinishedAttempt, row: EndingRow, eventCount: Int64, now: Int64) throws -> (JobState, EventRow) {
+    /// Records how `attempt`, which `row` shows running (or handed off: `from`), ended: the row's
+    /// update, and the history row to append, numbered after the job's `eventCount` rows.
+    func record(_ attempt: FinishedAttempt, row: EndingRow, eventCount: Int64, now: Int64, from: JobState = .running) throws
+        -> (JobState, EventRow)
+    {
         let ending = row.resolve(attempt, now: now)
         let (state, reason) = (ending.state, ending.reason)
         // An attempt that does not count (a snooze) is taken back, as a release takes one back.
@@ -97,7 +99,7 @@ extension SQLiteJobStore {
                 ])
         }
         let event = EventRow(
-            job: attempt.id, at: now, from: .running, to: state, attempt: row.attempts - uncounted, reason: reason,
+            job: attempt.id, at: now, from: from, to: state, attempt: row.attempts - uncounted, reason: reason,
             worker: attempt.owner, seq: eventCount + 1)
         return (state, event)
     }
@@ -139,8 +141,12 @@ extension SQLiteJobStore {
     ///
     /// The first save of a new checkpoint by an attempt marks the attempt as one that made progress:
     /// it does not count against the job's attempt limit.
-    /// - Returns: false if `owner` no longer holds `attempt` (its lease was lost): nothing was saved.
-    package func saveProgress(_ attempt: AttemptID, owner: String, progress: Double?, checkpoint: [UInt8]?, now: Int64) throws
+    ///
+    /// With no `owner`, the attempt is one handed off to a carrier (which saves a checkpoint to resume
+    /// from if its transfer is lost).
+    /// - Returns: false if `owner` no longer holds `attempt` (its lease was lost), or without an
+    ///   owner if the row does not show `attempt` handed off: nothing was saved.
+    package func saveProgress(_ attempt: AttemptID, owner: String?, progress: Double?, checkpoint: [UInt8]?, now: Int64) throws
         -> Bool
     {
         if let progress, !(0...1).contains(progress) {
@@ -155,7 +161,8 @@ extension SQLiteJobStore {
                                 checkpoint_attempt = CASE WHEN ?4 IS NOT NULL AND checkpoint IS NOT ?4 THEN attempts
                                                           ELSE checkpoint_attempt END,
                                 checkpoint = coalesce(?4, checkpoint), updated_at = ?5
-                WHERE id = ?1 AND state = 'running' AND lease_owner = ?2 AND attempts = ?6
+                WHERE id = ?1 AND attempts = ?6
+                  AND CASE WHEN ?2 IS NULL THEN state = 'handed_off' ELSE state = 'running' AND lease_owner = ?2 END
                 """, [attempt.job.rawValue, owner, progress, checkpoint, now, attempt.number])
             return try connection.changes == 1
         }

@@ -31,8 +31,8 @@ extension SQLiteJobStore {
     }
 
     /// Returns running jobs whose lease expired before `now` (their worker died), or whose worker is
-    /// one of `deadOwners`, to `pending`, or to `cancelled` if a cancel was requested, or to `failed`
-    /// if no attempt is left.
+    /// one of `deadOwners`, and handed-off jobs whose hand-off passed its deadline, to `pending`, or
+    /// to `cancelled` if a cancel was requested, or to `failed` if no attempt is left.
     ///
     /// The interrupted attempt counts and is recorded in the history. Each job's current state and
     /// flag are read in the same transaction, so a job that finished meanwhile is left alone.
@@ -53,6 +53,20 @@ extension SQLiteJobStore {
                     countedAttempts: Int(row.int64(1)), maxAttempts: row.optionalInt(2), cancelRequested: row.int64(3) != 0)
                 expired.append((lease, row.string(5), row.int64(6)))
             }
+            try connection.query(
+                """
+                SELECT id, attempts - progressed_attempts, max_attempts, cancel_requested, handed_off_to, queue,
+                       throttle_interval_ms, attempts, handoff_reference, handoff_deadline
+                FROM jobs
+                WHERE state = 'handed_off' AND handoff_deadline IS NOT NULL AND handoff_deadline < ?1
+                """, [now]
+            ) { row in
+                let target = HandOffTarget(carrier: row.string(4), reference: row.string(8), deadline: row.optionalInt64(9))
+                let lease = ExpiredLease(
+                    id: JobID(row.int64(0)), owner: nil, attempts: Int(row.int64(7)), countedAttempts: Int(row.int64(1)),
+                    maxAttempts: row.optionalInt(2), cancelRequested: row.int64(3) != 0, handOff: target)
+                expired.append((lease, row.string(5), row.int64(6)))
+            }
             return try expired.map { job in
                 let id = job.lease.id
                 let verdict = job.lease.verdict(deadOwners: deadOwners)
@@ -64,11 +78,11 @@ extension SQLiteJobStore {
                     """,
                     [id.rawValue, verdict.state.rawValue, try JobCodec.encode(verdict.failure), verdict.state.isTerminal ? now : nil, now])
                 try appendEvent(
-                    id, now: now, from: .running, to: verdict.state, attempt: job.lease.attempts, reason: verdict.reason,
-                    worker: job.lease.owner)
+                    id, now: now, from: job.lease.handOff == nil ? .running : .handedOff, to: verdict.state,
+                    attempt: job.lease.attempts, reason: verdict.reason, worker: job.lease.owner)
                 try recordEnd(queue: job.queue, interval: job.throttleInterval, now: now)
                 if verdict.state.isTerminal { try jobEnded(id, now: now) }
-                return RecoveredJob(id: id, previousOwner: job.lease.owner, state: verdict.state)
+                return RecoveredJob(id: id, previousOwner: job.lease.owner, state: verdict.state, handOff: job.lease.handOff)
             }
         }
     }

@@ -29,6 +29,7 @@ extension SQLiteJobStore {
                          + (SELECT count(*) FROM jobs WHERE state = 'pending')
                          + (SELECT count(*) FROM jobs WHERE group_id IS NOT NULL AND state = 'blocked')
                          + (SELECT count(*) FROM jobs WHERE state = 'running')
+                         + (SELECT count(*) FROM jobs WHERE state = 'handed_off')
                     """) ?? 0)
         }
     }

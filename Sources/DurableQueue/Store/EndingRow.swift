@@ -31,7 +31,12 @@ package struct EndingRow: Sendable, Hashable {
 
     /// Whether the row still shows `attempt` running under its owner: the fence of every ending.
     package func isRunning(_ attempt: FinishedAttempt) -> Bool {
-        state == .running && owner == attempt.owner && attempts == attempt.attempt.number
+        isRunning(attempt.attempt, owner: attempt.owner)
+    }
+
+    /// Whether the row shows `attempt` running under `owner`.
+    package func isRunning(_ attempt: AttemptID, owner: String) -> Bool {
+        state == .running && self.owner == owner && attempts == attempt.number
     }
 
     /// What `attempt`, which ``isRunning(_:)`` found running, does to the row at `now`.

@@ -36,7 +36,9 @@ package protocol JobStore: JobStoreReader {
     func finish(_ endings: [FinishedAttempt], now: Int64, thenClaim next: ClaimRequest?) async throws -> FinishResult
 
     /// Saves a running attempt's progress (0…1) and checkpoint; false if `owner` no longer holds it.
-    func saveProgress(_ attempt: AttemptID, owner: String, progress: Double?, checkpoint: [UInt8]?, now: Int64) async throws
+    /// With no owner, saves those of a handed-off attempt (its carrier's), false unless the row
+    /// shows that attempt handed off.
+    func saveProgress(_ attempt: AttemptID, owner: String?, progress: Double?, checkpoint: [UInt8]?, now: Int64) async throws
         -> Bool
 
     /// Extends the leases of `attempts` (a heartbeat); returns those `owner` still holds, with
@@ -49,11 +51,35 @@ package protocol JobStore: JobStoreReader {
     func release(_ attempts: [AttemptID], owner: String, now: Int64, reason: String) async throws -> [AttemptID]
 
     /// Takes back running jobs whose lease expired before `now`, or whose worker is one of
-    /// `deadOwners`: to `pending` (the attempt counts), `cancelled` or `failed`.
+    /// `deadOwners`, and handed-off jobs whose hand-off passed its deadline: to `pending` (the
+    /// attempt counts), `cancelled` or `failed`.
     func recoverExpiredLeases(now: Int64, deadOwners: [String]) async throws -> [RecoveredJob]
 
     /// Running jobs of `owner` whose cancel was requested.
     func cancelRequested(owner: String) async throws -> [JobID]
+
+    // MARK: Hand-offs
+
+    /// Hands `attempt`, which `owner` runs, to a carrier outside the process: the job becomes
+    /// `handed_off` (no lease, its attempt number kept) with `target` in its row, or `cancelled` if a
+    /// cancel was requested first. Returns that state; nil if `owner` no longer holds the attempt.
+    func handOff(_ attempt: AttemptID, owner: String, to target: HandOffTarget, now: Int64) async throws -> JobState?
+
+    /// Ends handed-off `attempt` as `outcome` says, by the rule of every ending (``ResolvedEnding``),
+    /// fenced by the attempt: a report for an attempt the row no longer shows handed off is refused
+    /// and noted in the history. `reporter` is the history's worker.
+    ///
+    /// - Throws: `jobNotFound` when no job has that id.
+    func completeHandOff(_ attempt: AttemptID, outcome: AttemptOutcome, reporter: String, now: Int64) async throws
+        -> HandOffCompletion
+
+    /// The jobs handed off to `carrier` now.
+    func handOffs(carrier: String) async throws -> [HandedOffJob]
+
+    /// Gives handed-off attempts whose transfer was lost back to `pending` without counting them
+    /// (each with `reason` in its history); an attempt the row no longer shows handed off is left
+    /// alone. Returns those given back.
+    func giveBackHandOffs(_ attempts: [AttemptID], reason: String, now: Int64) async throws -> [AttemptID]
 
     /// Calls `onChange` whenever the store hears that another process changed something (a
     /// database that notifies, a watch of the file), and returns true; a store that is never told

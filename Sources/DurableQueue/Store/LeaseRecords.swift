@@ -21,10 +21,13 @@ package struct RecoveredJob: Sendable, Hashable {
     package var previousOwner: String?
     /// `pending` to run again, `failed` when no attempt is left, `cancelled` when a cancel was requested.
     package var state: JobState
+    /// Where the attempt was handed off, when a hand-off passed its deadline: its carrier must stop it.
+    package var handOff: HandOffTarget?
 
-    package init(id: JobID, previousOwner: String?, state: JobState) {
+    package init(id: JobID, previousOwner: String?, state: JobState, handOff: HandOffTarget? = nil) {
         self.id = id
         self.previousOwner = previousOwner
         self.state = state
+        self.handOff = handOff
     }
 }

@@ -1,0 +1,76 @@
+extension JobQueue {
+    /// Registers `carrier`, which carries attempts handed off to it by name (see ``HandOffCarrier``),
+    /// replacing a carrier of the same name. Register it before ``run()`` or a drain: both reconcile
+    /// the registered carriers with the store when they start.
+    public func register(carrier: some HandOffCarrier) {
+        carriers.register(carrier)
+    }
+
+    /// Reconciles every registered carrier with the store: a handed-off job whose transfer its
+    /// carrier no longer knows (lost with the process or the system's session) goes back to
+    /// `pending` without counting the attempt, and a transfer carried for a job no longer handed
+    /// off (cancelled, past its deadline, finished) is stopped. ``run()`` and drains do this when
+    /// they start; call it when the system hands the app its background session's events.
+    ///
+    /// - Throws: A storage error.
+    @discardableResult
+    public func reconcileHandOffs() async throws -> HandOffReconciliation {
+        try await engine.reconcileHandOffs()
+    }
+
+    /// Records that handed-off attempt `attempt` of job `job` succeeded with `output`, from any
+    /// process: the carrier's report (see ``JobContext/handOff(to:reference:deadline:start:)``).
+    ///
+    /// Fenced by the attempt: if the job no longer shows that attempt handed off (it was cancelled,
+    /// passed its deadline, was given back or ran again), nothing changes but a note in its history,
+    /// and the result is ``HandOffCompletion/refused(state:attempt:)``. A cancel requested first wins.
+    ///
+    /// - Parameter output: The job type's output; paths in it are stored as a handler's are (see
+    ///   ``StoresFilePaths``).
+    /// - Throws: `jobNotFound`, or a storage error.
+    @discardableResult
+    public func completeHandOff<Output: Encodable & Sendable>(job: JobID, attempt: Int, output: Output) async throws
+        -> HandOffCompletion
+    {
+        let outcome = AttemptOutcome.succeeded(output: try files.storedJSON(output))
+        return try await reportHandOff(AttemptID(job: job, number: attempt), outcome)
+    }
+
+    /// Records that handed-off attempt `attempt` of job `job` failed with `error`, from any process.
+    /// The job retries by its policy (its backoff, its attempts left) or fails, as after a failed
+    /// attempt; fenced as ``completeHandOff(job:attempt:output:)`` is.
+    ///
+    /// - Parameter retryable: Whether another attempt may help; nil (the default) asks the job
+    ///   type's ``Job/shouldRetry(after:)`` if this process registered it, else retries.
+    /// - Throws: `jobNotFound`, or a storage error.
+    @discardableResult
+    public func failHandOff(job: JobID, attempt: Int, error: any Error, retryable: Bool? = nil) async throws -> HandOffCompletion {
+        let record = try await store.job(job)
+        let retries = retryable ?? registry.runner(for: record.kind)?.shouldRetry(after: error) ?? true
+        let outcome = RetryRule.outcome(
+            after: error, retryable: retries, attempt: attempt, progressedAttempts: 0, retryPolicy: record.retryPolicy,
+            now: now)
+        return try await reportHandOff(AttemptID(job: job, number: attempt), outcome)
+    }
+
+    /// Saves a checkpoint (and progress) for handed-off attempt `attempt` of job `job`, from any
+    /// process: what a later attempt resumes from if the transfer is lost. False if the job no
+    /// longer shows that attempt handed off: nothing was saved.
+    ///
+    /// - Throws: `invalidArgument` for progress outside 0…1, or a storage error.
+    @discardableResult
+    public func saveHandOffCheckpoint(job: JobID, attempt: Int, checkpoint: [UInt8], progress: Double? = nil) async throws -> Bool {
+        let saved = try await store.saveProgress(
+            AttemptID(job: job, number: attempt), owner: nil, progress: progress, checkpoint: checkpoint, now: now)
+        if saved { jobChanges.signal() }
+        return saved
+    }
+
+    /// Records a report from outside for a handed-off attempt, and tells whoever waits on the job.
+    private func reportHandOff(_ attempt: AttemptID, _ outcome: AttemptOutcome) async throws -> HandOffCompletion {
+        let result = try await store.completeHandOff(attempt, outcome: outcome, reporter: "outside (\(configuration.workerID))", now: now)
+        jobChanges.signal()
+        workArrived()
+        return result
+    }
+}

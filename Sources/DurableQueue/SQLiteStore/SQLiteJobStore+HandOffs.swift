@@ -1,0 +1,110 @@
+extension SQLiteJobStore {
+    /// Hands `attempt`, which `owner` runs, to a carrier: the job becomes `handed_off` with `target`
+    /// in its row and no lease (or `cancelled`, if a cancel was requested first).
+    ///
+    /// - Returns: The job's state now; nil if the row no longer shows the attempt running under
+    ///   `owner` (its lease was lost): nothing was written.
+    package func handOff(_ attempt: AttemptID, owner: String, to target: HandOffTarget, now: Int64) throws -> JobState? {
+        try write("hand job \(attempt.job) off to '\(target.carrier)'") {
+            guard let (row, eventCount) = try endingRows([attempt.job]).first, row.isRunning(attempt, owner: owner) else {
+                return nil
+            }
+            let state = HandOffRule.state(cancelRequested: row.cancelRequested)
+            try connection.execute(
+                """
+                UPDATE jobs SET state = ?2, lease_owner = NULL, lease_expires_at = NULL, handed_off_to = ?3,
+                                handoff_reference = ?4, handoff_deadline = ?5, finished_at = ?6, updated_at = ?7,
+                                event_count = event_count + 1
+                WHERE id = ?1
+                """,
+                [attempt.job.rawValue, state.rawValue, target.carrier, target.reference, target.deadline,
+                 state.isTerminal ? now : nil, now])
+            try appendEvents([
+                EventRow(
+                    job: attempt.job, at: now, from: .running, to: state, attempt: attempt.number,
+                    reason: HandOffRule.reason(target, state: state, now: now), worker: owner, seq: eventCount + 1)
+            ])
+            if state.isTerminal {
+                try recordEnd(queue: row.queue, interval: row.throttleInterval, now: now)
+                try jobEnded(attempt.job, group: row.group, now: now)
+            }
+            return state
+        }
+    }
+
+    /// Ends handed-off `attempt` as `outcome` says (the rule of every ending), if the row still shows
+    /// that attempt handed off; otherwise notes the refused report in the job's history.
+    ///
+    /// - Throws: `jobNotFound` when no job has that id.
+    package func completeHandOff(_ attempt: AttemptID, outcome: AttemptOutcome, reporter: String, now: Int64) throws
+        -> HandOffCompletion
+    {
+        try write("record the end of handed-off job \(attempt.job)") {
+            guard let (row, eventCount) = try endingRows([attempt.job]).first else {
+                throw DurableQueueError.jobNotFound(attempt.job)
+            }
+            guard HandOffRule.isCurrent(attempt, state: row.state, attempts: row.attempts) else {
+                try appendEvents([
+                    EventRow(
+                        job: attempt.job, at: now, from: row.state, to: row.state, attempt: attempt.number,
+                        reason: HandOffRule.refusedNote(outcome, attempt: attempt.number, state: row.state, current: row.attempts),
+                        worker: reporter)
+                ])
+                return .refused(state: row.state, attempt: row.attempts)
+            }
+            let ending = FinishedAttempt(attempt, owner: reporter, outcome: outcome)
+            let (state, event) = try record(ending, row: row, eventCount: eventCount, now: now, from: .handedOff)
+            try appendEvents([event])
+            try recordEnd(queue: row.queue, interval: row.throttleInterval, now: now)
+            if state.isTerminal { try jobEnded(attempt.job, group: row.group, now: now) }
+            return .recorded(state)
+        }
+    }
+
+    /// The jobs handed off to `carrier` now, through the index of handed-off jobs.
+    package func handOffs(carrier: String) throws -> [HandedOffJob] {
+        try read("list the jobs handed off to '\(carrier)'") {
+            var found: [HandedOffJob] = []
+            try connection.query(
+                """
+                SELECT id, attempts, handoff_reference FROM jobs
+                WHERE state = 'handed_off' AND handed_off_to = ?
+                ORDER BY id
+                """, [carrier]
+            ) { row in
+                found.append(
+                    HandedOffJob(attempt: AttemptID(job: JobID(row.int64(0)), number: Int(row.int64(1))), reference: row.string(2)))
+            }
+            return found
+        }
+    }
+
+    /// Gives handed-off attempts whose transfer was lost back to `pending`, uncounted: the attempt
+    /// keeps its number (a late report for it is refused), and is marked as one that does not count
+    /// against the job's attempt limit, as an attempt that saved progress is.
+    package func giveBackHandOffs(_ attempts: [AttemptID], reason: String, now: Int64) throws -> [AttemptID] {
+        try write("give back \(attempts.count) handed-off job(s)") {
+            var givenBack: [AttemptID] = []
+            for attempt in attempts {
+                var eventCount: Int64?
+                try connection.query(
+                    """
+                    UPDATE jobs SET state = 'pending', run_at = ?3,
+                                    progressed_attempts = progressed_attempts + (checkpoint_attempt IS NOT attempts),
+                                    checkpoint_attempt = attempts, updated_at = ?3, event_count = event_count + 1
+                    WHERE id = ?1 AND state = 'handed_off' AND attempts = ?2
+                    RETURNING event_count
+                    """, [attempt.job.rawValue, attempt.number, now]
+                ) { row in eventCount = row.int64(0) }
+                guard let eventCount else { continue }
+                try appendEvents([
+                    EventRow(
+                        job: attempt.job, at: now, from: .handedOff, to: .pending, attempt: attempt.number, reason: reason,
+                        worker: nil, seq: eventCount)
+                ])
+                givenBack.append(attempt)
+            }
+            return givenBack
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import DurableQueue
+
+extension PostgresJobStore {
+    /// Hands `attempt`, which `owner` runs, to a carrier: the job becomes `handed_off` with `target`
+    /// in its row and no lease (or `cancelled`, if a cancel was requested first). Nil if the row no
+    /// longer shows the attempt running under `owner`: nothing was written.
+    package func handOff(_ attempt: AttemptID, owner: String, to target: HandOffTarget, now: Int64) async throws -> JobState? {
+        try await write("hand job \(attempt.job) off to '\(target.carrier)'") { [self] session in
+            guard let row = try await lockedEndingRow(session, attempt.job), row.isRunning(attempt, owner: owner) else {
+                return nil
+            }
+            let state = HandOffRule.state(cancelRequested: row.cancelRequested)
+            try await session.execute(
+                """
+                UPDATE jobs SET state = $2, lease_owner = NULL, lease_expires_at = NULL, handed_off_to = $3,
+                                handoff_reference = $4, handoff_deadline = $5, finished_at = $6, updated_at = $7
+                WHERE id = $1
+                """,
+                [attempt.job.rawValue, state.rawValue, target.carrier, target.reference, target.deadline,
+                 state.isTerminal ? now : nil, now])
+            try await appendEvent(
+                session, attempt.job, now: now, from: .running, to: state, attempt: attempt.number,
+                reason: HandOffRule.reason(target, state: state, now: now), worker: owner)
+            if state.isTerminal {
+                try await recordEnd(session, queue: row.queue, interval: row.throttleInterval, now: now)
+                try await jobEnded(session, attempt.job, group: row.group, now: now)
+            }
+            return state
+        }
+    }
+
+    /// Ends handed-off `attempt` as `outcome` says (the rule of every ending), if the row still shows
+    /// that attempt handed off; otherwise notes the refused report in the job's history.
+    package func completeHandOff(_ attempt: AttemptID, outcome: AttemptOutcome, reporter: String, now: Int64) async throws
+        -> HandOffCompletion
+    {
+        try await write("record the end of handed-off job \(attempt.job)") { [self] session in
+            guard let row = try await lockedEndingRow(session, attempt.job) else { throw DurableQueueError.jobNotFound(attempt.job) }
+            guard HandOffRule.isCurrent(attempt, state: row.state, attempts: row.attempts) else {
+                try await appendEvent(
+                    session, attempt.job, now: now, from: row.state, to: row.state, attempt: attempt.number,
+                    reason: HandOffRule.refusedNote(outcome, attempt: attempt.number, state: row.state, current: row.attempts),
+                    worker: reporter)
+                return .refused(state: row.state, attempt: row.attempts)
+            }
+            let ending = row.resolve(FinishedAttempt(attempt, owner: reporter, outcome: outcome), now: now)
+            let uncounted = ending.countsAttempt ? 0 : 1
+            try await session.execute(
+                """
+                UPDATE jobs SET state = $2, output = coalesce($3::jsonb, output), error = coalesce($4::jsonb, error),
+                                run_at = coalesce($5, run_at), finished_at = $6, updated_at = $7, attempts = attempts - $8,
+                                progressed_attempts = progressed_attempts
+                                    - CASE WHEN $8 = 1 AND checkpoint_attempt = attempts THEN 1 ELSE 0 END,
+                                checkpoint_attempt = CASE WHEN $8 = 1 AND checkpoint_attempt = attempts THEN NULL
+                                                          ELSE checkpoint_attempt END
+                WHERE id = $1
+                """,
+                [attempt.job.rawValue, ending.state.rawValue, ending.output, try ending.failure.map(JobCodec.encode), ending.runAt,
+                 ending.state.isTerminal ? now : nil, now, uncounted])
+            try await appendEvent(
+                session, attempt.job, now: now, from: .handedOff, to: ending.state, attempt: row.attempts - uncounted,
+                reason: ending.reason, worker: reporter)
+            try await recordEnd(session, queue: row.queue, interval: row.throttleInterval, now: now)
+            if ending.state.isTerminal { try await jobEnded(session, attempt.job, group: row.group, now: now) }
+            return .recorded(ending.state)
+        }
+    }
+
+    /// The jobs handed off to `carrier` now, through the index of handed-off jobs.
+    package func handOffs(carrier: String) async throws -> [HandedOffJob] {
+        try await read("list the jobs handed off to '\(carrier)'") { session in
+            try await session.rows(
+                """
+                SELECT id, attempts, handoff_reference FROM jobs
+                WHERE state = 'handed_off' AND handed_off_to = $1
+                ORDER BY id
+                """, [carrier]
+            ).map { row in
+                HandedOffJob(attempt: AttemptID(job: JobID(try row.int64(0)), number: try row.int(1)), reference: try row.string(2))
+            }
+        }
+    }
+
+    /// Gives handed-off attempts whose transfer was lost back to `pending`, uncounted: the attempt
+    /// keeps its number (a late report for it is refused) and is marked as one that does not count
+    /// against the job's attempt limit, as an attempt that saved progress is.
+    package func giveBackHandOffs(_ attempts: [AttemptID], reason: String, now: Int64) async throws -> [AttemptID] {
+        try await write("give back \(attempts.count) handed-off job(s)") { [self] session in
+            var givenBack: [AttemptID] = []
+            for attempt in attempts.sorted(by: { $0.job.rawValue < $1.job.rawValue }) {
+                let changed = try await session.execute(
+                    """
+                    UPDATE jobs SET state = 'pending', run_at = $3,
+                                    progressed_attempts = progressed_attempts
+                                        + CASE WHEN checkpoint_attempt IS DISTINCT FROM attempts THEN 1 ELSE 0 END,
+                                    checkpoint_attempt = attempts, updated_at = $3
+                    WHERE id = $1 AND state = 'handed_off' AND attempts = $2
+                    """, [attempt.job.rawValue, attempt.number, now])
+                guard changed == 1 else { continue }
+                try await appendEvent(session, attempt.job, now: now, from: .handedOff, to: .pending, attempt: attempt.number, reason: reason)
+                givenBack.append(attempt)
+            }
+            return givenBack
+        }
+    }
+
+    /// Handed-off jobs whose hand-off passed its deadline, to `pending` (the attempt counts),
+    /// `cancelled` or `failed` by the rule of expired leases; inside recovery's transaction.
+    func recoverPassedHandOffDeadlines(_ session: PostgresSession, now: Int64) async throws -> [RecoveredJob] {
+        let passed = try await session.rows(
+            """
+            SELECT id, attempts - progressed_attempts, max_attempts, cancel_requested, handed_off_to, queue,
+                   throttle_interval_ms, attempts, group_id, handoff_reference, handoff_deadline
+            FROM jobs
+            WHERE state = 'handed_off' AND handoff_deadline IS NOT NULL AND handoff_deadline < $1
+            ORDER BY id
+            FOR UPDATE SKIP LOCKED
+            """, [now])
+        var recovered: [RecoveredJob] = []
+        for row in passed {
+            let target = HandOffTarget(
+                carrier: try row.string(4), reference: try row.string(9), deadline: try row.optionalInt64(10))
+            let lease = ExpiredLease(
+                id: JobID(try row.int64(0)), owner: nil, attempts: try row.int(7), countedAttempts: try row.int(1),
+                maxAttempts: try row.optionalInt(2), cancelRequested: try row.bool(3), handOff: target)
+            let verdict = lease.verdict(deadOwners: [])
+            try await session.execute(
+                """
+                UPDATE jobs SET state = $2, error = $3::jsonb, finished_at = $4, updated_at = $5
+                WHERE id = $1
+                """,
+                [lease.id.rawValue, verdict.state.rawValue, try JobCodec.encode(verdict.failure), verdict.state.isTerminal ? now : nil, now])
+            try await appendEvent(
+                session, lease.id, now: now, from: .handedOff, to: verdict.state, attempt: lease.attempts, reason: verdict.reason)
+            try await recordEnd(session, queue: try row.string(5), interval: try row.int64(6), now: now)
+            if verdict.state.isTerminal {
+                try await jobEnded(session, lease.id, group: try row.optionalInt64(8).map { GroupID($0) }, now: now)
+            }
+            recovered.append(RecoveredJob(id: lease.id, previousOwner: nil, state: verdict.state, handOff: target))
+        }
+        return recovered
+    }
+
+    /// Job `id`'s row as an ending reads it, locked for the rest of the transaction; nil if there is none.
+    private func lockedEndingRow(_ session: PostgresSession, _ id: JobID) async throws -> EndingRow? {
+        try await session.rows(
+            """
+            SELECT id, state, lease_owner, attempts, max_attempts, cancel_requested, queue, throttle_interval_ms, group_id,
+                   progressed_attempts
+            FROM jobs WHERE id = $1 FOR UPDATE
+            """, [id.rawValue]
+        ).first.map(EndingRow.init)
+    }
+}
