@@ -42,6 +42,11 @@ package enum Formatting {
     }
 
     /// A priority's name, or its number.
+    /// Where a job's attempt was handed off: "to 'carrier' as 'reference'", and its deadline if any.
+    package static func handOff(_ target: HandOffTarget) -> String {
+        "to '\(target.carrier)' as '\(target.reference)'" + (target.deadline.map { ", deadline \(timestamp($0))" } ?? "")
+    }
+
     package static func priority(_ priority: Priority) -> String {
         switch priority {
         case .background: "background"

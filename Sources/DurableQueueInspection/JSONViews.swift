@@ -14,6 +14,8 @@ extension JobRecord {
             ("cancel_requested", .bool(cancelRequested)), ("run_at", .time(runAt)), ("created_at", .time(createdAt)),
             ("updated_at", .time(updatedAt)), ("started_at", .time(startedAt)), ("finished_at", .time(finishedAt)),
             ("lease_owner", .string(leaseOwner)), ("lease_expires_at", .time(leaseExpiresAt)),
+            ("handed_off_to", .string(handOff?.carrier)), ("handoff_reference", .string(handOff?.reference)),
+            ("handoff_deadline", .time(handOff?.deadline)),
             ("checkpoint_bytes", .int(checkpoint.map { Int64($0.count) })), ("input", JSONValue.parsing(input)),
             ("output", output.map(JSONValue.parsing) ?? .null),
             (

@@ -24,6 +24,9 @@
 //   durableq-test-worker sqlite-memory PATH [--initialize-first]
 //       Opens a queue on PATH (after sqlite3_initialize() with --initialize-first), enqueues one job
 //       and prints "memory N": sqlite3_memory_used(), 0 while SQLite's memory statistics are off.
+//   durableq-test-worker report-handoff PATH JOB ATTEMPT OUTPUT
+//       Reports that handed-off attempt ATTEMPT of job JOB succeeded with the string OUTPUT, as a carrier
+//       in another process would; prints "recorded STATE" or "refused STATE ATTEMPT".
 //   durableq-test-worker tick PATH LOG
 //       Declares the schedule "every-second" (a "record" job with index 0 every second, missed ticks
 //       skipped) and runs an engine until killed; prints "ready" once running.
@@ -206,6 +209,15 @@ do {
         let queue = try await openQueue(arguments[2])
         _ = try await queue.enqueue(RecordJob.self, RecordJob.Input(index: 0))
         say("memory \(sqlite3_memory_used())")
+    case "report-handoff" where arguments.count == 6:
+        guard let job = Int64(arguments[3]), let attempt = Int(arguments[4]) else {
+            throw DurableQueueError(.invalidArgument, "JOB and ATTEMPT must be numbers")
+        }
+        let queue = try await openQueue(arguments[2])
+        switch try await queue.completeHandOff(job: JobID(job), attempt: attempt, output: arguments[5]) {
+        case .recorded(let state): say("recorded \(state.rawValue)")
+        case .refused(let state, let current): say("refused \(state.rawValue) \(current)")
+        }
     case "tick" where arguments.count == 4:
         let queue = try await openQueue(arguments[2], configuration: JobQueue.Configuration(pollInterval: .milliseconds(20)))
         queue.register(RecordJob(recorder: AttemptRecorder(log: LineLog(path: arguments[3]), longestMilliseconds: 8, announcesStarts: false)))
@@ -217,7 +229,7 @@ do {
             try await group.waitForAll()
         }
     default:
-        FileHandle.standardError.write(Data("usage: durableq-test-worker enqueue PATH COUNT | compose PATH | cache PATH LOG KEY | sqlite-memory PATH [--initialize-first] | tick PATH LOG | work PATH LOG [--until-done] [--lease-ms N] [--heartbeat-ms N] [--job-ms N] [--max-jobs N] [--storage-timeout-ms N] [--announce-starts] [--ignore-cancel]\n".utf8))
+        FileHandle.standardError.write(Data("usage: durableq-test-worker enqueue PATH COUNT | compose PATH | report-handoff PATH JOB ATTEMPT OUTPUT | cache PATH LOG KEY | sqlite-memory PATH [--initialize-first] | tick PATH LOG | work PATH LOG [--until-done] [--lease-ms N] [--heartbeat-ms N] [--job-ms N] [--max-jobs N] [--storage-timeout-ms N] [--announce-starts] [--ignore-cancel]\n".utf8))
         exit(2)
     }
 } catch {

@@ -7,6 +7,14 @@ import NIOCore
 import NIOHTTP1
 import Testing
 
+/// Hands its attempt to a background session for at most a day.
+private struct HandOffToSession: Job {
+    static let name = "hand-off"
+    func run(_ input: String, context: JobContext) async throws -> String {
+        try await context.handOff(to: "background-session", reference: "task-7", deadline: .seconds(86_400)) {}
+    }
+}
+
 /// The dashboard's pages and their JSON twins, read over HTTP from a real server on 127.0.0.1.
 @Suite(.timeLimit(.minutes(2))) struct DashboardReadTests {
     @Test(arguments: StoreBackend.all) func queuesShowTheirCountsByStateAsJSONAndAsAPage(_ backend: StoreBackend) async throws {
@@ -85,6 +93,23 @@ import Testing
             #expect(!page.body.contains("<script>alert"))
             #expect(page.body.contains("refused on purpose"))
             #expect(page.body.contains("<span class=\"badge failed\">failed</span>"))
+        }
+    }
+
+    @Test func aHandedOffJobShowsItsStateCarrierAndDeadline() async throws {
+        try await DashboardFixture.with { fixture in
+            fixture.workers.register(HandOffToSession())
+            let handle = try await fixture.workers.enqueue(HandOffToSession.self, "video")
+            _ = try await fixture.workers.runDueJobs()
+
+            let job = try await fixture.send("/api/jobs/\(handle.id.rawValue)").object()
+            #expect(job["state"] as? String == "handed_off")
+            #expect(job["handed_off_to"] as? String == "background-session" && job["handoff_reference"] as? String == "task-7")
+            let page = try await fixture.send("/jobs/\(handle.id.rawValue)")
+            #expect(page.body.contains("<span class=\"badge handed_off\">handed_off</span>"))
+            #expect(page.body.contains("to &#39;background-session&#39; as &#39;task-7&#39;, deadline 20"), "\(page.body)")
+            let overview = try await fixture.send("/")
+            #expect(overview.body.contains("handed_off"))
         }
     }
 

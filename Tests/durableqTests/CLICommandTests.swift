@@ -68,7 +68,7 @@ private func seed(_ directory: TemporaryDirectory) async throws -> (pending: Job
         #expect(api["suspended"] as? Bool == true && api["throttle_interval_ms"] as? Int == 1000)
         #expect(api["rate_limit_count"] as? Int == 5 && api["concurrency_limit"] as? Int == 0)
         let mailCounts = try #require(status.last?["counts"] as? [String: Int])
-        #expect(mailCounts == ["scheduled": 0, "pending": 1, "blocked": 0, "running": 1, "succeeded": 1, "failed": 1, "cancelled": 0])
+        #expect(mailCounts == ["scheduled": 0, "pending": 1, "blocked": 0, "running": 1, "succeeded": 1, "failed": 1, "cancelled": 0, "handed_off": 0])
 
         let all = try await durableq(["list", "--json"], in: here).objects()
         #expect(all.map { $0["id"] as? Int } == [ids.pending, ids.running, ids.failed, ids.succeeded].map { Int($0.rawValue) })
@@ -115,6 +115,29 @@ private func seed(_ directory: TemporaryDirectory) async throws -> (pending: Job
         let watch = try await durableq(["watch", "--count", "2", "--interval", "50ms"], in: here)
         #expect(watch.status == 0 && watch.stdout.components(separatedBy: "QUEUE").count == 3, "\(watch.stdout)")
         #expect(!watch.stdout.contains("\u{1B}"), "no terminal codes when the output is not a terminal")
+    }
+
+    @Test func aHandedOffJobShowsWhereItWentInStatusShowAndJSON() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SQLiteJobStore(path: directory.path("durableq.sqlite"))
+        let id = try await store.add(job("media", kind: "download"))
+        let claimed = try #require(try await store.take("media").first)
+        let target = HandOffTarget(carrier: "background-session", reference: "task-7", deadline: nil)
+        #expect(try await store.handOff(claimed.attemptID, owner: "w1", to: target, now: 1_500) == .handedOff)
+        let here = directory.url.path
+
+        let status = try await durableq(["status"], in: here)
+        let lines = status.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
+        #expect(status.stdout.contains("HANDED OFF"))
+        // QUEUE MODE LIMIT PAUSED SCHEDULED PENDING BLOCKED RUNNING, then the handed-off count.
+        #expect(lines.last.map { Array($0.prefix(9)) } == ["media", "fifo", "-", "no", "0", "0", "0", "0", "1"], "\(status.stdout)")
+        let show = try await durableq(["show", "\(id)"], in: here)
+        #expect(show.stdout.contains("state       handed_off") || show.stdout.contains("handed_off"))
+        #expect(show.stdout.contains("handed off  to 'background-session' as 'task-7'"), "\(show.stdout)")
+        #expect(show.stdout.contains("running  handed_off"))
+        let json = try await durableq(["show", "\(id)", "--json"], in: here)
+        #expect(json.stdout.contains("\"handoff_reference\":\"task-7\""), "\(json.stdout)")
     }
 
     @Test func badInputIsAUsageErrorOrANamedFailureAndChangesNothing() async throws {

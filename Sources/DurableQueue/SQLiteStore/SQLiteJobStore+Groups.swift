@@ -284,10 +284,10 @@ extension SQLiteJobStore {
         """
     }
 
-    /// ``childJobsStatement(states:)`` and ``childGroupsStatement(states:)`` for 1 … 4 states, at
+    /// ``childJobsStatement(states:)`` and ``childGroupsStatement(states:)`` for 1 … 5 states (as many as a group has unfinished ones), at
     /// the index one less than the count: built once, not at every ending.
-    private static let childJobsStatements = (1...4).map { childJobsStatement(states: $0) }
-    private static let childGroupsStatements = (1...4).map { childGroupsStatement(states: $0) }
+    private static let childJobsStatements = (1...GroupAdvance.unfinishedStates.count).map { childJobsStatement(states: $0) }
+    private static let childGroupsStatements = (1...GroupAdvance.unfinishedStates.count).map { childGroupsStatement(states: $0) }
 
     /// How many children of group `id` are active, counted in the indexes without reading a row:
     /// reading the active children of a group running 16 at a time cost every ending 140,000

@@ -30,8 +30,10 @@ package struct JobRecord: Sendable, Hashable {
     package var partitionKey: String?
     /// The sequence or group it is a step of; nil for none.
     package var group: GroupID?
+    /// Where its latest attempt was handed off, if it ever was (see ``JobState/handedOff``).
+    package var handOff: HandOffTarget?
 
-    package init(id: JobID, queue: String, kind: String, state: JobState, priority: Priority, runAt: Int64, attempts: Int, maxAttempts: Int?, retryPolicy: String?, timeoutMilliseconds: Int64?, uniqueKey: String?, cancelRequested: Bool, leaseOwner: String?, leaseExpiresAt: Int64?, input: String, output: String?, error: JobFailure?, progress: Double?, checkpoint: [UInt8]?, createdAt: Int64, updatedAt: Int64, startedAt: Int64?, finishedAt: Int64?, tags: [String], throttleIntervalMilliseconds: Int64, partitionKey: String?, group: GroupID?) {
+    package init(id: JobID, queue: String, kind: String, state: JobState, priority: Priority, runAt: Int64, attempts: Int, maxAttempts: Int?, retryPolicy: String?, timeoutMilliseconds: Int64?, uniqueKey: String?, cancelRequested: Bool, leaseOwner: String?, leaseExpiresAt: Int64?, input: String, output: String?, error: JobFailure?, progress: Double?, checkpoint: [UInt8]?, createdAt: Int64, updatedAt: Int64, startedAt: Int64?, finishedAt: Int64?, tags: [String], throttleIntervalMilliseconds: Int64, partitionKey: String?, group: GroupID?, handOff: HandOffTarget? = nil) {
         self.id = id
         self.queue = queue
         self.kind = kind
@@ -59,6 +61,7 @@ package struct JobRecord: Sendable, Hashable {
         self.throttleIntervalMilliseconds = throttleIntervalMilliseconds
         self.partitionKey = partitionKey
         self.group = group
+        self.handOff = handOff
     }
 }
 

@@ -28,6 +28,7 @@ struct JobPage {
         if let partition = job.partitionKey { fields.append(("Partition", HTML.escape(partition))) }
         if let group = job.group { fields.append(("Group", "<a href=\"/groups/\(group.rawValue)\">group \(group.rawValue)</a>")) }
         if let owner = job.leaseOwner { fields.append(("Worker", HTML.escape(owner))) }
+        if job.state == .handedOff, let handOff = job.handOff { fields.append(("Handed off", HTML.escape(Formatting.handOff(handOff)))) }
         if let checkpoint = job.checkpoint { fields.append(("Checkpoint", "\(checkpoint.count) bytes")) }
 
         var body = "<h1>Job \(job.id.rawValue) <span class=\"muted\">\(HTML.escape(job.kind))</span></h1>\n"

@@ -31,6 +31,7 @@ struct Show: AsyncParsableCommand {
         if let key = job.uniqueKey { fields.append(("unique key", key)) }
         if job.cancelRequested { fields.append(("cancel", "requested")) }
         if let owner = job.leaseOwner { fields.append(("worker", owner)) }
+        if job.state == .handedOff, let handOff = job.handOff { fields.append(("handed off", Formatting.handOff(handOff))) }
         if let checkpoint = job.checkpoint { fields.append(("checkpoint", "\(checkpoint.count) bytes")) }
         fields.append(("input", job.input))
         if let output = job.output { fields.append(("output", output)) }

@@ -25,7 +25,8 @@ struct Status: AsyncParsableCommand {
     static func lines(_ statuses: [QueueStatus], now: Int64) -> [String] {
         guard !statuses.isEmpty else { return ["no queues yet"] }
         var table = Table(header: [
-            "QUEUE", "MODE", "LIMIT", "PAUSED", "SCHEDULED", "PENDING", "BLOCKED", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED",
+            "QUEUE", "MODE", "LIMIT", "PAUSED", "SCHEDULED", "PENDING", "BLOCKED", "RUNNING", "HANDED OFF", "SUCCEEDED", "FAILED",
+            "CANCELLED",
             "THROTTLE", "NEXT START",
         ])
         for status in statuses {
@@ -36,7 +37,7 @@ struct Status: AsyncParsableCommand {
                 [
                     queue.name, queue.mode.rawValue, queue.concurrencyLimit == 0 ? "-" : String(queue.concurrencyLimit),
                     queue.isPaused ? "yes" : "no",
-                ] + [JobState.scheduled, .pending, .blocked, .running, .succeeded, .failed, .cancelled].map { String(status.counts[$0]) }
+                ] + [JobState.scheduled, .pending, .blocked, .running, .handedOff, .succeeded, .failed, .cancelled].map { String(status.counts[$0]) }
                     + [throttle.isEmpty ? "-" : throttle.joined(separator: ", "), nextStart ?? "-"])
         }
         return table.lines

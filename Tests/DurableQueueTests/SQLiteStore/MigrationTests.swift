@@ -32,8 +32,9 @@ import Testing
                 tables.append($0.string(0))
             }
             #expect(tables == [
-                "cache_entries", "cache_list", "group_events", "group_list", "groups", "job_events", "job_history", "job_id_floor",
-                "job_list", "job_tags", "jobs", "queue_starts", "queue_status", "queues", "schedule_list", "schedules", "sqlite_sequence",
+                "cache_entries", "cache_list", "group_events", "group_list", "groups", "job_events", "job_handoffs", "job_history",
+                "job_id_floor", "job_list", "job_tags", "jobs", "queue_starts", "queue_status", "queues", "schedule_list", "schedules",
+                "sqlite_sequence",
             ])
         }
     }
@@ -290,6 +291,64 @@ import Testing
         }
         try await store.finish([FinishedAttempt(.first(JobID(3)), owner: "w1", outcome: .succeeded(output: "0"))], now: 30)
         #expect(try await store.groupState(GroupID(1)) == .succeeded)
+        #expect(try await store.historyIsConsistent())
+    }
+
+    /// Version 15 rebuilds the jobs table (its state CHECK admits `handed_off`): every row keeps every
+    /// value, the ids and the history go on, and the indexes, the trigger and the views work as before.
+    @Test func aVersionFourteenFileKeepsEveryValueOfEveryJobWhenTheTableIsRebuiltForHandOffs() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        let connection = try SQLiteConnection(path: path, options: StorageOptions())
+        try SQLiteMigrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(14)))
+        try connection.executeScript(
+            """
+            INSERT INTO queues (name, created_at, updated_at) VALUES ('default', 1, 1);
+            INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, attempts, max_attempts, retry_policy,
+                              timeout_ms, unique_key, lease_owner, lease_expires_at, input, output, error, progress, checkpoint,
+                              created_at, updated_at, started_at, finished_at, throttle_interval_ms, throttle_interval_source,
+                              progressed_attempts, checkpoint_attempt, trace_context, partition_key, created_state, event_count)
+            VALUES (7, 'default', 'a', 'running', 4, 7, 5, 2, 3, '{"kind":"constant"}', 9000, 'key-7', 'w1', 99999, '"in"',
+                    NULL, '{"type":"E","message":"m","retryable":true}', 0.5, x'0102', 1, 6, 5, NULL, 100, 'job', 1, 2,
+                    '{"traceparent":"00"}', 'p', 'pending', 1),
+                   (9, 'default', 'b', 'succeeded', 0, 9, 2, 1, NULL, NULL, NULL, NULL, NULL, NULL, '"x"', '"out"', NULL, NULL,
+                    NULL, 2, 3, 2, 3, 0, 'queue', 0, NULL, NULL, NULL, 'pending', 2);
+            DELETE FROM jobs WHERE id = 9;
+            INSERT INTO job_events (job_id, seq, at, from_state, to_state, attempt, reason, worker)
+            VALUES (7, 1, 5, 'pending', 'running', 1, 'claimed', 'w1');
+            """)
+        func rows() throws -> [String] {
+            var rows: [String] = []
+            try connection.query(
+                """
+                SELECT id, queue, kind, state, priority, order_key, run_at, attempts, max_attempts, retry_policy, timeout_ms,
+                       unique_key, lease_owner, lease_expires_at, input, output, error, progress, hex(checkpoint), created_at,
+                       updated_at, started_at, finished_at, throttle_interval_ms, throttle_interval_source, progressed_attempts,
+                       checkpoint_attempt, trace_context, partition_key, created_state, event_count
+                FROM jobs ORDER BY id
+                """
+            ) { row in rows.append((0..<31).map { row.optionalString(Int32($0)) ?? "NULL" }.joined(separator: "|")) }
+            return rows
+        }
+        let before = try rows()
+
+        let store = try SQLiteJobStore(path: path)
+        #expect(try SQLiteMigrator.userVersion(connection) == SchemaMigrations.latestVersion)
+        #expect(try rows() == before)
+        #expect(try connection.scalarInt64("SELECT count(*) FROM jobs WHERE handed_off_to IS NOT NULL") == 0)
+        for index in ["idx_jobs_next_pending", "idx_jobs_next_scheduled", "idx_jobs_running", "idx_jobs_unique_key", "idx_jobs_finished",
+                      "idx_jobs_unique_key_created", "idx_jobs_group_state", "idx_jobs_handed_off", "idx_jobs_handoff_deadline"] {
+            #expect(try connection.scalarInt64("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?", [index]) == 1, "\(index)")
+        }
+        // The deleted job's id stays used; a job's unique key is still held while it is handed off.
+        #expect(try await store.add(job()) == JobID(10))
+        #expect(try await store.handOff(AttemptID(job: JobID(7), number: 2), owner: "w1", to: HandOffTarget(carrier: "c", reference: "r", deadline: nil), now: 10) == .handedOff)
+        #expect(try await store.enqueue([job(uniqueKey: "key-7")], now: 11).first?.id == JobID(7))
+        #expect(try await store.transitions(JobID(7)) == ["nil>pending", "pending>running", "running>handed_off"])
+        #expect(throws: (any Error).self) { try connection.executeScript("UPDATE jobs SET state = 'lost' WHERE id = 7") }
+        #expect(try connection.scalarInt64("SELECT handed_off FROM queue_status WHERE queue = 'default'") == 1)
+        #expect(try connection.scalarInt64("SELECT count(*) FROM job_handoffs WHERE handoff_reference = 'r'") == 1)
         #expect(try await store.historyIsConsistent())
     }
 }

@@ -136,4 +136,22 @@ import Testing
         #expect(GiveBack.state(cancelRequested: false) == .pending)
         #expect(GiveBack.state(cancelRequested: true) == .cancelled)
     }
+
+    @Test func reconcilingACarrierGivesBackOnlyLostHandOffsAndStopsOnlyTransfersOfEndedOnes() {
+        func job(_ id: Int64, _ reference: String) -> HandedOffJob {
+            HandedOffJob(attempt: AttemptID(job: JobID(id), number: 1), reference: reference)
+        }
+        let (lost, known, starting, ended) = (job(1, "a"), job(2, "b"), job(3, "c"), job(4, "d"))
+        // "c" is being started here (the carrier does not know it yet); "d" ended between the two reads;
+        // "e" was handed off after the first read and started before the carrier was asked.
+        let plan = HandOffRule.reconcile(
+            handedOff: [lost, known, starting, ended], stillHandedOff: [lost, known, starting, job(5, "e")],
+            carried: ["b", "d", "e", "orphan"], starting: [starting.attempt])
+        #expect(plan.giveBack == [lost])
+        #expect(plan.stop == ["d", "orphan"])
+        #expect(HandOffRule.isCurrent(AttemptID(job: JobID(1), number: 2), state: .handedOff, attempts: 2))
+        #expect(!HandOffRule.isCurrent(AttemptID(job: JobID(1), number: 1), state: .handedOff, attempts: 2))
+        #expect(!HandOffRule.isCurrent(AttemptID(job: JobID(1), number: 2), state: .pending, attempts: 2))
+        #expect(HandOffRule.state(cancelRequested: true) == .cancelled && HandOffRule.state(cancelRequested: false) == .handedOff)
+    }
 }
