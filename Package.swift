@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "DurableQueue", targets: ["DurableQueue"]),
         .library(name: "DurableDownloads", targets: ["DurableDownloads"]),
         .library(name: "DurableDownloadsAsyncHTTPClient", targets: ["DurableDownloadsAsyncHTTPClient"]),
+        .library(name: "DurableDownloadsURLSession", targets: ["DurableDownloadsURLSession"]),
         .library(name: "DurableQueueTesting", targets: ["DurableQueueTesting"]),
         .library(name: "DurableQueuePostgres", targets: ["DurableQueuePostgres"]),
         .library(name: "DurableQueueDashboard", targets: ["DurableQueueDashboard"]),
@@ -97,6 +98,13 @@ let package = Package(
             ],
             // Why it reads file metadata (stat of its own part files, inside the app's container).
             resources: [.copy("PrivacyInfo.xcprivacy")],
+            swiftSettings: swiftSettings
+        ),
+        // The URLSession transport: the system's HTTP stack on Apple platforms (FoundationNetworking,
+        // over libcurl, on Linux). Its own product, so that a server on AsyncHTTPClient links no curl.
+        .target(
+            name: "DurableDownloadsURLSession",
+            dependencies: ["DurableDownloads", "DurableQueue"],
             swiftSettings: swiftSettings
         ),
         // The AsyncHTTPClient transport (NIO, its TLS): its own product, so that an app on another
@@ -195,7 +203,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "durableq-download-worker",
-            dependencies: ["DurableQueue", "DurableDownloads", "DurableDownloadsAsyncHTTPClient"],
+            dependencies: ["DurableQueue", "DurableDownloads", "DurableDownloadsAsyncHTTPClient", "DurableDownloadsURLSession"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -268,7 +276,7 @@ let package = Package(
             name: "DurableDownloadsTests",
             dependencies: [
                 "DurableQueue",
-                "DurableDownloads", "DurableDownloadsAsyncHTTPClient",
+                "DurableDownloads", "DurableDownloadsAsyncHTTPClient", "DurableDownloadsURLSession",
                 "DurableQueueTestSupport",
                 "DurableQueueTestServer",
                 "durableq-download-worker",

@@ -1,11 +1,12 @@
 // A second process for the download tests: it works on the same file as the test. Not a product. Usage:
 //
-//   durableq-download-worker PATH URL DIR SHA256
-//       Runs an engine with the HTTP job types (600 ms leases) until the download of URL into DIR
-//       (checked against SHA256 unless it is "") is done; prints "ready" once running, then
-//       "downloaded PATH" and "peak-rss-kb N".
+//   durableq-download-worker PATH URL DIR SHA256 [TRANSPORT]
+//       Runs an engine with the HTTP job types (600 ms leases) over TRANSPORT ("AsyncHTTPClient", the
+//       default, or "URLSession") until the download of URL into DIR (checked against SHA256 unless it
+//       is "") is done; prints "ready" once running, then "downloaded PATH" and "peak-rss-kb N".
 import DurableDownloads
 import DurableDownloadsAsyncHTTPClient
+import DurableDownloadsURLSession
 import DurableQueue
 import Foundation
 
@@ -15,15 +16,15 @@ func say(_ line: String) {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 5 else {
-    FileHandle.standardError.write(Data("usage: durableq-download-worker PATH URL DIR SHA256\n".utf8))
+guard arguments.count == 5 || arguments.count == 6 else {
+    FileHandle.standardError.write(Data("usage: durableq-download-worker PATH URL DIR SHA256 [AsyncHTTPClient|URLSession]\n".utf8))
     exit(2)
 }
 do {
     let configuration = JobQueue.Configuration(
         leaseDuration: .milliseconds(600), heartbeatInterval: .milliseconds(200), pollInterval: .milliseconds(20))
     let queue = try JobQueue(path: arguments[1], configuration: configuration)
-    let http = HTTPJobs(queue: queue)
+    let http = arguments.count == 6 && arguments[5] == "URLSession" ? HTTPJobs(queue: queue, transport: URLSessionTransport()) : HTTPJobs(queue: queue)
     http.register()
     let handle = try await http.download(
         DownloadRequest(url: arguments[2], directory: arguments[3], sha256: arguments[4].isEmpty ? nil : arguments[4]))

@@ -14,8 +14,8 @@ private func sha256(ofFileAt path: String) throws -> String {
 /// Downloads never corrupt each other, never write outside their own files, never replace a file
 /// they did not create, and never start over when they can resume.
 @Suite(.timeLimit(.minutes(2))) struct DownloadSafetyTests {
-    @Test func twoURLsWithTheSameFileNameEachGetAFileOfTheirOwn() async throws {
-        try await withHTTP { server, http, files in
+    @Test(arguments: TestTransport.allCases) func twoURLsWithTheSameFileNameEachGetAFileOfTheirOwn(_ transport: TestTransport) async throws {
+        try await withHTTP(transport: transport) { server, http, files in
             let first = TestHTTPServer.Resource(size: 300_000)
             let second = TestHTTPServer.Resource(size: 400_000)
             server.serve("a/same.bin", first)
@@ -41,8 +41,8 @@ private func sha256(ofFileAt path: String) throws -> String {
         }
     }
 
-    @Test func aLinkAtThePartPathIsNeitherFollowedNorCut() async throws {
-        try await withHTTP { server, http, files in
+    @Test(arguments: TestTransport.allCases) func aLinkAtThePartPathIsNeitherFollowedNorCut(_ transport: TestTransport) async throws {
+        try await withHTTP(transport: transport) { server, http, files in
             server.serve("x.bin", TestHTTPServer.Resource(size: 200_000))
             let out = files.path("out")
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
@@ -72,8 +72,8 @@ private func sha256(ofFileAt path: String) throws -> String {
         }
     }
 
-    @Test func aServerChosenNameNeverReplacesAFileNorTheQueueFile() async throws {
-        try await withHTTP { server, http, files in
+    @Test(arguments: TestTransport.allCases) func aServerChosenNameNeverReplacesAFileNorTheQueueFile(_ transport: TestTransport) async throws {
+        try await withHTTP(transport: transport) { server, http, files in
             let out = files.path("out")
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
             try Data("mine".utf8).write(to: URL(fileURLWithPath: "\(out)/report.txt"))
@@ -117,8 +117,8 @@ private func sha256(ofFileAt path: String) throws -> String {
         #expect(try String(contentsOfFile: directory.path("c.part"), encoding: .utf8) == "other")
     }
 
-    @Test func interruptionsThatGetFurtherUseNoAttemptAndResumeFromEveryByteOnDisk() async throws {
-        try await withHTTP(checkpointBytes: 1 << 20) { server, http, files in
+    @Test(arguments: TestTransport.allCases) func interruptionsThatGetFurtherUseNoAttemptAndResumeFromEveryByteOnDisk(_ transport: TestTransport) async throws {
+        try await withHTTP(transport: transport, checkpointBytes: 1 << 20) { server, http, files in
             var resource = TestHTTPServer.Resource(size: 1_000_000)
             resource.dropAfter = 150_000
             resource.dropCount = 5
@@ -136,8 +136,8 @@ private func sha256(ofFileAt path: String) throws -> String {
         }
     }
 
-    @Test func askingAgainForAFailedOrCancelledDownloadResumesIt() async throws {
-        try await withHTTP { server, http, files in
+    @Test(arguments: TestTransport.allCases) func askingAgainForAFailedOrCancelledDownloadResumesIt(_ transport: TestTransport) async throws {
+        try await withHTTP(transport: transport) { server, http, files in
             let out = files.path("out")
             let request = DownloadRequest(url: server.baseURL + "/files/slow.bin", directory: out)
             // Not there yet: the download fails at once (404 does not retry).
@@ -162,11 +162,11 @@ private func sha256(ofFileAt path: String) throws -> String {
         }
     }
 
-    @Test func aRefusedConnectionFailsEachAttemptWithinTheConnectTimeoutSayingSo() async throws {
+    @Test(arguments: TestTransport.allCases) func aRefusedConnectionFailsEachAttemptWithinTheConnectTimeoutSayingSo(_ transport: TestTransport) async throws {
         let refusing = try RefusingPort()
         let port = refusing.port
         defer { withExtendedLifetime(refusing) {} }  // refusing until the test ends
-        try await withHTTP(connectTimeout: .milliseconds(500)) { _, http, files in
+        try await withHTTP(transport: transport, connectTimeout: .milliseconds(500)) { _, http, files in
             let started = ContinuousClock.now
             let handle = try await http.download(
                 DownloadRequest(url: "http://127.0.0.1:\(port)/x.bin", directory: files.path("out")),
@@ -177,8 +177,8 @@ private func sha256(ofFileAt path: String) throws -> String {
         }
     }
 
-    @Test func aURLWithAPasswordIsRefusedAndNothingIsStored() async throws {
-        try await withHTTP { server, http, files in
+    @Test(arguments: TestTransport.allCases) func aURLWithAPasswordIsRefusedAndNothingIsStored(_ transport: TestTransport) async throws {
+        try await withHTTP(transport: transport) { server, http, files in
             let url = "http://ada:s3cret@127.0.0.1:\(server.port)/files/x"
             for enqueue in [
                 { _ = try await http.download(DownloadRequest(url: url, directory: files.path("out"))) },
@@ -193,8 +193,8 @@ private func sha256(ofFileAt path: String) throws -> String {
         }
     }
 
-    @Test func aSchemeInCapitalsIsAnHTTPURLAndFilesGetTheUmasksPermissions() async throws {
-        try await withHTTP { server, http, files in
+    @Test(arguments: TestTransport.allCases) func aSchemeInCapitalsIsAnHTTPURLAndFilesGetTheUmasksPermissions(_ transport: TestTransport) async throws {
+        try await withHTTP(transport: transport) { server, http, files in
             server.serve("f.bin", TestHTTPServer.Resource(size: 1_000))
             let handle = try await http.download(DownloadRequest(url: "HTTP://127.0.0.1:\(server.port)/files/f.bin", directory: files.path("out")))
             let result = try await handle.result()

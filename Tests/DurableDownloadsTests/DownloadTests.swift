@@ -1,6 +1,7 @@
 import Crypto
 import DurableDownloads
 import DurableDownloadsAsyncHTTPClient
+import DurableDownloadsURLSession
 import DurableQueueTestServer
 import DurableQueueTestSupport
 import Foundation
@@ -8,17 +9,43 @@ import Testing
 
 @testable import DurableQueue
 
-/// Runs `body` with a test server and a running queue whose HTTP job types are registered.
+/// The transports the download and request suites run on.
+enum TestTransport: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case asyncHTTPClient = "AsyncHTTPClient"
+    case urlSession = "URLSession"
+
+    var testDescription: String { rawValue }
+
+    /// The HTTP jobs of `queue` over this transport.
+    func jobs(
+        queue: JobQueue, connectTimeout: Duration = .seconds(10), credentials: CredentialsProvider? = nil,
+        responseDirectory: String = "{queue}/responses", checkpointBytes: Int64 = 1 << 20, idleTimeout: Duration = .seconds(30)
+    ) -> HTTPJobs {
+        switch self {
+        case .asyncHTTPClient:
+            HTTPJobs(
+                queue: queue, connectTimeout: connectTimeout, credentials: credentials, responseDirectory: responseDirectory,
+                checkpointBytes: checkpointBytes, idleTimeout: idleTimeout)
+        case .urlSession:
+            HTTPJobs(
+                queue: queue, transport: URLSessionTransport(requestTimeout: max(connectTimeout, .seconds(10))), credentials: credentials,
+                responseDirectory: responseDirectory, checkpointBytes: checkpointBytes, idleTimeout: idleTimeout)
+        }
+    }
+}
+
+/// Runs `body` with a test server and a running queue whose HTTP job types are registered, over `transport`.
 func withHTTP(
-    credentials: CredentialsProvider? = nil, checkpointBytes: Int64 = 64 << 10, idleTimeout: Duration = .seconds(30),
-    connectTimeout: Duration = .seconds(10), _ body: (TestHTTPServer, HTTPJobs, TemporaryDirectory) async throws -> Void
+    transport: TestTransport = .asyncHTTPClient, credentials: CredentialsProvider? = nil, checkpointBytes: Int64 = 64 << 10,
+    idleTimeout: Duration = .seconds(30), connectTimeout: Duration = .seconds(10),
+    _ body: (TestHTTPServer, HTTPJobs, TemporaryDirectory) async throws -> Void
 ) async throws {
     let server = try await TestHTTPServer()
     let files = try TemporaryDirectory()
     defer { files.remove() }
     do {
         try await withRunningQueue { queue in
-            let http = HTTPJobs(
+            let http = transport.jobs(
                 queue: queue, connectTimeout: connectTimeout, credentials: credentials, responseDirectory: files.path("responses"),
                 checkpointBytes: checkpointBytes, idleTimeout: idleTimeout)
             http.register()
@@ -35,8 +62,8 @@ func withHTTP(
 let quickRetries = EnqueueOptions(retry: RetryPolicy(maxAttempts: 5, backoff: .constant(.milliseconds(10))))
 
 @Suite(.timeLimit(.minutes(2))) struct DownloadTests {
-    @Test func aDownloadResumesWithRangeAfterDroppedConnections() async throws {
-        try await withHTTP { server, http, files in
+    @Test(arguments: TestTransport.allCases) func aDownloadResumesWithRangeAfterDroppedConnections(_ transport: TestTransport) async throws {
+        try await withHTTP(transport: transport) { server, http, files in
             var resource = TestHTTPServer.Resource(size: 1_000_000)
             resource.dropAfter = 300_000
             resource.dropCount = 2
@@ -59,9 +86,9 @@ let quickRetries = EnqueueOptions(retry: RetryPolicy(maxAttempts: 5, backoff: .c
         }
     }
 
-    @Test func aChangedETagOrAServerWithoutRangesStartsOverCleanly() async throws {
+    @Test(arguments: TestTransport.allCases) func aChangedETagOrAServerWithoutRangesStartsOverCleanly(_ transport: TestTransport) async throws {
         for supportsRanges in [true, false] {
-            try await withHTTP { server, http, files in
+            try await withHTTP(transport: transport) { server, http, files in
                 var resource = TestHTTPServer.Resource(size: 500_000)
                 resource.dropAfter = 200_000
                 resource.dropCount = 1
@@ -78,8 +105,8 @@ let quickRetries = EnqueueOptions(retry: RetryPolicy(maxAttempts: 5, backoff: .c
         }
     }
 
-    @Test func aStalledTransferTimesOutAndResumes() async throws {
-        try await withHTTP(idleTimeout: .seconds(1)) { server, http, files in
+    @Test(arguments: TestTransport.allCases) func aStalledTransferTimesOutAndResumes(_ transport: TestTransport) async throws {
+        try await withHTTP(transport: transport, idleTimeout: .seconds(1)) { server, http, files in
             var resource = TestHTTPServer.Resource(size: 600_000)
             resource.dropAfter = 250_000
             resource.dropCount = 1
@@ -96,8 +123,8 @@ let quickRetries = EnqueueOptions(retry: RetryPolicy(maxAttempts: 5, backoff: .c
         }
     }
 
-    @Test func aRangeNotSatisfiableOnACompletePartFileFinishesIt() async throws {
-        try await withHTTP { server, http, files in
+    @Test(arguments: TestTransport.allCases) func aRangeNotSatisfiableOnACompletePartFileFinishesIt(_ transport: TestTransport) async throws {
+        try await withHTTP(transport: transport) { server, http, files in
             let resource = TestHTTPServer.Resource(size: 100_000)
             server.serve("done.bin", resource)
             // A worker that wrote every byte and its checkpoint, then died before the rename.
@@ -116,8 +143,8 @@ let quickRetries = EnqueueOptions(retry: RetryPolicy(maxAttempts: 5, backoff: .c
         }
     }
 
-    @Test func aDownloadThatDiedAfterItsRenameFinishesWithoutFetchingAgain() async throws {
-        try await withHTTP { server, http, files in
+    @Test(arguments: TestTransport.allCases) func aDownloadThatDiedAfterItsRenameFinishesWithoutFetchingAgain(_ transport: TestTransport) async throws {
+        try await withHTTP(transport: transport) { server, http, files in
             let resource = TestHTTPServer.Resource(size: 100_000)
             server.serve("moved.bin", resource)
             let digest = sha256Hex(resource.content())
@@ -150,8 +177,8 @@ let quickRetries = EnqueueOptions(retry: RetryPolicy(maxAttempts: 5, backoff: .c
         }
     }
 
-    @Test func aChecksumMismatchFailsAndKeepsNoFile() async throws {
-        try await withHTTP { server, http, files in
+    @Test(arguments: TestTransport.allCases) func aChecksumMismatchFailsAndKeepsNoFile(_ transport: TestTransport) async throws {
+        try await withHTTP(transport: transport) { server, http, files in
             server.serve("f", TestHTTPServer.Resource(size: 10_000))
             let handle = try await http.download(
                 DownloadRequest(url: server.baseURL + "/files/f", directory: files.path("out"), sha256: String(repeating: "0", count: 64)),
@@ -163,8 +190,8 @@ let quickRetries = EnqueueOptions(retry: RetryPolicy(maxAttempts: 5, backoff: .c
         }
     }
 
-    @Test func aServerSuppliedNameCannotLeaveTheDirectory() async throws {
-        try await withHTTP { server, http, files in
+    @Test(arguments: TestTransport.allCases) func aServerSuppliedNameCannotLeaveTheDirectory(_ transport: TestTransport) async throws {
+        try await withHTTP(transport: transport) { server, http, files in
             var resource = TestHTTPServer.Resource(size: 1_000)
             resource.contentDispositionName = "../../escape.txt"
             server.serve("f", resource)
@@ -175,8 +202,8 @@ let quickRetries = EnqueueOptions(retry: RetryPolicy(maxAttempts: 5, backoff: .c
         }
     }
 
-    @Test func progressIsStoredInTheJobRow() async throws {
-        try await withHTTP { server, http, files in
+    @Test(arguments: TestTransport.allCases) func progressIsStoredInTheJobRow(_ transport: TestTransport) async throws {
+        try await withHTTP(transport: transport) { server, http, files in
             var resource = TestHTTPServer.Resource(size: 400_000)
             resource.bytesPerSecond = 1_000_000
             server.serve("slow", resource)

@@ -1,4 +1,5 @@
 import DurableDownloads
+import DurableDownloadsURLSession
 import DurableQueueTestServer
 import DurableQueueTestSupport
 import Foundation
@@ -7,8 +8,8 @@ import Testing
 @testable import DurableQueue
 
 @Suite(.timeLimit(.minutes(2))) struct RequestTests {
-    @Test func transientFailuresRetryHonouringRetryAfter() async throws {
-        try await withHTTP { server, http, _ in
+    @Test(arguments: TestTransport.allCases) func transientFailuresRetryHonouringRetryAfter(_ transport: TestTransport) async throws {
+        try await withHTTP(transport: transport) { server, http, _ in
             var resource = TestHTTPServer.Resource(size: 10)
             resource.failures = [500, 429]
             resource.retryAfterSeconds = 1
@@ -22,8 +23,8 @@ import Testing
         }
     }
 
-    @Test func aResponseBodyThatGoesSilentTimesOutAndTheRequestRetries() async throws {
-        try await withHTTP(idleTimeout: .seconds(1)) { server, http, _ in
+    @Test(arguments: TestTransport.allCases) func aResponseBodyThatGoesSilentTimesOutAndTheRequestRetries(_ transport: TestTransport) async throws {
+        try await withHTTP(transport: transport, idleTimeout: .seconds(1)) { server, http, _ in
             var resource = TestHTTPServer.Resource(size: 40_000)
             resource.dropAfter = 10_000
             resource.dropCount = 1
@@ -38,8 +39,8 @@ import Testing
         }
     }
 
-    @Test func aClientErrorFailsAtOnceWithItsStatusAndBody() async throws {
-        try await withHTTP { server, http, _ in
+    @Test(arguments: TestTransport.allCases) func aClientErrorFailsAtOnceWithItsStatusAndBody(_ transport: TestTransport) async throws {
+        try await withHTTP(transport: transport) { server, http, _ in
             let handle = try await http.enqueue(HTTPRequestSpec(url: server.baseURL + "/status/404"), options: quickRetries)
             let error = await #expect(throws: DurableQueueError.self) { try await handle.result() }
             #expect(error?.message.contains("HTTP 404 Not Found: status 404") == true)
@@ -47,8 +48,8 @@ import Testing
         }
     }
 
-    @Test func duplicatesAreReplacedJoinedOrAllowed() async throws {
-        try await withHTTP { server, http, _ in
+    @Test(arguments: TestTransport.allCases) func duplicatesAreReplacedJoinedOrAllowed(_ transport: TestTransport) async throws {
+        try await withHTTP(transport: transport) { server, http, _ in
             try await http.configureRequestQueue(concurrencyLimit: 2)
             try await http.pauseRequests()
             let request = HTTPRequestSpec(method: "POST", url: server.baseURL + "/echo", body: Data("x".utf8))
@@ -66,9 +67,9 @@ import Testing
         }
     }
 
-    @Test func credentialsAreSentButNeverStored() async throws {
+    @Test(arguments: TestTransport.allCases) func credentialsAreSentButNeverStored(_ transport: TestTransport) async throws {
         let secret = "secret-token-8f3a91"
-        try await withHTTP(credentials: { _ in [("Authorization", "Bearer \(secret)")] }) { server, http, _ in
+        try await withHTTP(transport: transport, credentials: { _ in [("Authorization", "Bearer \(secret)")] }) { server, http, _ in
             let handle = try await http.enqueue(HTTPRequestSpec(method: "POST", url: server.baseURL + "/echo", body: Data("hi".utf8)))
             let response = try await handle.result()
             #expect(response.body == Data("hi".utf8))
@@ -82,8 +83,8 @@ import Testing
         }
     }
 
-    @Test func largeResponseBodiesGoToAFile() async throws {
-        try await withHTTP { server, http, files in
+    @Test(arguments: TestTransport.allCases) func largeResponseBodiesGoToAFile(_ transport: TestTransport) async throws {
+        try await withHTTP(transport: transport) { server, http, files in
             let resource = TestHTTPServer.Resource(size: 200_000)
             server.serve("big", resource)
             let response = try await http.enqueue(HTTPRequestSpec(url: server.baseURL + "/files/big")).result()
