@@ -87,6 +87,12 @@ struct DownloadCheckpoint: Codable, Hashable {
     var movedTo: String?
     /// The SHA-256 of the file moved to ``movedTo``, as hex.
     var sha256: String?
+    /// Set before the attempt is handed to a ``DownloadCarrier``: the part file is then the carrier's
+    /// to place, and it places only a complete body. An attempt that finds this and a part file
+    /// finishes without fetching: the carrier placed it and its process died before reporting.
+    var carried: Bool?
+    /// What the carrier saved when a carried transfer failed, to resume it (a `URLSession`'s resume data).
+    var resumeData: Data?
 }
 
 /// Downloads a URL to a file, resuming after crashes, kills and dropped connections.
@@ -120,6 +126,8 @@ public struct DownloadJob: Job {
     let protectedPaths: Set<String>
     /// The data protection class of part files (see `HTTPJobs`).
     let fileProtection: FileProtection?
+    /// What fetches downloads outside the process, if anything (see `HTTPJobs`).
+    let carrier: (any DownloadCarrier)?
 
     public func shouldRetry(after error: any Error) -> Bool {
         retryable.allowRetry(after: error)
@@ -135,6 +143,15 @@ public struct DownloadJob: Job {
 
         var checkpoint = context.checkpoint.flatMap { try? JSONDecoder().decode(DownloadCheckpoint.self, from: Data($0)) }
         if let checkpoint, let moved = Self.alreadyMoved(checkpoint, partPath: partPath, context: context) { return moved }
+        if checkpoint?.carried == true, let placed = try PartFile.placedByCarrier(at: partPath) {
+            // A carrier placed the complete body, and its process died before it reported.
+            return try await finish(input, part: placed, checkpoint: nil, directory: directory, name: partName, context: context)
+        }
+        if let carrier {
+            try await handOff(
+                input, url: url, partPath: partPath, ours: checkpoint != nil, resumeData: checkpoint?.resumeData, to: carrier,
+                context: context)
+        }
         let created = checkpoint != nil
         if checkpoint == nil {
             // The job's claim on the part file, committed before the file exists (see DownloadCheckpoint).
@@ -168,7 +185,7 @@ public struct DownloadJob: Job {
     ///
     /// - Throws: ``DownloadError`` (which does not retry) when it cannot be one: a file has its name,
     ///   or it cannot be created.
-    private static func prepare(directory path: String) throws -> URL {
+    static func prepare(directory path: String) throws -> URL {
         let directory = URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
@@ -274,11 +291,21 @@ public struct DownloadJob: Job {
         return .complete
     }
 
-    /// Checks the file, then gives it `name` in `directory`, or the first free numbered name
-    /// (`name (1).ext` …) when a file (not this download's) or the queue's own file has it; each
-    /// destination is recorded in the checkpoint before the move.
+    /// ``finish(_:part:checkpoint:directory:name:protectedPaths:save:storedPath:)`` for this attempt.
     private func finish(
         _ input: DownloadRequest, part: PartFile, checkpoint: DownloadCheckpoint?, directory: URL, name: String, context: JobContext
+    ) async throws -> DownloadResult {
+        try await Self.finish(
+            input, part: part, checkpoint: checkpoint, directory: directory, name: name, protectedPaths: protectedPaths,
+            save: { try await save($0, context: context) }, storedPath: context.storedPath)
+    }
+
+    /// Checks the file, then gives it `name` in `directory`, or the first free numbered name
+    /// (`name (1).ext` …) when a file (not this download's) or the queue's own file has it; each
+    /// destination is recorded in the checkpoint (by `save`) before the move.
+    static func finish(
+        _ input: DownloadRequest, part: PartFile, checkpoint: DownloadCheckpoint?, directory: URL, name: String,
+        protectedPaths: Set<String>, save: (DownloadCheckpoint) async throws -> Void, storedPath: (String) -> String
     ) async throws -> DownloadResult {
         let digest = try part.sha256()
         if let size = input.size, size != part.length {
@@ -300,8 +327,8 @@ public struct DownloadJob: Job {
             }
             let resolved = destination.resolvingSymlinksInPath().path
             if protectedPaths.contains(resolved) || FileName.isTaken(destination.path) { continue }
-            moving.movedTo = context.storedPath(destination.path)
-            try await save(moving, context: context)
+            moving.movedTo = storedPath(destination.path)
+            try await save(moving)
             if try part.place(at: destination.path) {
                 return DownloadResult(path: destination.path, bytes: part.length, sha256: digest)
             }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Turns a name that came from a server or a URL into a file name that stays in its directory.
-enum FileName {
+package enum FileName {
     /// `name` without any directory part, control characters, or a `.`/`..` meaning; at most 200
     /// bytes; "download" when nothing usable is left.
     static func sanitized(_ name: String) -> String {
@@ -14,7 +14,7 @@ enum FileName {
     }
 
     /// The file name in a `Content-Disposition` header (`filename="…"` or `filename=…`), if any.
-    static func fromContentDisposition(_ header: String) -> String? {
+    package static func fromContentDisposition(_ header: String) -> String? {
         for part in header.split(separator: ";") {
             let pair = part.trimmingCharacters(in: .whitespaces)
             guard pair.lowercased().hasPrefix("filename=") else { continue }

@@ -41,6 +41,8 @@ public struct HTTPJobs: Sendable {
     let inlineBodyLimit: Int
     let downloadProgress: DownloadProgressObserver?
     let fileProtection: FileProtection?
+    /// What fetches downloads outside the process, if anything.
+    let downloadCarrier: (any DownloadCarrier)?
     /// The queue file and its companions (`-wal`, `-shm`, `-journal`): no download may take their names.
     let protectedPaths: Set<String>
 
@@ -68,6 +70,8 @@ public struct HTTPJobs: Sendable {
     ///     bars); nil by default.
     ///   - fileProtection: The data protection class of part files and response files (Apple
     ///     platforms with data protection; ignored elsewhere); nil (the default) leaves the app's.
+    ///   - downloadCarrier: What fetches downloads outside the process (a background `URLSession`:
+    ///     see ``DownloadCarrier``); nil (the default) fetches them in-process over `transport`.
     ///     A download's final file keeps its part file's class.
     public init(
         queue: JobQueue, transport: any HTTPTransport, credentials: CredentialsProvider? = nil,
@@ -75,9 +79,10 @@ public struct HTTPJobs: Sendable {
         checkpointBytes: Int64 = 1 << 20, idleTimeout: Duration = .seconds(30), inlineBodyLimit: Int = 64 << 10,
         requestQueue: String = "http",
         downloadQueue: String = "downloads", downloadProgress: DownloadProgressObserver? = nil,
-        fileProtection: FileProtection? = nil
+        fileProtection: FileProtection? = nil, downloadCarrier: (any DownloadCarrier)? = nil
     ) {
         self.fileProtection = fileProtection
+        self.downloadCarrier = downloadCarrier
         self.queue = queue
         self.transport = transport
         self.credentials = credentials
@@ -103,7 +108,11 @@ public struct HTTPJobs: Sendable {
             DownloadJob(
                 transport: transport, credentials: credentials, retryable: retryable, checkpointBytes: checkpointBytes,
                 idleTimeout: idleTimeout, progressObserver: downloadProgress, protectedPaths: protectedPaths,
-                fileProtection: fileProtection))
+                fileProtection: fileProtection, carrier: downloadCarrier))
+        if let downloadCarrier {
+            downloadCarrier.attach(to: self)
+            queue.register(carrier: downloadCarrier)
+        }
     }
 
     /// Sets the request queue's concurrency limit (default 2; 0 = unlimited) and order.

@@ -150,3 +150,44 @@ final class PartFile: @unchecked Sendable {
     /// Flushes the file to the drive (see ``flushToDrive(_:)``).
     func sync() { flushToDrive(descriptor) }
 }
+
+extension PartFile {
+    /// The part file a carrier placed at `path` (complete: a carrier places only a whole body),
+    /// opened with all its bytes; nil when there is none.
+    static func placedByCarrier(at path: String) throws -> PartFile? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return try PartFile(path: path, created: true, keeping: Int64(info.st_size))
+    }
+
+    /// Whether `path` is a symbolic link.
+    static func isLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
+    }
+
+    /// Gives the carrier's file `source` the name `path`, never replacing what is there: a hard
+    /// link, then `source`'s name goes; across file systems, a copy beside `path` linked the same way.
+    static func placeCarried(_ source: String, at path: String) throws {
+        if link(source, path) == 0 {
+            unlink(source)
+            return
+        }
+        let failure = errno
+        guard failure == EXDEV else {
+            throw DownloadError("cannot place the downloaded file at \(path): \(String(cString: strerror(failure)).lowercased())")
+        }
+        let incoming = path + ".incoming"
+        unlink(incoming)
+        do {
+            try FileManager.default.copyItem(atPath: source, toPath: incoming)
+        } catch {
+            throw DownloadError("cannot copy the downloaded file beside \(path): \(error)")
+        }
+        defer { unlink(incoming) }
+        guard link(incoming, path) == 0 else {
+            throw DownloadError("cannot place the downloaded file at \(path): \(String(cString: strerror(errno)).lowercased())")
+        }
+        unlink(source)
+    }
+}

@@ -17,4 +17,12 @@ extension JobQueue {
     public func resolvedPath(_ stored: String) throws -> String {
         try files.resolved(stored)
     }
+
+    /// Job `id`'s input as `T`, its stored paths resolved: what a handler would receive. For code
+    /// that finishes a job from outside its handler (a carrier's report).
+    ///
+    /// - Throws: `jobNotFound`, or a decoding error when the input is not a `T`.
+    package func resolvedInput<T: Decodable>(_ type: T.Type, ofJob id: JobID) async throws -> T {
+        try files.resolvedValue(T.self, from: try await store.job(id).input)
+    }
 }
