@@ -203,7 +203,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "durableq-download-worker",
-            dependencies: ["DurableQueue", "DurableDownloads", "DurableDownloadsAsyncHTTPClient", "DurableDownloadsURLSession"],
+            dependencies: [
+                "DurableQueue", "DurableQueuePostgres", "DurableDownloads", "DurableDownloadsAsyncHTTPClient", "DurableDownloadsURLSession",
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

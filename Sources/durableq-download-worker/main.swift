@@ -4,7 +4,7 @@
 //       Runs an engine with the HTTP job types (600 ms leases) over TRANSPORT ("AsyncHTTPClient", the
 //       default, or "URLSession") until the download of URL into DIR (checked against SHA256 unless it
 //       is "") is done; prints "ready" once running, then "downloaded PATH" and "peak-rss-kb N".
-//   durableq-download-worker carry PATH REFERENCE URL finish|place
+//   durableq-download-worker carry PATH REFERENCE URL finish|place     (PATH: a SQLite file or a postgres:// URL)
 //       Acts as the carrier of the download attempt REFERENCE (a CarriedDownload's reference) in another
 //       process: fetches URL into a file of its own, places it at the part file, prints "placed", then
 //       reports the end ("finish": prints "recorded STATE" or "refused STATE ATTEMPT") or waits to be
@@ -13,6 +13,7 @@ import DurableDownloads
 import DurableDownloadsAsyncHTTPClient
 import DurableDownloadsURLSession
 import DurableQueue
+import DurableQueuePostgres
 import Foundation
 
 /// Writes `line` and a newline to standard output at once, so the parent sees it.
@@ -28,7 +29,9 @@ if arguments.count == 6 && arguments[1] == "carry" {
         guard let download = CarriedDownload(reference: arguments[3]), let url = URL(string: arguments[4]) else {
             throw DownloadError("REFERENCE is not a carried download's, or URL is not a URL")
         }
-        let queue = try JobQueue(path: arguments[2])
+        let queue =
+            arguments[2].hasPrefix("postgres://")
+            ? try await JobQueue(postgres: try PostgresStorage(url: arguments[2])) : try JobQueue(path: arguments[2])
         let http = HTTPJobs(queue: queue, transport: URLSessionTransport())
         let response = try await URLSessionTransport().send(TransportRequest(url: url, timeout: .seconds(60)))
         let fetched = FileManager.default.temporaryDirectory.appendingPathComponent("carried-\(UUID().uuidString)")

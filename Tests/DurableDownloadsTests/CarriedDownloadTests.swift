@@ -67,20 +67,21 @@ private final class RecordingCarrier: DownloadCarrier {
     /// The carrier's process is killed after the body is placed and before its report commits: the
     /// relaunched queue gives the lost transfer back, and the next attempt finishes from the placed
     /// body without a request. Then the same with another process reporting the end.
-    @Test(arguments: ["place", "finish"]) func aCarrierKilledBetweenPlacingAndReportingCostsNoSecondFetch(_ mode: String) async throws {
+    @Test(arguments: StoreBackend.all, ["place", "finish"])
+    func aCarrierKilledBetweenPlacingAndReportingCostsNoSecondFetch(_ backend: StoreBackend, _ mode: String) async throws {
         let server = try await TestHTTPServer()
         let files = try TemporaryDirectory()
         defer { files.remove() }
         let resource = TestHTTPServer.Resource(size: 2_000_000)
         server.serve("video.mp4", resource)
         let expected = sha256Hex(resource.content())
-        let path = files.path("jobs.sqlite")
+        let location = try await backend.location(files)
 
         // The app hands the download off, and goes away.
         let id: JobID
         let handed: CarriedDownload
         do {
-            let queue = try JobQueue(path: path)
+            let queue = try await backend.queue(in: files)
             let carrier = RecordingCarrier()
             let http = HTTPJobs(queue: queue, transport: URLSessionTransport(), downloadCarrier: carrier)
             http.register()
@@ -95,7 +96,7 @@ private final class RecordingCarrier: DownloadCarrier {
 
         // The carrier, in another process, fetches the body and places it.
         let carrierProcess = try WorkerProcess(
-            ["carry", path, handed.reference, server.baseURL + "/files/video.mp4", mode], executable: "durableq-download-worker")
+            ["carry", location, handed.reference, server.baseURL + "/files/video.mp4", mode], executable: "durableq-download-worker")
         #expect(await carrierProcess.waitForLine("placed"))
         if mode == "finish" {
             #expect(await carrierProcess.nextLine { $0.hasPrefix("recorded") || $0.hasPrefix("refused") } == "recorded succeeded")
@@ -107,7 +108,7 @@ private final class RecordingCarrier: DownloadCarrier {
         #expect(server.requests.count == 1)
 
         // The relaunched app: its carrier knows no transfer any more.
-        let queue = try JobQueue(path: path)
+        let queue = try await backend.queue(in: files)
         let http = HTTPJobs(queue: queue, transport: URLSessionTransport(), downloadCarrier: RecordingCarrier())
         http.register()
         let report = try await queue.drain()
