@@ -7,11 +7,11 @@ import Synchronization
     import FoundationNetworking
 #endif
 
-/// A ``DownloadCarrier`` over `URLSession` download tasks: with a background configuration
+/// A `DownloadCarrier` over `URLSession` download tasks: with a background configuration
 /// (`URLSessionConfiguration.background(withIdentifier:)`, Apple platforms), the system fetches the
 /// file while the app is suspended or terminated, and relaunches the app to deliver it.
 ///
-/// A task per attempt, its `taskDescription` the attempt's ``CarriedDownload/reference`` (kept in the
+/// A task per attempt, its `taskDescription` the attempt's `CarriedDownload.reference` (kept in the
 /// job's row too); the body placed at the job's part file inside `didFinishDownloadingTo`, then the
 /// job completed with the file's SHA-256; a failure's resume data kept as the job's checkpoint for
 /// the next attempt. After a relaunch, create the carrier with the same configuration identifier

@@ -25,8 +25,11 @@ extension JobQueue {
     /// passed its deadline, was given back or ran again), nothing changes but a note in its history,
     /// and the result is ``HandOffCompletion/refused(state:attempt:)``. A cancel requested first wins.
     ///
-    /// - Parameter output: The job type's output; paths in it are stored as a handler's are (see
-    ///   ``StoresFilePaths``).
+    /// - Parameters:
+    ///   - job: The handed-off job.
+    ///   - attempt: The attempt that was handed off (``JobContext/attempt`` at the hand-off).
+    ///   - output: The job type's output; paths in it are stored as a handler's are (see
+    ///     ``StoresFilePaths``).
     /// - Throws: `jobNotFound`, or a storage error.
     @discardableResult
     public func completeHandOff<Output: Encodable & Sendable>(job: JobID, attempt: Int, output: Output) async throws
@@ -40,8 +43,12 @@ extension JobQueue {
     /// The job retries by its policy (its backoff, its attempts left) or fails, as after a failed
     /// attempt; fenced as ``completeHandOff(job:attempt:output:)`` is.
     ///
-    /// - Parameter retryable: Whether another attempt may help; nil (the default) asks the job
-    ///   type's ``Job/shouldRetry(after:)`` if this process registered it, else retries.
+    /// - Parameters:
+    ///   - job: The handed-off job.
+    ///   - attempt: The attempt that was handed off.
+    ///   - error: What went wrong: the job's error if it fails.
+    ///   - retryable: Whether another attempt may help; nil (the default) asks the job type's
+    ///     ``Job/shouldRetry(after:)`` if this process registered it, else retries.
     /// - Throws: `jobNotFound`, or a storage error.
     @discardableResult
     public func failHandOff(job: JobID, attempt: Int, error: any Error, retryable: Bool? = nil) async throws -> HandOffCompletion {
@@ -57,6 +64,11 @@ extension JobQueue {
     /// process: what a later attempt resumes from if the transfer is lost. False if the job no
     /// longer shows that attempt handed off: nothing was saved.
     ///
+    /// - Parameters:
+    ///   - job: The handed-off job.
+    ///   - attempt: The attempt that was handed off.
+    ///   - checkpoint: The bytes the next attempt receives as ``JobContext/checkpoint``.
+    ///   - progress: How far the carrier has come, 0…1; nil leaves the stored progress.
     /// - Throws: `invalidArgument` for progress outside 0…1, or a storage error.
     @discardableResult
     public func saveHandOffCheckpoint(job: JobID, attempt: Int, checkpoint: [UInt8], progress: Double? = nil) async throws -> Bool {

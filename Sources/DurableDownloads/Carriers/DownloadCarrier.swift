@@ -6,7 +6,7 @@ import Foundation
 /// attempt, where the file goes, what to retry.
 ///
 /// With a carrier (``HTTPJobs`` `downloadCarrier:`), a download's attempt is *handed off*
-/// (``JobContext/handOff(to:reference:deadline:start:)``): the job waits `handed_off`, holding no
+/// (`JobContext.handOff(to:reference:deadline:start:)`): the job waits `handed_off`, holding no
 /// worker, until the carrier reports. When the carrier's transfer ends it:
 /// 1. places the body, only a complete one of a successful response, with
 ///    ``HTTPJobs/placeCarriedDownload(_:from:)`` — synchronously, in the callback that hands it the
@@ -16,7 +16,7 @@ import Foundation
 ///
 /// A process killed between the two finishes without fetching again: the relaunched queue finds
 /// the transfer unknown to the carrier, gives the job back, and its next attempt finds the placed
-/// body. The carrier's ``HandOffCarrier/carriedReferences()`` are the references of its transfers
+/// body. The carrier's `carriedReferences()` (of `HandOffCarrier`) are the references of its transfers
 /// (``CarriedDownload/reference``).
 public protocol DownloadCarrier: HandOffCarrier {
     /// Called once by ``HTTPJobs/register()``: the carrier reports to `http` from then on (events of
@@ -25,8 +25,11 @@ public protocol DownloadCarrier: HandOffCarrier {
 
     /// Starts fetching `request` for `download`, and returns once the transfer is under way.
     ///
-    /// - Parameter resumeData: What the carrier saved when an earlier attempt's transfer failed (see
-    ///   ``HTTPJobs/failCarriedDownload(_:error:resumeData:)``), to go on from there; nil to start.
+    /// - Parameters:
+    ///   - download: The attempt, and the part file its body goes to.
+    ///   - request: What to fetch: the URL and the headers, credentials included (never stored).
+    ///   - resumeData: What the carrier saved when an earlier attempt's transfer failed (see
+    ///     ``HTTPJobs/failCarriedDownload(_:error:resumeData:)``), to go on from there; nil to start.
     func carry(_ download: CarriedDownload, request: TransportRequest, resumeData: Data?) async throws
 
     /// How long a carried download may take before its attempt counts as failed (the job retries

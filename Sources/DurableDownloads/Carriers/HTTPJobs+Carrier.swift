@@ -7,6 +7,9 @@ extension HTTPJobs {
     /// `didFinishDownloadingTo`), and only for the complete body of a successful response. Never
     /// replaces a file: if something took the part file's name, it throws.
     ///
+    /// - Parameters:
+    ///   - download: The carried attempt.
+    ///   - file: The complete body, where the carrier has it.
     /// - Throws: ``DownloadError`` when the file cannot be placed.
     public func placeCarriedDownload(_ download: CarriedDownload, from file: URL) throws {
         let part = try queue.resolvedPath(download.partPath)
@@ -17,8 +20,11 @@ extension HTTPJobs {
     /// request's, else `suggestedName` — the server's `Content-Disposition` —, else the URL's) and
     /// completes the job with its ``DownloadResult``, fenced by the attempt.
     ///
-    /// - Returns: What the report did; ``HandOffCompletion/refused(state:attempt:)`` when the job no
-    ///   longer waits for that attempt (then the file stays where it was, as a part file).
+    /// - Parameters:
+    ///   - download: The carried attempt, whose body ``placeCarriedDownload(_:from:)`` placed.
+    ///   - suggestedName: The server's name for the file (`Content-Disposition`), if it sent one.
+    /// - Returns: What the report did; `refused` when the job no longer waits for that attempt (then
+    ///   the file stays where it was, as a part file).
     /// - Throws: A storage error, `jobNotFound`; when the body fails its checks, the attempt fails
     ///   instead (as ``failCarriedDownload(_:error:resumeData:)`` reports) and this returns what that did.
     @discardableResult
@@ -53,8 +59,11 @@ extension HTTPJobs {
     /// for an error status, with its `Retry-After`; a ``TransportError`` for the connection): the
     /// job retries by its policy and ``RetryableConditions``, or fails.
     ///
-    /// - Parameter resumeData: What lets the next attempt's transfer go on from where this one
-    ///   stopped (a `URLSession`'s resume data), kept as the job's checkpoint; nil for none.
+    /// - Parameters:
+    ///   - download: The carried attempt.
+    ///   - error: What went wrong.
+    ///   - resumeData: What lets the next attempt's transfer go on from where this one stopped (a
+    ///     `URLSession`'s resume data), kept as the job's checkpoint; nil for none.
     @discardableResult
     public func failCarriedDownload(_ download: CarriedDownload, error: any Error, resumeData: Data? = nil) async throws
         -> HandOffCompletion
