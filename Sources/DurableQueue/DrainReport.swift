@@ -21,7 +21,8 @@ public struct DrainReport: Sendable, Hashable {
 
     /// Why the drain returned.
     public var ending: Ending
-    /// Attempts that ran to an end that was recorded: succeeded, failed, retried later, snoozed or cancelled.
+    /// Attempts that ran to an end that was recorded: succeeded, failed, retried later, snoozed,
+    /// cancelled or handed off (see ``JobContext/handOff(to:reference:deadline:start:)``).
     public var attemptsRun: Int
     /// Attempts stopped by the drain's end and given back to `pending`: recorded in each job's
     /// history, and not counted against its attempts.
