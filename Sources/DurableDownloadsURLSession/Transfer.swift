@@ -74,17 +74,14 @@ final class Transfer: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
-        let head: Result<HTTPURLResponse, any Error> =
-            if let response = response as? HTTPURLResponse {
-                .success(response)
-            } else {
-                .failure(TransportError("\(TransportError.place(of: url)) did not answer in HTTP"))
-            }
-        deliverHead(head)
+        deliverHead(of: response)
         completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        // The head, if the call above did not come (an SDK whose requirement differs in its
+        // handler's annotations would not call it): a task has its response before its first data.
+        if let response = dataTask.response { deliverHead(of: response) }
         let reader = state.withLock { state -> CheckedContinuation<[UInt8]?, any Error>? in
             state.chunks.append(data)
             guard let reader = state.reader else { return nil }
@@ -106,7 +103,9 @@ final class Transfer: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let failure = error.map { URLSessionErrors.mapped($0, url: url) }
-        // A task that completes without a head failed before the response (or was cancelled).
+        // A response without a body has its head only now; a task that completes without one failed
+        // before the response (or was cancelled).
+        if failure == nil, let response = task.response { deliverHead(of: response) }
         deliverHead(.failure(failure ?? TransportError.closedEarly(url)))
         let reader = state.withLock { state -> CheckedContinuation<[UInt8]?, any Error>? in
             state.end = .some(failure)
@@ -117,6 +116,15 @@ final class Transfer: NSObject, URLSessionDataDelegate, Sendable {
             if let failure { reader.resume(throwing: failure) } else { reader.resume(returning: nil) }
         }
         session.finishTasksAndInvalidate()
+    }
+
+    /// Hands `response` to the head's waiter, if it is the first head delivered.
+    private func deliverHead(of response: URLResponse) {
+        if let response = response as? HTTPURLResponse {
+            deliverHead(.success(response))
+        } else {
+            deliverHead(.failure(TransportError("\(TransportError.place(of: url)) did not answer in HTTP")))
+        }
     }
 
     /// Hands the head to its waiter; only the first delivery counts.
