@@ -14,9 +14,10 @@ DROP INDEX idx_jobs_unique_key;
 CREATE UNIQUE INDEX idx_jobs_unique_key ON jobs (unique_key)
     WHERE unique_key IS NOT NULL AND cancel_requested = 0
       AND state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off');
--- The hand-offs of a carrier (start-up reconciliation) and the deadlines to enforce.
-CREATE INDEX idx_jobs_handed_off ON jobs (handed_off_to, handoff_reference) WHERE state = 'handed_off';
-CREATE INDEX idx_jobs_handoff_deadline ON jobs (handoff_deadline) WHERE state = 'handed_off' AND handoff_deadline IS NOT NULL;
+-- The jobs handed off, by deadline: the deadlines to enforce, and (read whole: they are the
+-- transfers in flight) a carrier's hand-offs. One index only: every state change of a job maintains
+-- each partial index on `state`, and a second one cost every claim and ending a cursor more.
+CREATE INDEX idx_jobs_handed_off ON jobs (handoff_deadline) WHERE state = 'handed_off';
 
 -- Jobs handed off now, with readable times: which carrier holds each, and until when.
 CREATE VIEW job_handoffs AS

@@ -112,7 +112,7 @@ extension PostgresJobStore {
             SELECT id, attempts - progressed_attempts, max_attempts, cancel_requested, handed_off_to, queue,
                    throttle_interval_ms, attempts, group_id, handoff_reference, handoff_deadline
             FROM jobs
-            WHERE state = 'handed_off' AND handoff_deadline IS NOT NULL AND handoff_deadline < $1
+            WHERE state = 'handed_off' AND handoff_deadline < $1
             ORDER BY id
             FOR UPDATE SKIP LOCKED
             """, [now])

@@ -53,14 +53,7 @@ extension SQLiteJobStore {
                     countedAttempts: Int(row.int64(1)), maxAttempts: row.optionalInt(2), cancelRequested: row.int64(3) != 0)
                 expired.append((lease, row.string(5), row.int64(6)))
             }
-            try connection.query(
-                """
-                SELECT id, attempts - progressed_attempts, max_attempts, cancel_requested, handed_off_to, queue,
-                       throttle_interval_ms, attempts, handoff_reference, handoff_deadline
-                FROM jobs
-                WHERE state = 'handed_off' AND handoff_deadline IS NOT NULL AND handoff_deadline < ?1
-                """, [now]
-            ) { row in
+            try connection.query(Self.passedHandOffDeadlines, [now]) { row in
                 let target = HandOffTarget(carrier: row.string(4), reference: row.string(8), deadline: row.optionalInt64(9))
                 let lease = ExpiredLease(
                     id: JobID(row.int64(0)), owner: nil, attempts: Int(row.int64(7)), countedAttempts: Int(row.int64(1)),
@@ -127,4 +120,12 @@ extension SQLiteJobStore {
             return released
         }
     }
+
+    /// The handed-off jobs whose deadline is before `?1`, as recovery reads them.
+    static let passedHandOffDeadlines = """
+        SELECT id, attempts - progressed_attempts, max_attempts, cancel_requested, handed_off_to, queue,
+               throttle_interval_ms, attempts, handoff_reference, handoff_deadline
+        FROM jobs
+        WHERE state = 'handed_off' AND handoff_deadline < ?1
+        """
 }
