@@ -40,6 +40,10 @@ extension JobEngine {
         throw AttemptHandedOff(state: .handedOff)
     }
 
+    /// The attempts whose hand-off is being committed or started here: their lease goes with the
+    /// commit, and a heartbeat must not take that for a lost one.
+    var attemptsHandingOff: Set<AttemptID> { startingHandOffs.withLock { $0 } }
+
     /// Reconciles every registered carrier with the store (see ``HandOffRule/reconcile(handedOff:carried:starting:)``):
     /// hand-offs whose transfer its carrier no longer knows go back to `pending` uncounted, and
     /// transfers carried for jobs no longer handed off stop. With `givingBack` false, only stops.
@@ -53,7 +57,7 @@ extension JobEngine {
             // transfer cannot have been carried.
             let handedOff = try await store.handOffs(carrier: carrier.name)
             let carried = await carrier.carriedReferences()
-            let starting = startingHandOffs.withLock { $0 }
+            let starting = attemptsHandingOff
             let plan = HandOffRule.reconcile(
                 handedOff: handedOff, stillHandedOff: try await store.handOffs(carrier: carrier.name), carried: carried,
                 starting: starting)

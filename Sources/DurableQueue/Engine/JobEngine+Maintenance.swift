@@ -53,7 +53,11 @@ extension JobEngine {
             storageSucceeded()
             let heldAttempts = Set(held.map(\.attempt))
             state.renewed(held.filter(\.isRenewed).map(\.attempt), until: expiresAt)
-            for attempt in running where !heldAttempts.contains(attempt) { state.stop(attempt, .leaseLost) }
+            // An attempt handing off holds no lease once its hand-off commits, by design: not lost.
+            let handingOff = attemptsHandingOff
+            for attempt in running where !heldAttempts.contains(attempt) && !handingOff.contains(attempt) {
+                state.stop(attempt, .leaseLost)
+            }
             for lease in held where lease.cancelRequested { state.stop(lease.attempt, .cancelRequested) }
         } catch {
             _ = storageFailed(error, while: "renew the leases of \(running.count) running job(s)")

@@ -41,6 +41,7 @@ private struct Transfer: Job {
         var deadlineMilliseconds: Int64?
         var handOffOnlyOnce = false
         var laterAttemptsFail = false
+        var startMilliseconds = 0
     }
     let carrier: TestCarrier
 
@@ -54,6 +55,7 @@ private struct Transfer: Job {
             to: carrier.name, reference: reference, deadline: input.deadlineMilliseconds.map { .milliseconds($0) }
         ) { [carrier] in
             if input.name == "fail-to-start" { throw CarrierError(description: "the carrier refused the transfer") }
+            if input.startMilliseconds > 0 { try await Task.sleep(for: .milliseconds(input.startMilliseconds)) }
             carrier.carry(reference)
         }
     }
@@ -225,5 +227,23 @@ private struct Transfer: Job {
         #expect(try await queue.saveHandOffCheckpoint(job: job.id, attempt: 2, checkpoint: [9]) == false)
         let row = try await queue.store.job(job.id)
         #expect(row.checkpoint == [1, 2, 3] && row.progress == 0.5)
+    }
+
+    /// The lease goes with the hand-off's commit: heartbeats while the carrier starts (slowly) do
+    /// not take that for a lost lease and stop the start.
+    @Test(arguments: StoreBackend.all) func aSlowStartIsNotStoppedByTheHeartbeatsThatFollowTheHandOff(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let carrier = TestCarrier()
+        var configuration = JobQueue.Configuration(pollInterval: .milliseconds(20))
+        configuration.leaseDuration = .milliseconds(400)
+        configuration.heartbeatInterval = .milliseconds(50)
+        let queue = try await Self.queue(on: backend, in: directory, carrier: carrier, configuration: configuration)
+        let job = try await queue.enqueue(Transfer.self, .init(name: "slow-start", startMilliseconds: 500))
+        let engine = Task { try await queue.run() }
+        defer { engine.cancel() }
+        try await eventually("the carrier carries the transfer") { carrier.carried == ["slow-start-1"] }
+        let row = try await queue.store.job(job.id)
+        #expect(row.state == .handedOff && row.attempts == 1, "\(row.state) after \(row.attempts) attempts")
     }
 }
