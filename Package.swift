@@ -71,6 +71,7 @@ let package = Package(
                 .embedInCode("0013_events_by_job.sql"),
                 .embedInCode("0014_group_children_by_state.sql"),
                 .embedInCode("0015_handed_off.sql"),
+                .embedInCode("0016_job_steps.sql"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -143,7 +144,7 @@ let package = Package(
                 .embedInCode("0001_initial.sql"), .embedInCode("0002_schedules.sql"), .embedInCode("0003_trace_context.sql"),
                 .embedInCode("0004_unique_window.sql"), .embedInCode("0005_aging.sql"), .embedInCode("0006_partitions.sql"),
                 .embedInCode("0007_lighter_enqueue.sql"), .embedInCode("0008_group_children_by_state.sql"),
-                .embedInCode("0009_handed_off.sql"),
+                .embedInCode("0009_handed_off.sql"), .embedInCode("0010_job_steps.sql"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -44,6 +44,7 @@ package enum SchemaMigrations {
         SchemaMigration(
             version: 14, name: "0014_group_children_by_state", bytes: PackageResources._014_group_children_by_state_sql),
         SchemaMigration(version: 15, name: "0015_handed_off", bytes: PackageResources._015_handed_off_sql),
+        SchemaMigration(version: 16, name: "0016_job_steps", bytes: PackageResources._016_job_steps_sql),
     ]
 
     /// The newest schema version this build knows.

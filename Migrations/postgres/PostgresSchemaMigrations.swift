@@ -14,5 +14,6 @@ package enum PostgresSchemaMigrations {
         (7, "lighter_enqueue", String(decoding: PackageResources._007_lighter_enqueue_sql, as: UTF8.self)),
         (8, "group_children_by_state", String(decoding: PackageResources._008_group_children_by_state_sql, as: UTF8.self)),
         (9, "handed_off", String(decoding: PackageResources._009_handed_off_sql, as: UTF8.self)),
+        (10, "job_steps", String(decoding: PackageResources._010_job_steps_sql, as: UTF8.self)),
     ]
 }

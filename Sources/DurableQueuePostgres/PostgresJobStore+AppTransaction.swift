@@ -107,6 +107,18 @@ private final class PostgresAppTransaction: AppTransaction {
         }
     }
 
+    func recordStep(_ step: StepRecord, attempt: AttemptID, owner: String) throws -> Bool {
+        try wait { [store, session] in
+            do {
+                return try await store.recordStep(session, step, attempt: attempt, owner: owner)
+            } catch let error as DurableQueueError {
+                throw error
+            } catch {
+                throw PostgresJobStore.mapped(error, operation: "record step '\(step.name)'", location: store.location)
+            }
+        }
+    }
+
     /// Runs `operation` and blocks this (the application's own) thread until it is done.
     private func wait<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) throws -> T {
         let result = Mutex<Result<T, any Error>?>(nil)

@@ -119,21 +119,7 @@ extension JobEngine {
             id: job.id, attempt: job.attempt, maxAttempts: job.maxAttempts, queue: job.queue, priority: job.priority,
             checkpoint: job.checkpoint,
             logger: logger,
-            save: { [store, configuration, jobChanges, time = configuration.timeSource] progress, checkpoint in
-                // An abandoned handler still runs, but its job was given back with its attempt number,
-                // which the next attempt in this process reuses under the same owner: the store's
-                // fence cannot tell the two apart, so this one refuses here.
-                guard !stop.isAbandoned else { throw LeaseLostError() }
-                let saved = try await store.saveProgress(
-                    job.attemptID, owner: configuration.workerID, progress: progress, checkpoint: checkpoint,
-                    now: time.nowMilliseconds)
-                guard saved else { throw LeaseLostError() }
-                jobChanges.signal()
-            },
-            handOffAttempt: { [self] carrier, reference, deadline, start in
-                let target = HandOffTarget(carrier: carrier, reference: reference, deadline: deadline.map { now + $0.milliseconds })
-                try await handOff(job, runner: runner, to: target, stop: stop, start: start)
-            }, jobQueue: queue)
+            session: AttemptSession(engine: self, job: job, runner: runner, stop: stop), jobQueue: queue)
         let deadline = job.timeoutMilliseconds.map { Date(millisecondsSince1970: now + $0) }
         let time = configuration.timeSource
         // The handler runs in its own task so that a stop (cancel, timeout, shutdown) can cancel it;

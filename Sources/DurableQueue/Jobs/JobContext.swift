@@ -16,11 +16,8 @@ public struct JobContext: Sendable {
     public let checkpoint: [UInt8]?
     /// A logger carrying `job.id`, `job.kind`, `job.attempt` and `queue.name` metadata.
     public let logger: Logger
-    let save: @Sendable (_ progress: Double?, _ checkpoint: [UInt8]?) async throws -> Void
-    /// Hands the attempt off (see ``handOff(to:reference:deadline:start:)``); always throws.
-    let handOffAttempt:
-        @Sendable (_ carrier: String, _ reference: String, _ deadline: Duration?, _ start: @Sendable () async throws -> Void)
-            async throws -> Never
+    /// What the attempt writes through: progress, checkpoints, a hand-off, steps.
+    let session: AttemptSession
     /// The queue file the job runs from, for follow-up jobs.
     let jobQueue: JobQueue
 
@@ -28,18 +25,18 @@ public struct JobContext: Sendable {
     ///
     /// - Throws: `invalidArgument` outside 0…1, or a storage error.
     public func saveProgress(_ fraction: Double) async throws {
-        try await save(fraction, nil)
+        try await session.save(progress: fraction, checkpoint: nil)
     }
 
     /// Stores `bytes` in the job's row: a later attempt (after a crash or a retry) receives them as
     /// ``checkpoint`` and can resume from there. Returns after the bytes are committed.
     public func saveCheckpoint(_ bytes: [UInt8]) async throws {
-        try await save(nil, bytes)
+        try await session.save(progress: nil, checkpoint: bytes)
     }
 
     /// Records progress and checkpoint in one commit.
     public func save(progress: Double, checkpoint: [UInt8]) async throws {
-        try await save(progress, checkpoint)
+        try await session.save(progress: progress, checkpoint: checkpoint)
     }
 
     /// Ends this attempt as *handed off* to `carrier`, which goes on with the work outside the
@@ -74,7 +71,59 @@ public struct JobContext: Sendable {
     public func handOff(
         to carrier: String, reference: String, deadline: Duration? = nil, start: @escaping @Sendable () async throws -> Void
     ) async throws -> Never {
-        try await handOffAttempt(carrier, reference, deadline, start)
+        try await session.handOff(to: carrier, reference: reference, deadline: deadline, start: start)
+    }
+
+    /// Runs `body` once for this job, however many attempts it takes: a *durable step*.
+    ///
+    /// When `body` returns, its output is committed (with a history row, `step 'name' recorded`)
+    /// before this returns it. On any later attempt — after a crash, a retry, a lease lost — the step
+    /// returns the recorded output without running `body`. So a job that charged a card in step
+    /// "charge" and then crashed does not charge it again:
+    ///
+    /// ```swift
+    /// let receipt = try await context.step("charge") { try await payments.charge(order) }
+    /// try await context.step("email") { try await mailer.send(receipt) }
+    /// ```
+    ///
+    /// The record is fenced by the attempt: an attempt that is no longer the job's current one (its
+    /// worker was frozen past its lease and another took the job) records nothing, and its attempt
+    /// ends there (the step throws). A body that throws records nothing: the step runs again on the
+    /// next attempt. What `body` does outside the queue's database is not undone by a crash before
+    /// the record commits: make it idempotent, or use ``step(_:inTransaction:)`` for writes to the
+    /// queue's own database. Outputs are readable through ``JobHandle/steps()`` and, in `sqlite3` or
+    /// `psql`, `job_steps` and `job_step_list`.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name: unique within the job (a name used twice in one attempt is an error).
+    ///   - body: The step's work; its output must encode as JSON.
+    /// - Throws: `invalidArgument` for an empty name or one this attempt used already; what `body`
+    ///   throws; a storage error; or, when this worker no longer holds the attempt, an error that
+    ///   ends it.
+    public func step<T: Codable & Sendable>(_ name: String, _ body: () async throws -> T) async throws -> T {
+        try await session.step(name, body)
+    }
+
+    /// A durable step whose body runs inside the queue's database transaction: its writes (your SQL,
+    /// jobs it enqueues) and the step's record commit together — or, for an attempt that is no
+    /// longer the job's current one, roll back together. Exactly once for effects in the queue's own
+    /// database (a ledger row written once); see ``step(_:_:)`` for the rest.
+    ///
+    /// ```swift
+    /// try await context.step("ledger", inTransaction: { tx in
+    ///     try tx.execute("INSERT INTO ledger (order_id, cents) VALUES (?, ?)", [.integer(id), .integer(cents)])
+    /// })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, unique within the job.
+    ///   - body: Synchronous work in the transaction (see ``QueueTransaction``).
+    /// - Throws: As ``step(_:_:)``; an error `body` throws rolls the transaction back.
+    @discardableResult
+    public func step<T: Codable & Sendable>(_ name: String, inTransaction body: @escaping @Sendable (QueueTransaction) throws -> T)
+        async throws -> T
+    {
+        try await session.step(name, inTransaction: body)
     }
 
     /// Enqueues a follow-up job, committed before this returns: on this job's queue with default

@@ -69,4 +69,8 @@ private final class SQLiteAppTransaction: AppTransaction {
         let now = now
         return try store.assumeIsolated { store in try store.insert(job, now: now) }
     }
+
+    func recordStep(_ step: StepRecord, attempt: AttemptID, owner: String) throws -> Bool {
+        try store.assumeIsolated { store in try store.recordStepInTransaction(step, attempt: attempt, owner: owner) }
+    }
 }

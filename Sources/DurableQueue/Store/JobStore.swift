@@ -58,6 +58,14 @@ package protocol JobStore: JobStoreReader {
     /// Running jobs of `owner` whose cancel was requested.
     func cancelRequested(owner: String) async throws -> [JobID]
 
+    // MARK: Steps
+
+    /// Records step `step` of running `attempt` (its name, output and time), with a history row,
+    /// fenced: false (nothing written) unless the row shows `attempt` running under `owner`.
+    ///
+    /// - Throws: `invalidArgument` when the job has a step of that name already.
+    func recordStep(_ step: StepRecord, attempt: AttemptID, owner: String) async throws -> Bool
+
     // MARK: Hand-offs
 
     /// Hands `attempt`, which `owner` runs, to a carrier outside the process: the job becomes

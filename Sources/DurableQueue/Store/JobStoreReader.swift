@@ -45,6 +45,9 @@ package protocol JobStoreReader: AnyObject, Sendable {
     /// Job `id`'s events, oldest first.
     func history(of id: JobID) async throws -> [JobEvent]
 
+    /// The steps job `id` recorded, in the order they were recorded.
+    func steps(of id: JobID) async throws -> [StepRecord]
+
     /// The jobs `filter` matches.
     func jobs(_ filter: JobFilter) async throws -> [JobRecord]
 

@@ -8,4 +8,6 @@ package protocol AppTransaction {
     func query(_ sql: String, _ arguments: [SQLValue]) throws -> [[SQLValue]]
     /// Inserts `job` (or applies its unique-key policy) with its event row.
     func insert(_ job: NewJob) throws -> EnqueueOutcome
+    /// Records `step` of running `attempt` in this transaction, fenced as ``JobStore/recordStep(_:attempt:owner:)``.
+    func recordStep(_ step: StepRecord, attempt: AttemptID, owner: String) throws -> Bool
 }

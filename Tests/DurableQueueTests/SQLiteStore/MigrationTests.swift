@@ -33,8 +33,8 @@ import Testing
             }
             #expect(tables == [
                 "cache_entries", "cache_list", "group_events", "group_list", "groups", "job_events", "job_handoffs", "job_history",
-                "job_id_floor", "job_list", "job_tags", "jobs", "queue_starts", "queue_status", "queues", "schedule_list", "schedules",
-                "sqlite_sequence",
+                "job_id_floor", "job_list", "job_step_list", "job_steps", "job_tags", "jobs", "queue_starts", "queue_status", "queues",
+                "schedule_list", "schedules", "sqlite_sequence",
             ])
         }
     }

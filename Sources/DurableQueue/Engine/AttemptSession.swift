@@ -1,0 +1,112 @@
+import Synchronization
+
+/// What a running attempt's context writes through, one object per attempt: progress and
+/// checkpoints, a hand-off, durable steps. Each write is fenced by the attempt (job id, attempt
+/// number) under this worker.
+final class AttemptSession: Sendable {
+    /// The steps of the job recorded by earlier attempts (loaded at the first step), and the names
+    /// used by this attempt so far.
+    private struct Steps {
+        var recorded: [String: String]
+        var used: Set<String> = []
+    }
+
+    private let engine: JobEngine
+    private let job: ClaimedJob
+    private let runner: any JobRunner
+    private let stop: StopSignal
+    private let steps = Mutex<Steps?>(nil)
+
+    init(engine: JobEngine, job: ClaimedJob, runner: any JobRunner, stop: StopSignal) {
+        self.engine = engine
+        self.job = job
+        self.runner = runner
+        self.stop = stop
+    }
+
+    /// Saves progress and a checkpoint; throws if this worker no longer holds the attempt.
+    func save(progress: Double?, checkpoint: [UInt8]?) async throws {
+        try checkNotAbandoned()
+        let saved = try await engine.store.saveProgress(
+            job.attemptID, owner: engine.configuration.workerID, progress: progress, checkpoint: checkpoint, now: engine.now)
+        guard saved else { throw LeaseLostError() }
+        engine.jobChanges.signal()
+    }
+
+    /// Hands the attempt off (see ``JobContext/handOff(to:reference:deadline:start:)``).
+    func handOff(
+        to carrier: String, reference: String, deadline: Duration?, start: @escaping @Sendable () async throws -> Void
+    ) async throws -> Never {
+        let target = HandOffTarget(carrier: carrier, reference: reference, deadline: deadline.map { engine.now + $0.milliseconds })
+        try await engine.handOff(job, runner: runner, to: target, stop: stop, start: start)
+    }
+
+    /// Step `name`'s recorded output, or its body's, recorded before it is returned (see
+    /// ``JobContext/step(_:_:)``).
+    func step<T: Codable & Sendable>(_ name: String, _ body: () async throws -> T) async throws -> T {
+        if let recorded: T = try await recordedOutput(of: name) { return recorded }
+        let value = try await body()
+        let step = try stepRecord(name, value)
+        guard try await engine.store.recordStep(step, attempt: job.attemptID, owner: engine.configuration.workerID) else {
+            throw LeaseLostError()
+        }
+        engine.jobChanges.signal()
+        return value
+    }
+
+    /// Step `name` whose body runs in the store's transaction, committed with its record (see
+    /// ``JobContext/step(_:inTransaction:)``).
+    func step<T: Codable & Sendable>(_ name: String, inTransaction body: @escaping @Sendable (QueueTransaction) throws -> T)
+        async throws -> T
+    {
+        if let recorded: T = try await recordedOutput(of: name) { return recorded }
+        let (attempt, owner, files, queue) = (job.attemptID, engine.configuration.workerID, engine.queue.files, engine.queue)
+        let (value, enqueuedJobs) = try await engine.store.transaction(now: engine.now) { [self] store, now in
+            let transaction = QueueTransaction(store: store, now: now, traceContext: nil, files: files)
+            defer { transaction.close() }
+            let value = try body(transaction)
+            var step = try stepRecord(name, value)
+            step.recordedAt = now
+            // A stale attempt's writes roll back with its step.
+            guard try store.recordStep(step, attempt: attempt, owner: owner) else { throw LeaseLostError() }
+            return (value, transaction.enqueuedJobs)
+        }
+        if enqueuedJobs { queue.enqueued() }
+        engine.jobChanges.signal()
+        return value
+    }
+
+    /// The output step `name` recorded in an earlier attempt, decoded; nil when it has none.
+    ///
+    /// - Throws: `invalidArgument` for an empty name or one this attempt used already; a storage
+    ///   error; the lease lost (an abandoned handler).
+    private func recordedOutput<T: Decodable>(of name: String) async throws -> T? {
+        guard StepRule.isValid(name: name) else { throw DurableQueueError.invalidArgument("step", "a step's name must not be empty") }
+        try checkNotAbandoned()
+        if steps.withLock({ $0 == nil }) {
+            let recorded = try await engine.store.steps(of: job.id)
+            steps.withLock { steps in
+                if steps == nil { steps = Steps(recorded: Dictionary(recorded.map { ($0.name, $0.output) }) { first, _ in first }) }
+            }
+        }
+        let output = try steps.withLock { steps -> String? in
+            guard steps!.used.insert(name).inserted else {
+                throw DurableQueueError.invalidArgument("step", "step '\(name)' ran already in this attempt: each step needs a name of its own")
+            }
+            return steps!.recorded[name]
+        }
+        return try output.map { try engine.queue.files.resolvedValue(T.self, from: $0) }
+    }
+
+    /// The record of step `name` with output `value`, at this moment.
+    private func stepRecord<T: Encodable>(_ name: String, _ value: T) throws -> StepRecord {
+        StepRecord(job: job.id, name: name, attempt: job.attempt, output: try engine.queue.files.storedJSON(value), recordedAt: engine.now)
+    }
+
+    /// An abandoned handler still runs, but its job was given back with its attempt number, which
+    /// the next attempt in this process reuses under the same owner: the store's fence cannot tell
+    /// the two apart, so writes refuse here.
+    private func checkNotAbandoned() throws {
+        guard !stop.isAbandoned else { throw LeaseLostError() }
+    }
+}

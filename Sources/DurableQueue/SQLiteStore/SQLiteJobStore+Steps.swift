@@ -1,0 +1,42 @@
+extension SQLiteJobStore {
+    /// Records `step` of `attempt` in a transaction of its own; see ``recordStepInTransaction(_:attempt:owner:)``.
+    package func recordStep(_ step: StepRecord, attempt: AttemptID, owner: String) throws -> Bool {
+        try write("record step '\(step.name)' of job \(attempt.job)") {
+            try recordStepInTransaction(step, attempt: attempt, owner: owner)
+        }
+    }
+
+    /// Records `step` of `attempt` with its history row, inside the open transaction, if the job's
+    /// row shows `attempt` running under `owner`; false (nothing written) otherwise.
+    ///
+    /// - Throws: `invalidArgument` when the job has a step of that name already.
+    func recordStepInTransaction(_ step: StepRecord, attempt: AttemptID, owner: String) throws -> Bool {
+        guard let (row, eventCount) = try endingRows([attempt.job]).first, row.isRunning(attempt, owner: owner) else { return false }
+        guard try connection.scalarInt64("SELECT 1 FROM job_steps WHERE job_id = ? AND name = ?", [attempt.job.rawValue, step.name]) == nil
+        else { throw DurableQueueError.invalidArgument("step", "job \(attempt.job) has a step named '\(step.name)' already") }
+        try connection.execute(
+            "INSERT INTO job_steps (job_id, name, attempt, output, recorded_at) VALUES (?, ?, ?, ?, ?)",
+            [attempt.job.rawValue, step.name, attempt.number, step.output, step.recordedAt])
+        try connection.execute("UPDATE jobs SET event_count = event_count + 1 WHERE id = ?", [attempt.job.rawValue])
+        try appendEvents([
+            EventRow(
+                job: attempt.job, at: step.recordedAt, from: .running, to: .running, attempt: attempt.number,
+                reason: StepRule.reason(recorded: step.name), worker: owner, seq: eventCount + 1)
+        ])
+        return true
+    }
+
+    /// The steps job `id` recorded, oldest first.
+    package func steps(of id: JobID) throws -> [StepRecord] {
+        try read("read the steps of job \(id)") {
+            var steps: [StepRecord] = []
+            try connection.query(
+                "SELECT name, attempt, output, recorded_at FROM job_steps WHERE job_id = ? ORDER BY recorded_at, name", [id.rawValue]
+            ) { row in
+                steps.append(
+                    StepRecord(job: id, name: row.string(0), attempt: Int(row.int64(1)), output: row.string(2), recordedAt: row.int64(3)))
+            }
+            return steps
+        }
+    }
+}
