@@ -20,7 +20,9 @@
 //       a value, and "end ID ATTEMPT PID MS" however they end (MS: the wall clock in ms since 1970).
 //       With --ignore-cancel the wait is in 10 ms steps and ignores cancellation, as a careless handler would. Prints "ready"
 //       once running, and with --announce-starts "started ID" as each attempt starts. With --until-done
-//       it stops gracefully when no job is left unfinished; otherwise it runs until killed.
+//       it stops gracefully when no job is left unfinished; otherwise it runs until killed. It also runs
+//       "five-steps" jobs (input N): five durable steps s1…s5, each logging "body ID STEP ATTEMPT PID"
+//       just before its body returns, the job returning "s1-N,…,s5-N".
 //   durableq-test-worker sqlite-memory PATH [--initialize-first]
 //       Opens a queue on PATH (after sqlite3_initialize() with --initialize-first), enqueues one job
 //       and prints "memory N": sqlite3_memory_used(), 0 while SQLite's memory statistics are off.
@@ -116,6 +118,29 @@ struct StepJob: Job {
     }
 }
 
+/// Five durable steps "s1"…"s5", each waiting 1 to `longestMilliseconds` ms (a window for kills),
+/// then logging "body JOB STEP ATTEMPT PID" just before it returns "STEP-INPUT"; returns the steps'
+/// outputs joined by commas.
+struct FiveStepsJob: Job {
+    static let name = "five-steps"
+    let log: LineLog
+    let longestMilliseconds: Int
+
+    func run(_ input: Int, context: JobContext) async throws -> String {
+        var outputs: [String] = []
+        for step in 1...5 {
+            let name = "s\(step)"
+            outputs.append(
+                try await context.step(name) {
+                    try await Task.sleep(for: .milliseconds(Int.random(in: 1...max(1, longestMilliseconds))))
+                    log.append("body \(context.id) \(name) \(context.attempt) \(getpid())")
+                    return "\(name)-\(input)"
+                })
+        }
+        return outputs.joined(separator: ",")
+    }
+}
+
 /// A queue on `path`: a SQLite file, or the PostgreSQL database a postgres:// URL names.
 func openQueue(
     _ path: String, configuration: JobQueue.Configuration = JobQueue.Configuration(),
@@ -144,6 +169,7 @@ func work(
         ignoresCancellation: ignoresCancellation)
     queue.register(RecordJob(recorder: recorder))
     queue.register(StepJob(recorder: recorder))
+    queue.register(FiveStepsJob(log: recorder.log, longestMilliseconds: jobMilliseconds))
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await queue.run() }
         say("ready")

@@ -1,0 +1,69 @@
+import DurableQueueTestSupport
+import Foundation
+import Testing
+
+@testable import DurableQueue
+
+/// The test's view of the worker's "five-steps" job type (five durable steps; see durableq-test-worker).
+private struct FiveSteps: Job {
+    static let name = "five-steps"
+    func run(_ input: Int, context: JobContext) async throws -> String { "" }
+}
+
+/// Durable steps across `kill -9`: a worker killed at random moments, many times, while jobs of five
+/// steps run; every step whose output was committed ran its body exactly once, with the attempt that
+/// committed it, and every job's output is right.
+@Suite(.serialized, .tags(.crash), .timeLimit(.minutes(5))) struct StepProcessTests {
+    @Test(arguments: StoreBackend.all) func aStepWhoseOutputWasCommittedNeverRunsAgainWhateverTheKills(_ backend: StoreBackend) async throws {
+        let seed = SeededGenerator.testSeed
+        var random = SeededGenerator(state: seed)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try await backend.location(directory)
+        let logPath = directory.path("steps.log")
+        let queue = try await backend.queue(in: directory)
+        let unlimited = EnqueueOptions(retry: .unlimited(backoff: .constant(.zero)))
+        var jobs: [JobID: Int] = [:]
+        for input in 0..<16 { jobs[try await queue.enqueue(FiveSteps.self, input, options: unlimited).id] = input }
+
+        for _ in 0..<8 {
+            let worker = try WorkerProcess(["work", path, logPath, "--lease-ms", "500", "--job-ms", "150", "--max-jobs", "4"])
+            #expect(await worker.waitForLine("ready"), "seed \(seed)")
+            try await Task.sleep(for: .milliseconds(Int.random(in: 100...400, using: &random)))
+            worker.kill()
+            _ = await worker.waitForExit()
+            try await backend.settleAfterKill(ofProcess: worker.process.processIdentifier)
+        }
+        let last = try WorkerProcess(["work", path, logPath, "--lease-ms", "500", "--job-ms", "150", "--max-jobs", "4", "--until-done"])
+        #expect(await last.waitForExit() == 0, "seed \(seed)")
+
+        // "body JOB STEP ATTEMPT PID" for each body that ran to its end.
+        let lines = try String(contentsOfFile: logPath, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("body ") }
+        let bodies = lines.map { $0.split(separator: " ") }.map { (job: JobID(Int64($0[1])!), step: String($0[2]), attempt: Int($0[3])!) }
+        var rerunsBeforeCommit = 0
+        for (id, input) in jobs {
+            #expect(try await queue.handle(FiveSteps.self, id: id).result() == (1...5).map { "s\($0)-\(input)" }.joined(separator: ","))
+            let steps = try await queue.store.steps(of: id)
+            #expect(steps.map(\.name) == ["s1", "s2", "s3", "s4", "s5"], "job \(id), seed \(seed)")
+            for step in steps {
+                let runs = bodies.filter { $0.job == id && $0.step == step.name }
+                #expect(runs.filter { $0.attempt == step.attempt }.count == 1, "job \(id) \(step.name): \(runs) (seed \(seed))")
+                #expect(runs.allSatisfy { $0.attempt <= step.attempt }, "job \(id) \(step.name) ran after its commit: \(runs) (seed \(seed))")
+                rerunsBeforeCommit += runs.filter { $0.attempt < step.attempt }.count
+            }
+        }
+        let attempts = try await jobs.keys.asyncMap { try await queue.store.job($0).attempts }.reduce(0, +)
+        print("steps kill test (\(backend.name)): seed \(seed), 8 kills, \(attempts) attempts for 16 jobs, \(rerunsBeforeCommit) bodies ran again (killed before their commit)")
+        #expect(attempts > 16, "no kill interrupted a job: the test proved nothing (seed \(seed))")
+        #expect(try await queue.store.historyIsConsistent())
+    }
+}
+
+extension Sequence {
+    /// The values of `transform` for each element, in order, awaited one by one.
+    fileprivate func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var values: [T] = []
+        for element in self { values.append(try await transform(element)) }
+        return values
+    }
+}
