@@ -9,6 +9,8 @@ final class AttemptSession: Sendable {
     private struct Steps {
         var recorded: [String: String]
         var used: Set<String> = []
+        /// Durable sleeps so far in this attempt: the next one's step is `sleep <count + 1>`.
+        var sleeps = 0
     }
 
     private let engine: JobEngine
@@ -76,6 +78,33 @@ final class AttemptSession: Sendable {
         return value
     }
 
+    /// Sleeps durably for `duration` from now, by the queue's clock; see ``sleep(until:)``.
+    func sleep(for duration: Duration) async throws {
+        try await sleep(until: engine.now + duration.milliseconds)
+    }
+
+    /// Sleeps durably until `wake` (see ``JobContext/sleep(until:)``): the first time, the wake time
+    /// is recorded as step `sleep N` (the Nth sleep of the run); until it has come, the attempt ends
+    /// (``DurableSleep``) and the job waits `scheduled` for it; after, this returns at once.
+    func sleep(until wake: Int64) async throws {
+        try await loadSteps()
+        let number = steps.withLock { steps -> Int in
+            steps!.sleeps += 1
+            return steps!.sleeps
+        }
+        let wakeAt = try await step("sleep \(number)") { wake }
+        if engine.now < wakeAt { throw DurableSleep(until: wakeAt) }
+    }
+
+    /// Reads the job's recorded steps, once per attempt.
+    private func loadSteps() async throws {
+        guard steps.withLock({ $0 == nil }) else { return }
+        let recorded = try await engine.store.steps(of: job.id)
+        steps.withLock { steps in
+            if steps == nil { steps = Steps(recorded: Dictionary(recorded.map { ($0.name, $0.output) }) { first, _ in first }) }
+        }
+    }
+
     /// The output step `name` recorded in an earlier attempt, decoded; nil when it has none.
     ///
     /// - Throws: `invalidArgument` for an empty name or one this attempt used already; a storage
@@ -83,12 +112,7 @@ final class AttemptSession: Sendable {
     private func recordedOutput<T: Decodable>(of name: String) async throws -> T? {
         guard StepRule.isValid(name: name) else { throw DurableQueueError.invalidArgument("step", "a step's name must not be empty") }
         try checkNotAbandoned()
-        if steps.withLock({ $0 == nil }) {
-            let recorded = try await engine.store.steps(of: job.id)
-            steps.withLock { steps in
-                if steps == nil { steps = Steps(recorded: Dictionary(recorded.map { ($0.name, $0.output) }) { first, _ in first }) }
-            }
-        }
+        try await loadSteps()
         let output = try steps.withLock { steps -> String? in
             guard steps!.used.insert(name).inserted else {
                 throw DurableQueueError.invalidArgument("step", "step '\(name)' ran already in this attempt: each step needs a name of its own")
@@ -109,4 +133,11 @@ final class AttemptSession: Sendable {
     private func checkNotAbandoned() throws {
         guard !stop.isAbandoned else { throw LeaseLostError() }
     }
+}
+
+/// Ends an attempt that sleeps durably until `until` (ms since 1970): the engine records the
+/// attempt as ``AttemptOutcome/sleeping(until:)``.
+struct DurableSleep: Error, CustomStringConvertible {
+    let until: Int64
+    var description: String { "sleeping until \(until)" }
 }

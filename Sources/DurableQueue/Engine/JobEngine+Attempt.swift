@@ -79,6 +79,8 @@ extension JobEngine {
             outcome = retryOrFail(job, error, retryable: runner.shouldRetry(after: error))
         case (.leaseLost, .threw(let snooze as JobSnooze)), (nil, .threw(let snooze as JobSnooze)):
             outcome = .snoozed(runAt: now + max(0, snooze.delay.milliseconds))
+        case (.leaseLost, .threw(let sleep as DurableSleep)), (nil, .threw(let sleep as DurableSleep)):
+            outcome = .sleeping(until: sleep.until)
         case (.leaseLost, .threw(let error)), (nil, .threw(let error)):
             // After a lost lease the store discards the ending (and notes that in the history).
             outcome = retryOrFail(job, error, retryable: runner.shouldRetry(after: error))

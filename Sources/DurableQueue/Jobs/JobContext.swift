@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 /// What a running attempt knows about its job, and how it reports progress.
@@ -124,6 +125,31 @@ public struct JobContext: Sendable {
         async throws -> T
     {
         try await session.step(name, inTransaction: body)
+    }
+
+    /// Sleeps durably for `duration`: the job leaves `running` (history: `sleeping for …`), holds
+    /// no worker slot and no lease, spends no attempt, survives restarts, and its handler runs again
+    /// from the top after the time — its steps done return their recorded outputs without running
+    /// (see ``step(_:_:)``), and this call returns at once. A sleep of days costs nothing meanwhile.
+    ///
+    /// ```swift
+    /// try await context.step("send reminder") { try await mailer.remind(user) }
+    /// try await context.sleep(for: .seconds(3 * 86_400))
+    /// try await context.step("send last call") { try await mailer.lastCall(user) }
+    /// ```
+    ///
+    /// Each sleep of a run is recorded as a step named `sleep 1`, `sleep 2`… (its wake time), so a
+    /// handler must sleep in the same order on every run; do not name your own steps so. A cancel
+    /// reaches a sleeping job at once (it waits `scheduled`).
+    ///
+    /// - Throws: To end the attempt while it sleeps (let it through); a storage error; the lease lost.
+    public func sleep(for duration: Duration) async throws {
+        try await session.sleep(for: duration)
+    }
+
+    /// Sleeps durably until `date`; see ``sleep(for:)``.
+    public func sleep(until date: Date) async throws {
+        try await session.sleep(until: date.millisecondsSince1970)
     }
 
     /// Enqueues a follow-up job, committed before this returns: on this job's queue with default

@@ -28,7 +28,7 @@ package enum HandOffRule {
             case .succeeded: "a result"
             case .failed, .retry: "a failure"
             case .cancelled: "a stop"
-            case .snoozed: "a snooze"
+            case .snoozed, .sleeping: "a snooze"
             }
         return "\(report) reported from outside for attempt \(attempt) refused: the job is \(state.rawValue) at attempt \(current)"
     }

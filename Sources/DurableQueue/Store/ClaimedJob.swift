@@ -80,12 +80,15 @@ package enum AttemptOutcome: Sendable, Hashable {
     case cancelled(reason: String)
     /// The handler asked to run again at `runAt` (a ``JobSnooze``): the attempt does not count.
     case snoozed(runAt: Int64)
+    /// The handler sleeps durably until `until` (``JobContext/sleep(for:)``): the job waits
+    /// `scheduled`, and the attempt does not count; its steps done are not run again.
+    case sleeping(until: Int64)
 
     /// The handler's failure, if it failed.
     package var failure: JobFailure? {
         switch self {
         case .failed(let failure), .retry(let failure, _): failure
-        case .succeeded, .cancelled, .snoozed: nil
+        case .succeeded, .cancelled, .snoozed, .sleeping: nil
         }
     }
 }

@@ -35,6 +35,10 @@ package struct ResolvedEnding: Sendable, Hashable {
             (state, output, failure, runAt) = (at > now ? .scheduled : .pending, nil, nil, at)
             reason = "snoozed for \(HistoryNote.delay(milliseconds: max(0, at - now)))"
             countsAttempt = false
+        case .sleeping(let until):
+            (state, output, failure, runAt) = (until > now ? .scheduled : .pending, nil, nil, until)
+            reason = "sleeping for \(HistoryNote.delay(milliseconds: max(0, until - now))) (durable sleep)"
+            countsAttempt = false
         }
         if cancelRequested && state != .cancelled {
             // Even over a handler that ignored the cancel and returned.
@@ -52,6 +56,7 @@ package struct ResolvedEnding: Sendable, Hashable {
             case .failed, .retry: "failed"
             case .cancelled: "stopped"
             case .snoozed: "snoozed"
+            case .sleeping: "went to sleep"
             }
         return "attempt \(attempt) \(ending) after its worker lost the job; discarded"
     }
