@@ -105,6 +105,23 @@ public struct JobContext: Sendable {
         try await session.step(name, body)
     }
 
+    /// A durable step with no output (see ``step(_:_:)``): its body runs once per job.
+    public func step(_ name: String, _ body: () async throws -> Void) async throws {
+        _ = try await session.step(name) {
+            try await body()
+            return NoStepOutput()
+        }
+    }
+
+    /// A durable step with no output whose body runs in the queue's database transaction (see
+    /// ``step(_:inTransaction:)``).
+    public func step(_ name: String, inTransaction body: @escaping @Sendable (QueueTransaction) throws -> Void) async throws {
+        _ = try await session.step(name, inTransaction: { transaction in
+            try body(transaction)
+            return NoStepOutput()
+        })
+    }
+
     /// A durable step whose body runs inside the queue's database transaction: its writes (your SQL,
     /// jobs it enqueues) and the step's record commit together — or, for an attempt that is no
     /// longer the job's current one, roll back together. Exactly once for effects in the queue's own
@@ -186,3 +203,6 @@ public struct JobContext: Sendable {
         try await jobQueue.enqueue(composition, inheriting: priority)
     }
 }
+
+/// The output recorded for a step whose body returns nothing.
+private struct NoStepOutput: Codable, Sendable {}

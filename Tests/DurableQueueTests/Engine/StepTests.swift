@@ -29,7 +29,6 @@ private struct Checkout: Job {
         try await context.step("ledger", inTransaction: { tx in
             runs.ran("ledger")
             try tx.execute("INSERT INTO ledger (entry) VALUES (\(placeholder))", [.text(charged)])
-            return 1
         })
         if context.attempt == 1 { throw Failure() }
         let mailed = try await context.step("email") {
