@@ -44,7 +44,7 @@ final class AttemptSession: Sendable {
     }
 
     /// Step `name`'s recorded output, or its body's, recorded before it is returned (see
-    /// ``JobContext/step(_:_:)``).
+    /// ``JobContext/step(_:_:)->_``).
     func step<T: Codable & Sendable>(_ name: String, _ body: () async throws -> T) async throws -> T {
         if let recorded: T = try await recordedOutput(of: name) { return recorded }
         let value = try await body()
@@ -57,7 +57,7 @@ final class AttemptSession: Sendable {
     }
 
     /// Step `name` whose body runs in the store's transaction, committed with its record (see
-    /// ``JobContext/step(_:inTransaction:)``).
+    /// ``JobContext/step(_:inTransaction:)->_``).
     func step<T: Codable & Sendable>(_ name: String, inTransaction body: @escaping @Sendable (QueueTransaction) throws -> T)
         async throws -> T
     {

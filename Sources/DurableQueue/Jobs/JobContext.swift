@@ -91,7 +91,7 @@ public struct JobContext: Sendable {
     /// worker was frozen past its lease and another took the job) records nothing, and its attempt
     /// ends there (the step throws). A body that throws records nothing: the step runs again on the
     /// next attempt. What `body` does outside the queue's database is not undone by a crash before
-    /// the record commits: make it idempotent, or use ``step(_:inTransaction:)`` for writes to the
+    /// the record commits: make it idempotent, or use ``step(_:inTransaction:)->_`` for writes to the
     /// queue's own database. Outputs are readable through ``JobHandle/steps()`` and, in `sqlite3` or
     /// `psql`, `job_steps` and `job_step_list`.
     ///
@@ -105,7 +105,7 @@ public struct JobContext: Sendable {
         try await session.step(name, body)
     }
 
-    /// A durable step with no output (see ``step(_:_:)``): its body runs once per job.
+    /// A durable step with no output (see ``step(_:_:)->_``): its body runs once per job.
     public func step(_ name: String, _ body: () async throws -> Void) async throws {
         _ = try await session.step(name) {
             try await body()
@@ -114,7 +114,7 @@ public struct JobContext: Sendable {
     }
 
     /// A durable step with no output whose body runs in the queue's database transaction (see
-    /// ``step(_:inTransaction:)``).
+    /// ``step(_:inTransaction:)->_``).
     public func step(_ name: String, inTransaction body: @escaping @Sendable (QueueTransaction) throws -> Void) async throws {
         _ = try await session.step(name, inTransaction: { transaction in
             try body(transaction)
@@ -125,7 +125,7 @@ public struct JobContext: Sendable {
     /// A durable step whose body runs inside the queue's database transaction: its writes (your SQL,
     /// jobs it enqueues) and the step's record commit together — or, for an attempt that is no
     /// longer the job's current one, roll back together. Exactly once for effects in the queue's own
-    /// database (a ledger row written once); see ``step(_:_:)`` for the rest.
+    /// database (a ledger row written once); see ``step(_:_:)->_`` for the rest.
     ///
     /// ```swift
     /// try await context.step("ledger", inTransaction: { tx in
@@ -136,7 +136,7 @@ public struct JobContext: Sendable {
     /// - Parameters:
     ///   - name: The step's name, unique within the job.
     ///   - body: Synchronous work in the transaction (see ``QueueTransaction``).
-    /// - Throws: As ``step(_:_:)``; an error `body` throws rolls the transaction back.
+    /// - Throws: As ``step(_:_:)->_``; an error `body` throws rolls the transaction back.
     @discardableResult
     public func step<T: Codable & Sendable>(_ name: String, inTransaction body: @escaping @Sendable (QueueTransaction) throws -> T)
         async throws -> T
@@ -147,7 +147,7 @@ public struct JobContext: Sendable {
     /// Sleeps durably for `duration`: the job leaves `running` (history: `sleeping for …`), holds
     /// no worker slot and no lease, spends no attempt, survives restarts, and its handler runs again
     /// from the top after the time — its steps done return their recorded outputs without running
-    /// (see ``step(_:_:)``), and this call returns at once. A sleep of days costs nothing meanwhile.
+    /// (see ``step(_:_:)->_``), and this call returns at once. A sleep of days costs nothing meanwhile.
     ///
     /// ```swift
     /// try await context.step("send reminder") { try await mailer.remind(user) }
