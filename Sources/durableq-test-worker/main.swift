@@ -22,7 +22,10 @@
 //       once running, and with --announce-starts "started ID" as each attempt starts. With --until-done
 //       it stops gracefully when no job is left unfinished; otherwise it runs until killed. It also runs
 //       "five-steps" jobs (input N): five durable steps s1…s5, each logging "body ID STEP ATTEMPT PID"
-//       just before its body returns, the job returning "s1-N,…,s5-N".
+//       just before its body returns, the job returning "s1-N,…,s5-N"; and "ledger" jobs (input MS): says
+//       "started ID ATTEMPT", waits MS ms heedless of cancellation, then as the transactional step "ledger"
+//       logs "ledger ID ATTEMPT PID" and inserts (ID, ATTEMPT) into the table ledger (queue "postgres": $n
+//       placeholders).
 //   durableq-test-worker sqlite-memory PATH [--initialize-first]
 //       Opens a queue on PATH (after sqlite3_initialize() with --initialize-first), enqueues one job
 //       and prints "memory N": sqlite3_memory_used(), 0 while SQLite's memory statistics are off.
@@ -141,6 +144,30 @@ struct FiveStepsJob: Job {
     }
 }
 
+/// Runs step "prepare", says "started ID ATTEMPT", waits `input` ms without heeding cancellation (a window to freeze the
+/// process in, as real work would go on after a thaw), then, as step "ledger" in the queue's
+/// transaction, logs "ledger ID ATTEMPT PID" and inserts a row (ID, ATTEMPT) into the table `ledger`.
+struct LedgerJob: Job {
+    static let name = "ledger"
+    let log: LineLog
+
+    func run(_ input: Int, context: JobContext) async throws -> String {
+        // A first step: this attempt reads the job's recorded steps now, before the wait.
+        try await context.step("prepare") {}
+        say("started \(context.id) \(context.attempt)")
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(input)) { continuation.resume() }
+        }
+        let (id, attempt, log) = (context.id.rawValue, context.attempt, log)
+        let placeholders = context.queue == "postgres" ? "($1, $2)" : "(?, ?)"
+        try await context.step("ledger", inTransaction: { tx in
+            log.append("ledger \(id) \(attempt) \(getpid())")
+            try tx.execute("INSERT INTO ledger (job_id, attempt) VALUES \(placeholders)", [.integer(id), .integer(Int64(attempt))])
+        })
+        return "booked"
+    }
+}
+
 /// A queue on `path`: a SQLite file, or the PostgreSQL database a postgres:// URL names.
 func openQueue(
     _ path: String, configuration: JobQueue.Configuration = JobQueue.Configuration(),
@@ -170,6 +197,7 @@ func work(
     queue.register(RecordJob(recorder: recorder))
     queue.register(StepJob(recorder: recorder))
     queue.register(FiveStepsJob(log: recorder.log, longestMilliseconds: jobMilliseconds))
+    queue.register(LedgerJob(log: recorder.log))
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await queue.run() }
         say("ready")

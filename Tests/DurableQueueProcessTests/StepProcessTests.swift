@@ -59,6 +59,51 @@ private struct FiveSteps: Job {
     }
 }
 
+/// The test's view of the worker's "ledger" job type (see durableq-test-worker).
+private struct Ledger: Job {
+    static let name = "ledger"
+    func run(_ input: Int, context: JobContext) async throws -> String { "" }
+}
+
+@Suite(.serialized, .tags(.crash), .timeLimit(.minutes(2))) struct FrozenStepProcessTests {
+    /// A worker frozen (SIGSTOP) past its lease while another process takes its job over and books
+    /// the ledger step; thawed, the frozen attempt's transactional step runs its body, but its record
+    /// is refused and its row rolls back with it.
+    @Test(arguments: StoreBackend.all) func aFrozenAttemptRecordsNoStepAndItsTransactionsWritesRollBack(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try await backend.location(directory)
+        let logPath = directory.path("ledger.log")
+        let queue = try await backend.queue(in: directory)
+        let postgres = backend.name != StoreBackend.sqlite.name
+        try await queue.transaction { tx in try tx.execute("CREATE TABLE ledger (job_id bigint NOT NULL, attempt bigint NOT NULL)") }
+        let job = try await queue.enqueue(Ledger.self, 1_500, options: EnqueueOptions(queue: postgres ? "postgres" : "default"))
+
+        let frozen = try WorkerProcess(["work", path, logPath, "--lease-ms", "500", "--heartbeat-ms", "150"])
+        #expect(await frozen.waitForLine("started \(job.id) 1"))
+        frozen.freeze()
+        try await Task.sleep(for: .milliseconds(900))  // past the lease
+        let other = try WorkerProcess(["work", path, logPath, "--lease-ms", "500", "--heartbeat-ms", "150", "--until-done"])
+        #expect(await other.waitForExit() == 0)
+        #expect(try await queue.handle(Ledger.self, id: job.id).result(timeout: .seconds(5)) == "booked")
+        frozen.thaw()
+        // The thawed attempt ran its step's body (its log line), then its record was refused.
+        try await eventually("the frozen attempt ran its step's body") {
+            ((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "").contains("ledger \(job.id) 1 \(frozen.process.processIdentifier)")
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        frozen.kill()
+        _ = await frozen.waitForExit()
+        try await backend.settleAfterKill(ofProcess: frozen.process.processIdentifier)
+
+        let rows = try await queue.transaction { tx in try tx.query("SELECT job_id, attempt FROM ledger") }
+        #expect(rows == [[.integer(job.id.rawValue), .integer(2)]], "\(rows)")
+        let steps = try await queue.store.steps(of: job.id)
+        #expect(steps.map(\.name) == ["prepare", "ledger"] && steps.map(\.attempt) == [1, 2], "\(steps)")
+        #expect(try await queue.store.historyIsConsistent())
+    }
+}
+
 extension Sequence {
     /// The values of `transform` for each element, in order, awaited one by one.
     fileprivate func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
