@@ -33,6 +33,22 @@ struct NoOpJob: Job {
     }
 }
 
+/// The benchmark's job of three durable steps: the no-op job's input, each step returning a small
+/// value, committed with its history row (see `JobContext.step`).
+struct ThreeStepJob: Job {
+    typealias Input = NoOpJob.Input
+    static let name = "bench.steps"
+
+    let started: @Sendable () -> Void
+
+    func run(_ input: Input, context: JobContext) async throws -> Int {
+        started()
+        let first = try await context.step("first") { 1 }
+        let second = try await context.step("second") { first + 1 }
+        return try await context.step("third") { second + 1 }
+    }
+}
+
 /// A thread-safe counter of handler starts.
 final class StartCounter: Sendable {
     private let count = Atomic<Int>(0)

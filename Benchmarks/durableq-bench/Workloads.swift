@@ -28,6 +28,7 @@ struct Workloads {
             storage: StorageOptions(durability: durability), maxConcurrentJobs: Self.maxConcurrentJobs, retention: .forever)
         let queue = try await openQueue(path, configuration: configuration)
         queue.register(NoOpJob(started: { counter.increment() }))
+        queue.register(ThreeStepJob(started: { counter.increment() }))
         return queue
     }
 
@@ -102,6 +103,20 @@ struct Workloads {
         let wait = runAt.timeIntervalSinceNow
         if wait > 0 { try await Task.sleep(for: .milliseconds(Int(wait * 1000) + 1)) }
         return try await timeDrain(path, workload: "drain_scheduled")
+    }
+
+    /// N prefilled jobs of three durable steps each, drained by the engine: each step commits its
+    /// output and history row in a transaction of its own, fenced by the attempt.
+    func drainSteps() async throws -> Measurement {
+        let path = freshPath("steps")
+        let queue = try await open(path)
+        var index = 0
+        while index < n {
+            let end = min(n, index + 1000)
+            _ = try await queue.enqueue(ThreeStepJob.self, batch: (index..<end).map(NoOpJob.Input.init))
+            index = end
+        }
+        return try await timeDrain(path, workload: "drain_three_steps")
     }
 
     /// N jobs in one concurrent group that runs 16 at a time, drained by the engine: each ending

@@ -6,7 +6,7 @@ import NIOPosix
 // durableq-bench: DurableQueue's speed, measured, optionally as ratios to the C baseline in the same run.
 //
 //   swift run -c release durableq-bench [--n 10000] [--backlog 1000000] [--sync normal|full]
-//       [--baseline path/to/baseline.c] [--only enqueue,batch,drain,scheduled,group,latency,backlog,processes,throttle,open,idle]
+//       [--baseline path/to/baseline.c] [--only enqueue,batch,drain,scheduled,group,steps,latency,backlog,processes,throttle,open,idle]
 //       [--repeat 3] [--dir DIR] [--postgres postgres://user@host:port/database] [--executor default|nio]
 //
 // Prints one JSON line per workload (with the SQLite version, journal mode and synchronous setting),
@@ -51,7 +51,7 @@ if let path = options["worker"] {
 let n = Int(options["n"] ?? "") ?? 10_000
 let backlogSize = Int(options["backlog"] ?? "") ?? 1_000_000
 let repeats = max(1, Int(options["repeat"] ?? "") ?? 3)
-let all = ["enqueue", "batch", "drain", "scheduled", "group", "latency", "backlog", "processes", "throttle", "open", "idle"]
+let all = ["enqueue", "batch", "drain", "scheduled", "group", "steps", "latency", "backlog", "processes", "throttle", "open", "idle"]
 let chosen = Set(options["only"].map { $0.split(separator: ",").map(String.init) } ?? all)
 let directory = URL(fileURLWithPath: options["dir"] ?? ".build/bench-runs/\(Int(Date().timeIntervalSince1970))", isDirectory: true)
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -104,6 +104,7 @@ if chosen.contains("drain") { report(try await medianRun({ try await workloads.d
 
 if chosen.contains("scheduled") { reportBesideTheDrain(try await medianRun({ try await workloads.drainScheduled() })) }
 if chosen.contains("group") { reportBesideTheDrain(try await medianRun({ try await workloads.drainGroup() })) }
+if chosen.contains("steps") { reportBesideTheDrain(try await medianRun({ try await workloads.drainSteps() })) }
 if chosen.contains("latency") { report(try await workloads.latency()) }
 if chosen.contains("processes") {
     // One and two processes in turns, so that both meet the same moments of the machine.
