@@ -176,8 +176,7 @@ public struct DownloadJob: Job {
             if part.length == 0 { try? FileManager.default.removeItem(atPath: part.path) }
             throw error
         }
-        // A name the caller chose (numbered when taken) wins over the server's.
-        let name = input.fileName != nil ? partName : serverName.map(FileName.sanitized) ?? partName
+        let name = Self.finalName(input, partName: partName, serverName: serverName)
         return try await finish(input, part: part, checkpoint: checkpoint, directory: directory, name: name, context: context)
     }
 
@@ -289,6 +288,12 @@ public struct DownloadJob: Job {
             throw TransportError.closedEarly(url)
         }
         return .complete
+    }
+
+    /// The name the finished file takes: one the caller chose (numbered when taken) wins over the
+    /// server's (`Content-Disposition`), which wins over the part file's.
+    static func finalName(_ input: DownloadRequest, partName: String, serverName: String?) -> String {
+        input.fileName != nil ? partName : serverName.map(FileName.sanitized) ?? partName
     }
 
     /// ``finish(_:part:checkpoint:directory:name:protectedPaths:save:storedPath:)`` for this attempt.

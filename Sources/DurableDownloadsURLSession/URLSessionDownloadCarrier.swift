@@ -85,11 +85,7 @@ public final class URLSessionDownloadCarrier: NSObject, DownloadCarrier, URLSess
         guard let session = state.withLock({ $0.session }) else {
             throw DownloadError("the carrier '\(name)' is not attached: register the HTTP jobs first")
         }
-        var outgoing = URLRequest(url: request.url)
-        outgoing.httpMethod = request.method
-        for header in request.headers { outgoing.addValue(header.value, forHTTPHeaderField: header.name) }
-        outgoing.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
-        access.apply(to: &outgoing)
+        let outgoing = URLRequest(request, access: access)
         let task = resumeData.map { session.downloadTask(withResumeData: $0) } ?? session.downloadTask(with: outgoing)
         task.taskDescription = download.reference
         task.resume()
@@ -112,6 +108,8 @@ public final class URLSessionDownloadCarrier: NSObject, DownloadCarrier, URLSess
         }
     }
 
+    /// The system has the body of a carried download at `location`: places it at the job's part file
+    /// (a success) or keeps the error status to report, before the system deletes the file.
     public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
         guard let download = CarriedDownload(reference: downloadTask.taskDescription ?? ""),
               let http = state.withLock({ $0.http })
@@ -137,6 +135,8 @@ public final class URLSessionDownloadCarrier: NSObject, DownloadCarrier, URLSess
         state.withLock { $0.endings[downloadTask.taskIdentifier] = ending }
     }
 
+    /// A carried transfer ended: reports it to the HTTP jobs (finished, failed with its resume data,
+    /// or stopped because its job ended otherwise).
     public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let reference = task.taskDescription, let download = CarriedDownload(reference: reference) else { return }
         let (http, ending) = state.withLock { state in

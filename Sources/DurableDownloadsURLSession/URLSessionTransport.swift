@@ -39,9 +39,9 @@ public struct URLSessionTransport: HTTPTransport {
         let task: URLSessionTask
         switch request.body {
         case .file(let path, _, _):
-            task = session.uploadTask(with: urlRequest(for: request), fromFile: URL(fileURLWithPath: path))
+            task = session.uploadTask(with: URLRequest(request, access: access), fromFile: URL(fileURLWithPath: path))
         case .bytes, nil:
-            task = session.dataTask(with: urlRequest(for: request))
+            task = session.dataTask(with: URLRequest(request, access: access))
         }
         let response = try await transfer.head(of: task)
         let reading = BodyReading(transfer: transfer, task: task)
@@ -59,20 +59,6 @@ public struct URLSessionTransport: HTTPTransport {
         configuration.timeoutIntervalForResource = timeout.seconds
         access.apply(to: configuration)
         return configuration
-    }
-
-    /// `request` as a `URLRequest`, asking for the body as it is stored (`Accept-Encoding: identity`)
-    /// unless the request says otherwise.
-    private func urlRequest(for request: TransportRequest) -> URLRequest {
-        var outgoing = URLRequest(url: request.url)
-        outgoing.httpMethod = request.method
-        for header in request.headers { outgoing.addValue(header.value, forHTTPHeaderField: header.name) }
-        if !request.headers.contains(where: { $0.name.caseInsensitiveCompare("Accept-Encoding") == .orderedSame }) {
-            outgoing.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
-        }
-        if case .bytes(let data) = request.body { outgoing.httpBody = data }
-        access.apply(to: &outgoing)
-        return outgoing
     }
 
     /// A queue that runs one delegate call at a time, in order.
@@ -104,5 +90,21 @@ extension Duration {
     fileprivate var seconds: TimeInterval {
         let (seconds, attoseconds) = components
         return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}
+
+extension URLRequest {
+    /// `request` as a `URLRequest` on the networks `access` allows, asking for the body as it is
+    /// stored (`Accept-Encoding: identity`) unless the request says otherwise: a resumed range must
+    /// be the bytes the part file holds.
+    init(_ request: TransportRequest, access: URLSessionTransport.NetworkAccess) {
+        self.init(url: request.url)
+        httpMethod = request.method
+        for header in request.headers { addValue(header.value, forHTTPHeaderField: header.name) }
+        if !request.headers.contains(where: { $0.name.caseInsensitiveCompare("Accept-Encoding") == .orderedSame }) {
+            setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        }
+        if case .bytes(let data) = request.body { httpBody = data }
+        access.apply(to: &self)
     }
 }

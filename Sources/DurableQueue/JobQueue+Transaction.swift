@@ -21,12 +21,20 @@ extension JobQueue {
     /// - Throws: what `body` throws; ``DurableQueueError`` when a statement fails (with the
     ///   database's message) or the commit does.
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (QueueTransaction) throws -> T) async throws -> T {
+        try await transaction { transaction, _, _ in try body(transaction) }
+    }
+
+    /// ``transaction(_:)`` whose body also gets the store's side of the transaction and its time,
+    /// for what the queue itself writes in it (a durable step's record).
+    func transaction<T: Sendable>(
+        _ body: @escaping @Sendable (QueueTransaction, any AppTransaction, Int64) throws -> T
+    ) async throws -> T {
         let traceContext = callersTraceContext
         let files = files
         let (result, enqueuedJobs) = try await store.transaction(now: now) { store, now in
             let transaction = QueueTransaction(store: store, now: now, traceContext: traceContext, files: files)
             defer { transaction.close() }
-            return (try body(transaction), transaction.enqueuedJobs)
+            return (try body(transaction, store, now), transaction.enqueuedJobs)
         }
         if enqueuedJobs { enqueued() }
         return result

@@ -283,7 +283,7 @@ public final class JobQueue: Sendable {
         if outcome == .requested { engine.stopCancelledJob(id) }
         jobChanges.signal()
         // A handed-off job is cancelled at once: its carrier stops the transfer.
-        if outcome == .cancelled { await engine.stopOrphanedTransfers() }
+        if outcome == .cancelled, !carriers.isEmpty { await engine.stopOrphanedTransfers() }
     }
 
     /// Cancels every unfinished job tagged `tag`.
@@ -314,7 +314,7 @@ public final class JobQueue: Sendable {
         let outcomes = try await store.cancel(selector, now: now)
         for (id, outcome) in outcomes where outcome == .requested { engine.stopCancelledJob(id) }
         jobChanges.signal()
-        if outcomes.values.contains(.cancelled) { await engine.stopOrphanedTransfers() }
+        if outcomes.values.contains(.cancelled), !carriers.isEmpty { await engine.stopOrphanedTransfers() }
         return outcomes.count
     }
 

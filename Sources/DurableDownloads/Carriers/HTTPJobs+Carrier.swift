@@ -36,7 +36,7 @@ extension HTTPJobs {
                 throw DownloadError("the carried body of job \(download.job) is not at \(partPath)")
             }
             let partName = URL(fileURLWithPath: partPath).deletingPathExtension().lastPathComponent
-            let name = input.fileName != nil ? partName : suggestedName.map(FileName.sanitized) ?? partName
+            let name = DownloadJob.finalName(input, partName: partName, serverName: suggestedName)
             let result = try await DownloadJob.finish(
                 input, part: part, checkpoint: nil, directory: try DownloadJob.prepare(directory: input.directory), name: name,
                 protectedPaths: protectedPaths,

@@ -62,18 +62,15 @@ final class AttemptSession: Sendable {
         async throws -> T
     {
         if let recorded: T = try await recordedOutput(of: name) { return recorded }
-        let (attempt, owner, files, queue) = (job.attemptID, engine.configuration.workerID, engine.queue.files, engine.queue)
-        let (value, enqueuedJobs) = try await engine.store.transaction(now: engine.now) { [self] store, now in
-            let transaction = QueueTransaction(store: store, now: now, traceContext: nil, files: files)
-            defer { transaction.close() }
+        let (attempt, owner) = (job.attemptID, engine.configuration.workerID)
+        let value = try await engine.queue.transaction { [self] transaction, store, now in
             let value = try body(transaction)
             var step = try stepRecord(name, value)
             step.recordedAt = now
             // A stale attempt's writes roll back with its step.
             guard try store.recordStep(step, attempt: attempt, owner: owner) else { throw LeaseLostError() }
-            return (value, transaction.enqueuedJobs)
+            return value
         }
-        if enqueuedJobs { queue.enqueued() }
         engine.jobChanges.signal()
         return value
     }

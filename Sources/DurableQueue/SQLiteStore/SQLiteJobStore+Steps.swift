@@ -12,11 +12,14 @@ extension SQLiteJobStore {
     /// - Throws: `invalidArgument` when the job has a step of that name already.
     func recordStepInTransaction(_ step: StepRecord, attempt: AttemptID, owner: String) throws -> Bool {
         guard let (row, eventCount) = try endingRows([attempt.job]).first, row.isRunning(attempt, owner: owner) else { return false }
-        guard try connection.scalarInt64("SELECT 1 FROM job_steps WHERE job_id = ? AND name = ?", [attempt.job.rawValue, step.name]) == nil
-        else { throw DurableQueueError.invalidArgument("step", "job \(attempt.job) has a step named '\(step.name)' already") }
         try connection.execute(
-            "INSERT INTO job_steps (job_id, name, attempt, output, recorded_at) VALUES (?, ?, ?, ?, ?)",
-            [attempt.job.rawValue, step.name, attempt.number, step.output, step.recordedAt])
+            """
+            INSERT INTO job_steps (job_id, name, attempt, output, recorded_at) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (job_id, name) DO NOTHING
+            """, [attempt.job.rawValue, step.name, attempt.number, step.output, step.recordedAt])
+        guard try connection.changes == 1 else {
+            throw DurableQueueError.invalidArgument("step", "job \(attempt.job) has a step named '\(step.name)' already")
+        }
         try connection.execute("UPDATE jobs SET event_count = event_count + 1 WHERE id = ?", [attempt.job.rawValue])
         try appendEvents([
             EventRow(
