@@ -45,6 +45,7 @@ package enum SchemaMigrations {
             version: 14, name: "0014_group_children_by_state", bytes: PackageResources._014_group_children_by_state_sql),
         SchemaMigration(version: 15, name: "0015_handed_off", bytes: PackageResources._015_handed_off_sql),
         SchemaMigration(version: 16, name: "0016_job_steps", bytes: PackageResources._016_job_steps_sql),
+        SchemaMigration(version: 17, name: "0017_signals", bytes: PackageResources._017_signals_sql),
     ]
 
     /// The newest schema version this build knows.

@@ -15,5 +15,6 @@ package enum PostgresSchemaMigrations {
         (8, "group_children_by_state", String(decoding: PackageResources._008_group_children_by_state_sql, as: UTF8.self)),
         (9, "handed_off", String(decoding: PackageResources._009_handed_off_sql, as: UTF8.self)),
         (10, "job_steps", String(decoding: PackageResources._010_job_steps_sql, as: UTF8.self)),
+        (11, "signals", String(decoding: PackageResources._011_signals_sql, as: UTF8.self)),
     ]
 }

@@ -16,9 +16,9 @@ extension PostgresJobStore {
             case .tag(let tag):
                 ("SELECT job_id FROM job_tags WHERE tag = $1 ORDER BY job_id", [tag])
             case .queue(let queue):
-                ("SELECT id FROM jobs WHERE queue = $1 AND state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off') ORDER BY id", [queue])
+                ("SELECT id FROM jobs WHERE queue = $1 AND state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off', 'waiting') ORDER BY id", [queue])
             case .all:
-                ("SELECT id FROM jobs WHERE state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off') ORDER BY id", [])
+                ("SELECT id FROM jobs WHERE state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off', 'waiting') ORDER BY id", [])
             }
             var outcomes: [JobID: CancelOutcome] = [:]
             for row in try await session.rows(sql, values) {

@@ -161,7 +161,7 @@ extension PostgresJobStore {
 
     /// The condition under which a job holds its unique key: the WHERE of idx_jobs_unique_key.
     static let holdsUniqueKey = """
-        unique_key IS NOT NULL AND cancel_requested = 0 AND state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off')
+        unique_key IS NOT NULL AND cancel_requested = 0 AND state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off', 'waiting')
         """
 }
 

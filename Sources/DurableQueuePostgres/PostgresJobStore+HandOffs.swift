@@ -142,7 +142,7 @@ extension PostgresJobStore {
     }
 
     /// Job `id`'s row as an ending reads it, locked for the rest of the transaction; nil if there is none.
-    private func lockedEndingRow(_ session: PostgresSession, _ id: JobID) async throws -> EndingRow? {
+    func lockedEndingRow(_ session: PostgresSession, _ id: JobID) async throws -> EndingRow? {
         try await session.rows(
             """
             SELECT id, state, lease_owner, attempts, max_attempts, cancel_requested, queue, throttle_interval_ms, group_id,

@@ -96,7 +96,7 @@ extension PostgresJobStore {
                    j.timeout_ms, j.unique_key, j.cancel_requested, j.lease_owner, j.lease_expires_at, j.input::text, j.output::text,
                    j.error::text, j.progress, j.checkpoint, j.created_at, j.updated_at, j.started_at, j.finished_at,
                    coalesce((SELECT array_agg(tag ORDER BY tag) FROM job_tags WHERE job_id = j.id), '{}'), j.throttle_interval_ms,
-                   j.partition_key, j.group_id, j.handed_off_to, j.handoff_reference, j.handoff_deadline
+                   j.partition_key, j.group_id, j.handed_off_to, j.handoff_reference, j.handoff_deadline, j.waiting_for, j.wait_deadline
             FROM jobs AS j
             \(clause)
             """, values
@@ -114,7 +114,7 @@ extension PostgresJobStore {
                 partitionKey: try row.optionalString(25), group: try row.optionalInt64(26).map { GroupID($0) },
                 handOff: try row.optionalString(27).map {
                     HandOffTarget(carrier: $0, reference: try row.optionalString(28) ?? "", deadline: try row.optionalInt64(29))
-                })
+                }, waitingFor: try row.optionalString(30), waitDeadline: try row.optionalInt64(31))
         }
     }
 }

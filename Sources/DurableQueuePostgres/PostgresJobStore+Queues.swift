@@ -63,7 +63,7 @@ extension PostgresJobStore {
             try await session.execute(
                 """
                 UPDATE jobs SET order_key = -order_key
-                WHERE id IN (SELECT id FROM jobs WHERE queue = $1 AND state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off')
+                WHERE id IN (SELECT id FROM jobs WHERE queue = $1 AND state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off', 'waiting')
                              ORDER BY id FOR UPDATE)
                 """, [queue.name])
         }

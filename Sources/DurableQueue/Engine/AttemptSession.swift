@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// What a running attempt's context writes through, one object per attempt: progress and
@@ -93,6 +94,26 @@ final class AttemptSession: Sendable {
         if engine.now < wakeAt { throw DurableSleep(until: wakeAt) }
     }
 
+    /// Signal `name`'s payload (see ``JobContext/waitForSignal(_:as:timeout:)``): what the wait's step
+    /// recorded in an earlier attempt, else the signal if it was sent; else the attempt ends and the
+    /// job waits for it until `timeout` from now.
+    func waitForSignal<T: Decodable & Sendable>(_ name: String, as type: T.Type, timeout: Duration?) async throws -> T {
+        guard SignalRule.isValid(name: name) else { throw DurableQueueError.invalidArgument("signal", "a signal's name must not be empty") }
+        if let recorded: RecordedWait<T> = try await recordedOutput(of: SignalRule.stepName(name)) {
+            return try recorded.payload(signal: name)
+        }
+        let now = engine.now
+        let deadline = timeout.map { now + max(0, $0.milliseconds) }
+        let waited = try await engine.store.waitForSignal(
+            job.attemptID, owner: engine.configuration.workerID, name: name, deadline: deadline, now: now)
+        engine.jobChanges.signal()
+        switch waited {
+        case nil: throw LeaseLostError()
+        case .received(let payload): return try engine.queue.files.resolvedValue(T.self, from: payload)
+        case .ended(let state): throw AttemptEndedInStore(state: state)
+        }
+    }
+
     /// Reads the job's recorded steps, once per attempt.
     private func loadSteps() async throws {
         guard steps.withLock({ $0 == nil }) else { return }
@@ -137,4 +158,31 @@ final class AttemptSession: Sendable {
 struct DurableSleep: Error, CustomStringConvertible {
     let until: Int64
     var description: String { "sleeping until \(until)" }
+}
+
+/// The recorded outcome of a wait for a signal (``SignalRule/receivedOutput(payload:)`` or
+/// ``SignalRule/timedOutOutput(deadline:)``), decoded with the payload's type.
+private enum RecordedWait<T: Decodable>: Decodable {
+    case received(T)
+    /// The wait timed out at this deadline (milliseconds since 1970).
+    case timedOut(Int64)
+
+    private enum CodingKeys: String, CodingKey { case payload, timedOut }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if let deadline = try container.decodeIfPresent(Int64.self, forKey: .timedOut) {
+            self = .timedOut(deadline)
+        } else {
+            self = .received(try container.decode(T.self, forKey: .payload))
+        }
+    }
+
+    /// The payload; throws ``SignalTimeoutError`` for a wait for `signal` that timed out.
+    func payload(signal: String) throws -> T {
+        switch self {
+        case .received(let payload): return payload
+        case .timedOut(let deadline): throw SignalTimeoutError(signal: signal, deadline: Date(millisecondsSince1970: deadline))
+        }
+    }
 }

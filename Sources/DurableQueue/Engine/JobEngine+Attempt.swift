@@ -53,12 +53,12 @@ extension JobEngine {
         } else {
             ending = await execute(job, runner: runner, stop: stop, logger: logger)
         }
-        if case .threw(let handedOff as AttemptHandedOff) = ending {
-            // The hand-off recorded the attempt's end (or its start's failure) already.
+        if case .threw(let ended as AttemptEndedInStore) = ending {
+            // A hand-off or a wait recorded the attempt's end (or a hand-off's failed start) already.
             state.noteEnded()
-            metrics.finished(job, as: handedOff.state, ranMilliseconds: now - started)
-            if let span { endSpan(span, outcome: handedOff.state.rawValue, failure: nil) }
-            logger.debug("job attempt handed off", metadata: ["job.state": "\(handedOff.state.rawValue)"])
+            metrics.finished(job, as: ended.state, ranMilliseconds: now - started)
+            if let span { endSpan(span, outcome: ended.state.rawValue, failure: nil) }
+            logger.debug("job attempt ended", metadata: ["job.state": "\(ended.state.rawValue)"])
             jobChanges.signal()
             return
         }

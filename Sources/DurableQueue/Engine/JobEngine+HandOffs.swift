@@ -2,13 +2,6 @@ import Foundation
 import Logging
 import Synchronization
 
-/// Thrown out of a handler whose attempt ended by its hand-off (``JobContext/handOff(to:reference:deadline:start:)``):
-/// the store has recorded its end already, as `state`.
-struct AttemptHandedOff: Error, CustomStringConvertible {
-    let state: JobState
-    var description: String { "the attempt was handed off (the job is \(state.rawValue))" }
-}
-
 extension JobEngine {
     /// Hands `job`'s running attempt to `target`'s carrier, then starts the transfer; always throws.
     ///
@@ -27,7 +20,7 @@ extension JobEngine {
             throw LeaseLostError()
         }
         jobChanges.signal()
-        guard state == .handedOff else { throw AttemptHandedOff(state: state) }
+        guard state == .handedOff else { throw AttemptEndedInStore(state: state) }
         do {
             try await start()
         } catch {
@@ -35,9 +28,9 @@ extension JobEngine {
             let outcome = retryOrFail(job, error, retryable: runner.shouldRetry(after: error))
             let ended = try await store.completeHandOff(job.attemptID, outcome: outcome, reporter: configuration.workerID, now: now)
             jobChanges.signal()
-            if case .recorded(let state) = ended { throw AttemptHandedOff(state: state) }
+            if case .recorded(let state) = ended { throw AttemptEndedInStore(state: state) }
         }
-        throw AttemptHandedOff(state: .handedOff)
+        throw AttemptEndedInStore(state: .handedOff)
     }
 
     /// The attempts whose hand-off is being committed or started here: their lease goes with the

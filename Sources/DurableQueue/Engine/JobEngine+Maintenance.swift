@@ -74,7 +74,8 @@ extension JobEngine {
         }
     }
 
-    /// Gives jobs whose worker died back to `pending` (or ends them), and wakes the dispatcher.
+    /// Gives jobs whose worker died back to `pending` (or ends them), ends the waits for a signal
+    /// past their timeout (see ``JobStore/endPassedWaits(now:)``), and wakes the dispatcher.
     ///
     /// - Parameter includingDeadLocalWorkers: Also takes back the jobs of this host's workers whose
     ///   process is gone (see ``Configuration/recoverDeadLocalWorkers``), leases or not.
@@ -86,6 +87,12 @@ extension JobEngine {
             }
             // Not a sign that writes work again: a recovery that finds nothing writes nothing.
             let recovered = try await store.recoverExpiredLeases(now: now, deadOwners: dead)
+            let timedOut = try await store.endPassedWaits(now: now)
+            if !timedOut.isEmpty {
+                logger.debug("\(timedOut.count) wait(s) for a signal timed out")
+                jobChanges.signal()
+                wake.signal()
+            }
             guard !recovered.isEmpty else { return }
             // A hand-off past its deadline: its carrier stops the transfer.
             if recovered.contains(where: { $0.handOff != nil }) { await stopOrphanedTransfers() }

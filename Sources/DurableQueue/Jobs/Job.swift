@@ -61,8 +61,9 @@ extension Job {
     /// ``NetworkRequirement/connected`` for a type that ``needsNetwork``, else ``NetworkRequirement/notRequired``.
     public static var networkRequirement: NetworkRequirement { needsNetwork ? .connected : .notRequired }
 
-    /// Retries every error except `CancellationError`.
+    /// Retries every error except `CancellationError` and ``SignalTimeoutError`` (which a retry would
+    /// meet again: the timeout is recorded).
     public func shouldRetry(after error: any Error) -> Bool {
-        !(error is CancellationError)
+        !(error is CancellationError) && !(error is SignalTimeoutError)
     }
 }

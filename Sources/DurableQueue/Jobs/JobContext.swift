@@ -169,6 +169,49 @@ public struct JobContext: Sendable {
         try await session.sleep(until: date.millisecondsSince1970)
     }
 
+    /// Waits durably for signal `name` and returns its payload, sent by ``JobQueue/signal(_:_:payload:)``
+    /// from any process (or `durableq signal`, or the dashboard).
+    ///
+    /// If the signal was sent already — before the wait, too: a signal is kept for its job — this
+    /// returns it at once. Otherwise the attempt ends here without counting, and the job waits in
+    /// the state `waiting` (history: `waiting for signal 'name'`), holding no worker slot and no
+    /// lease, across restarts, until the signal comes or `timeout` passes; then the handler runs
+    /// again from the top, its steps done return their recorded outputs (see ``step(_:_:)->_``), and
+    /// this call returns the payload or throws ``SignalTimeoutError``. What ended the wait is
+    /// recorded as step `signal name`, so every later attempt gets the same answer.
+    ///
+    /// ```swift
+    /// let order = try await context.step("reserve") { try await stock.reserve(input.items) }
+    /// do {
+    ///     let approval = try await context.waitForSignal("approved", as: Approval.self, timeout: .seconds(86_400))
+    ///     try await context.step("ship") { try await shipping.ship(order, by: approval.clerk) }
+    /// } catch is SignalTimeoutError {
+    ///     try await context.step("release") { try await stock.release(order) }
+    /// }
+    /// ```
+    ///
+    /// A timeout is enforced by the engines' recovery of expired leases, so it may be noticed up
+    /// to half a ``JobQueue/Configuration/leaseDuration`` late. A cancel reaches a waiting job at
+    /// once. Wait for each name once per job.
+    ///
+    /// - Parameters:
+    ///   - name: The signal's name (not empty).
+    ///   - type: The payload's type.
+    ///   - timeout: How long to wait from the first call; nil waits for as long as it takes.
+    /// - Throws: ``SignalTimeoutError``; to end the attempt while the job waits (let it through); a
+    ///   payload that does not decode as `type`; a storage error; the lease lost.
+    public func waitForSignal<T: Codable & Sendable>(_ name: String, as type: T.Type = T.self, timeout: Duration? = nil)
+        async throws -> T
+    {
+        try await session.waitForSignal(name, as: type, timeout: timeout)
+    }
+
+    /// Waits durably for signal `name`, whatever its payload (one sent by ``JobQueue/signal(_:_:)``,
+    /// or any other); see ``waitForSignal(_:as:timeout:)``.
+    public func waitForSignal(_ name: String, timeout: Duration? = nil) async throws {
+        _ = try await session.waitForSignal(name, as: AnyPayload.self, timeout: timeout)
+    }
+
     /// Enqueues a follow-up job, committed before this returns: on this job's queue with default
     /// options when `options` is nil, else where `options` says (any named queue). It has this job's
     /// ``priority`` unless `options` sets another.
@@ -206,3 +249,9 @@ public struct JobContext: Sendable {
 
 /// The output recorded for a step whose body returns nothing.
 private struct NoStepOutput: Codable, Sendable {}
+
+/// A signal's payload that is not read: any JSON value decodes as it.
+private struct AnyPayload: Codable, Sendable {
+    init(from decoder: any Decoder) throws {}
+    func encode(to encoder: any Encoder) throws {}
+}

@@ -60,6 +60,18 @@ public struct JobHandle<J: Job>: Sendable {
         try await queue.cancel(id)
     }
 
+    /// Sends the job signal `name` with `payload`; see ``JobQueue/signal(_:_:payload:)``.
+    @discardableResult
+    public func signal<P: Encodable & Sendable>(_ name: String, payload: P) async throws -> SignalResult {
+        try await queue.signal(id, name, payload: payload)
+    }
+
+    /// Sends the job signal `name` without a payload; see ``JobQueue/signal(_:_:)``.
+    @discardableResult
+    public func signal(_ name: String) async throws -> SignalResult {
+        try await queue.signal(id, name)
+    }
+
     /// The job's states as they change, starting with the current one and ending after a terminal
     /// state. States passed through between two looks (faster than the poll interval, in another
     /// process) may be skipped; the history in `job_events` has them all.

@@ -18,12 +18,16 @@ public enum JobState: String, Sendable, Hashable, Codable, CaseIterable {
     /// it later with a report for that attempt; it holds no worker slot and no lease meanwhile. See
     /// ``JobContext/handOff(to:reference:deadline:start:)``.
     case handedOff = "handed_off"
+    /// Its handler waits for a signal (``JobContext/waitForSignal(_:as:timeout:)``) that has not
+    /// come; it holds no worker slot and no lease meanwhile, and runs again when the signal comes or
+    /// the wait times out.
+    case waiting
 
     /// Whether the job can change no more.
     public var isTerminal: Bool {
         switch self {
         case .succeeded, .failed, .cancelled: true
-        case .scheduled, .pending, .blocked, .running, .handedOff: false
+        case .scheduled, .pending, .blocked, .running, .handedOff, .waiting: false
         }
     }
 }

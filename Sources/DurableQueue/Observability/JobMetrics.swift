@@ -11,6 +11,7 @@ struct JobMetrics: Sendable {
         static let retried = "durablequeue_jobs_retried_total"
         static let cancelled = "durablequeue_jobs_cancelled_total"
         static let handedOff = "durablequeue_jobs_handed_off_total"
+        static let waiting = "durablequeue_jobs_waiting_total"
         static let waitTime = "durablequeue_job_wait_seconds"
         static let runTime = "durablequeue_job_run_seconds"
         static let queueDepth = "durablequeue_queue_depth"
@@ -36,6 +37,7 @@ struct JobMetrics: Sendable {
             case .cancelled: Name.cancelled
             case .scheduled, .pending: Name.retried
             case .handedOff: Name.handedOff
+            case .waiting: Name.waiting
             case .blocked, .running: nil
             }
         if let name { Counter(label: name, dimensions: dimensions(job)).increment() }

@@ -25,7 +25,7 @@ package enum GroupAdvance {
     /// A child that did not succeed: it stops a sequence.
     package static let stoppedStates: [JobState] = [.failed, .cancelled]
     /// A child that has not ended: blocked (not started) or active.
-    package static let unfinishedStates: [JobState] = [.blocked, .scheduled, .pending, .running, .handedOff]
+    package static let unfinishedStates: [JobState] = [.blocked, .scheduled, .pending, .running, .handedOff, .waiting]
     /// A child started and not yet ended (``GroupChild/isActive``).
     package static let activeStates: [JobState] = [.scheduled, .pending, .running]
 

@@ -11,6 +11,7 @@ extension JobState {
         case .failed: "failed"
         case .cancelled: "cancelled"
         case .handedOff: "handed_off"
+        case .waiting: "waiting"
         }
     }
 }

@@ -20,9 +20,9 @@ extension SQLiteJobStore {
             case .tag(let tag):
                 ("SELECT job_id FROM job_tags WHERE tag = ?", [tag])
             case .queue(let queue):
-                ("SELECT id FROM jobs WHERE queue = ? AND state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off')", [queue])
+                ("SELECT id FROM jobs WHERE queue = ? AND state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off', 'waiting')", [queue])
             case .all:
-                ("SELECT id FROM jobs WHERE state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off')", [])
+                ("SELECT id FROM jobs WHERE state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off', 'waiting')", [])
             }
         return try write("cancel jobs (\(selector))") {
             var ids: [JobID] = []

@@ -172,7 +172,8 @@ extension SQLiteJobStore {
     /// for word, so that SQLite uses that index for a query that includes it.
     static let holdsUniqueKey = """
         unique_key IS NOT NULL AND cancel_requested = 0
-              AND (state = 'scheduled' OR state = 'pending' OR state = 'blocked' OR state = 'running' OR state = 'handed_off')
+              AND (state = 'scheduled' OR state = 'pending' OR state = 'blocked' OR state = 'running' OR state = 'handed_off'
+                   OR state = 'waiting')
         """
 
     /// The active job holding unique key `key`, found through the partial unique index.

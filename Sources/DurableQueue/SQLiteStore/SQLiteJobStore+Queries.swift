@@ -139,7 +139,7 @@ extension SQLiteJobStore {
                    j.timeout_ms, j.unique_key, j.cancel_requested, j.lease_owner, j.lease_expires_at, j.input, j.output,
                    j.error, j.progress, j.checkpoint, j.created_at, j.updated_at, j.started_at, j.finished_at,
                    (SELECT json_group_array(tag) FROM job_tags WHERE job_id = j.id), j.throttle_interval_ms, j.partition_key,
-                   j.group_id, j.handed_off_to, j.handoff_reference, j.handoff_deadline
+                   j.group_id, j.handed_off_to, j.handoff_reference, j.handoff_deadline, j.waiting_for, j.wait_deadline
             FROM jobs AS j
             \(clause)
             """, arguments
@@ -159,7 +159,7 @@ extension SQLiteJobStore {
                     group: row.optionalInt64(26).map { GroupID($0) },
                     handOff: row.optionalString(27).map {
                         HandOffTarget(carrier: $0, reference: row.optionalString(28) ?? "", deadline: row.optionalInt64(29))
-                    }))
+                    }, waitingFor: row.optionalString(30), waitDeadline: row.optionalInt64(31)))
         }
         return records
     }

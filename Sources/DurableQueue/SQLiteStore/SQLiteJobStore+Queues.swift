@@ -71,7 +71,7 @@ extension SQLiteJobStore {
             try connection.execute(
                 """
                 UPDATE jobs SET order_key = -order_key
-                WHERE queue = ? AND state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off')
+                WHERE queue = ? AND state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off', 'waiting')
                 """, [queue.name])
         }
         let previousInterval = previous?.throttle?.interval ?? .zero

@@ -30,6 +30,7 @@ extension SQLiteJobStore {
                          + (SELECT count(*) FROM jobs WHERE group_id IS NOT NULL AND state = 'blocked')
                          + (SELECT count(*) FROM jobs WHERE state = 'running')
                          + (SELECT count(*) FROM jobs WHERE state = 'handed_off')
+                         + (SELECT count(*) FROM jobs WHERE state = 'waiting')
                     """) ?? 0)
         }
     }

@@ -40,5 +40,5 @@ package struct JobFilter: Sendable, Hashable {
     }
 
     /// The states of a job that has not finished.
-    package static let unfinished: Set<JobState> = [.scheduled, .pending, .blocked, .running, .handedOff]
+    package static let unfinished: Set<JobState> = [.scheduled, .pending, .blocked, .running, .handedOff, .waiting]
 }

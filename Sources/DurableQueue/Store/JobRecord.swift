@@ -32,8 +32,12 @@ package struct JobRecord: Sendable, Hashable {
     package var group: GroupID?
     /// Where its latest attempt was handed off, if it ever was (see ``JobState/handedOff``).
     package var handOff: HandOffTarget?
+    /// The signal its latest wait was for, if it ever waited (see ``JobState/waiting``), and when
+    /// that wait times out (milliseconds since 1970; nil: never).
+    package var waitingFor: String?
+    package var waitDeadline: Int64?
 
-    package init(id: JobID, queue: String, kind: String, state: JobState, priority: Priority, runAt: Int64, attempts: Int, maxAttempts: Int?, retryPolicy: String?, timeoutMilliseconds: Int64?, uniqueKey: String?, cancelRequested: Bool, leaseOwner: String?, leaseExpiresAt: Int64?, input: String, output: String?, error: JobFailure?, progress: Double?, checkpoint: [UInt8]?, createdAt: Int64, updatedAt: Int64, startedAt: Int64?, finishedAt: Int64?, tags: [String], throttleIntervalMilliseconds: Int64, partitionKey: String?, group: GroupID?, handOff: HandOffTarget? = nil) {
+    package init(id: JobID, queue: String, kind: String, state: JobState, priority: Priority, runAt: Int64, attempts: Int, maxAttempts: Int?, retryPolicy: String?, timeoutMilliseconds: Int64?, uniqueKey: String?, cancelRequested: Bool, leaseOwner: String?, leaseExpiresAt: Int64?, input: String, output: String?, error: JobFailure?, progress: Double?, checkpoint: [UInt8]?, createdAt: Int64, updatedAt: Int64, startedAt: Int64?, finishedAt: Int64?, tags: [String], throttleIntervalMilliseconds: Int64, partitionKey: String?, group: GroupID?, handOff: HandOffTarget? = nil, waitingFor: String? = nil, waitDeadline: Int64? = nil) {
         self.id = id
         self.queue = queue
         self.kind = kind
@@ -62,6 +66,8 @@ package struct JobRecord: Sendable, Hashable {
         self.partitionKey = partitionKey
         self.group = group
         self.handOff = handOff
+        self.waitingFor = waitingFor
+        self.waitDeadline = waitDeadline
     }
 }
 

@@ -37,7 +37,7 @@ struct Status: AsyncParsableCommand {
                 [
                     queue.name, queue.mode.rawValue, queue.concurrencyLimit == 0 ? "-" : String(queue.concurrencyLimit),
                     queue.isPaused ? "yes" : "no",
-                ] + [JobState.scheduled, .pending, .blocked, .running, .handedOff, .succeeded, .failed, .cancelled].map { String(status.counts[$0]) }
+                ] + [JobState.scheduled, .pending, .blocked, .running, .handedOff, .waiting, .succeeded, .failed, .cancelled].map { String(status.counts[$0]) }
                     + [throttle.isEmpty ? "-" : throttle.joined(separator: ", "), nextStart ?? "-"])
         }
         return table.lines
