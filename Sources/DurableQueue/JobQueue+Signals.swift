@@ -25,10 +25,17 @@ extension JobQueue {
         try await signal(id, name, payloadJSON: "null")
     }
 
-    /// Sends signal `name` whose payload is the JSON text `payloadJSON` (checked) to job `id`: what
+    /// Sends signal `name` whose payload is the JSON text `payloadJSON` to job `id`: what
     /// `durableq signal` and the dashboard send.
+    ///
+    /// - Throws: `invalidArgument` for text that is not JSON; as ``signal(_:_:payload:)``.
     package func signal(_ id: JobID, _ name: String, payloadJSON: String) async throws -> SignalResult {
         guard SignalRule.isValid(name: name) else { throw DurableQueueError.invalidArgument("signal", "a signal's name must not be empty") }
+        do {
+            _ = try JSONParser.parse(payloadJSON)
+        } catch {
+            throw DurableQueueError.invalidArgument("payload", "\(payloadJSON.prefix(80)) is not JSON (\(error))")
+        }
         let result = try await store.signal(id, name: name, payload: payloadJSON, now: now)
         if result == .wokeJob {
             workArrived()

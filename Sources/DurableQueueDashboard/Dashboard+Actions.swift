@@ -22,6 +22,45 @@ extension Dashboard {
         return try await acted(request, back: "/jobs/\(id)") { try await jobJSON(id) }
     }
 
+    /// Sends a job a signal: a form's `name` and `payload` (JSON text; empty for `null`), or a JSON
+    /// body `{"name": …, "payload": …}`.
+    func signal(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let id = try RequestValues.jobID(context)
+        let isForm = request.headers[.contentType]?.hasPrefix("application/x-www-form-urlencoded") == true
+        let body = String(buffer: try await request.body.collect(upTo: 64 * 1024))
+        let (name, payload) = isForm ? (Self.formValue("name", in: body), Self.formValue("payload", in: body)) : try Self.signalJSON(body)
+        guard let name, !name.isEmpty else { throw DashboardFailure(.badRequest, "a signal needs a name") }
+        let payloadText = payload.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 } ?? "null"
+        let result = try await reading { try await queue.signal(id, name, payloadJSON: payloadText) }
+        if case .jobFinished(let state) = result {
+            throw DashboardFailure(.conflict, "job \(id) already \(state.rawValue): signal '\(name)' not kept")
+        }
+        actions.increment()
+        if isForm { return .seeOther(Self.localPath(Self.formValue("back", in: body)) ?? "/jobs/\(id)") }
+        return .json(.object([("signal", .string(name)), ("result", .string(Self.describe(result))), ("job", try await jobJSON(id))]))
+    }
+
+    /// A JSON body's signal name and payload (as JSON text).
+    private static func signalJSON(_ body: String) throws -> (String?, String?) {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] else {
+            throw DashboardFailure(.badRequest, "send a form, or a JSON object {\"name\": …, \"payload\": …}")
+        }
+        let payload = try object["payload"].map {
+            String(decoding: try JSONSerialization.data(withJSONObject: $0, options: [.fragmentsAllowed, .sortedKeys]), as: UTF8.self)
+        }
+        return (object["name"] as? String, payload)
+    }
+
+    /// What a signal did, in a word or two, as the JSON answer says it.
+    private static func describe(_ result: SignalResult) -> String {
+        switch result {
+        case .wokeJob: "woke job"
+        case .kept: "kept"
+        case .alreadySent: "already sent"
+        case .jobFinished(let state): "job \(state.rawValue)"
+        }
+    }
+
     func setPaused(_ paused: Bool, _ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let name = try RequestValues.queueName(context)
         try await reading {

@@ -43,6 +43,7 @@ extension Dashboard {
 
         router.post("/api/jobs/:id/cancel") { request, context -> Response in try await cancel(request, context) }
         router.post("/api/jobs/:id/retry") { request, context -> Response in try await retry(request, context) }
+        router.post("/api/jobs/:id/signal") { request, context -> Response in try await signal(request, context) }
         router.post("/api/queues/:name/pause") { request, context -> Response in try await setPaused(true, request, context) }
         router.post("/api/queues/:name/resume") { request, context -> Response in try await setPaused(false, request, context) }
 

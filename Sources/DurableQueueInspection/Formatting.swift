@@ -41,12 +41,17 @@ package enum Formatting {
         return Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date)
     }
 
-    /// A priority's name, or its number.
     /// Where a job's attempt was handed off: "to 'carrier' as 'reference'", and its deadline if any.
     package static func handOff(_ target: HandOffTarget) -> String {
         "to '\(target.carrier)' as '\(target.reference)'" + (target.deadline.map { ", deadline \(timestamp($0))" } ?? "")
     }
 
+    /// What a waiting job waits for: "signal 'name'", and until when.
+    package static func wait(signal: String, deadline: Int64?) -> String {
+        "signal '\(signal)'" + (deadline.map { " until \(timestamp($0))" } ?? " (no timeout)")
+    }
+
+    /// A priority's name, or its number.
     package static func priority(_ priority: Priority) -> String {
         switch priority {
         case .background: "background"

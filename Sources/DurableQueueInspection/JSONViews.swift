@@ -15,7 +15,8 @@ extension JobRecord {
             ("updated_at", .time(updatedAt)), ("started_at", .time(startedAt)), ("finished_at", .time(finishedAt)),
             ("lease_owner", .string(leaseOwner)), ("lease_expires_at", .time(leaseExpiresAt)),
             ("handed_off_to", .string(handOff?.carrier)), ("handoff_reference", .string(handOff?.reference)),
-            ("handoff_deadline", .time(handOff?.deadline)),
+            ("handoff_deadline", .time(handOff?.deadline)), ("waiting_for", .string(waitingFor)),
+            ("wait_deadline", .time(waitDeadline)),
             ("checkpoint_bytes", .int(checkpoint.map { Int64($0.count) })), ("input", JSONValue.parsing(input)),
             ("output", output.map(JSONValue.parsing) ?? .null),
             (

@@ -15,6 +15,15 @@ package struct Echo: Job {
     package func run(_ input: String, context: JobContext) async throws -> String { input }
 }
 
+/// Waits for signal `approved` and returns its payload (a name).
+package struct Approve: Job {
+    package static let name = "approve"
+    package init() {}
+    package func run(_ input: String, context: JobContext) async throws -> String {
+        try await context.waitForSignal("approved", as: String.self)
+    }
+}
+
 /// Always fails, without retrying.
 package struct Refuse: Job {
     struct Refusal: Error, CustomStringConvertible {
@@ -81,6 +90,7 @@ package struct DashboardFixture: Sendable {
         let workers = try await backend.queue(in: directory)
         workers.register(Echo())
         workers.register(Refuse())
+        workers.register(Approve())
         let dashboard = try Dashboard(
             queue: try await backend.queue(in: directory, readOnly: readOnly),
             configuration: Dashboard.Configuration(port: 0, refreshInterval: .milliseconds(100)),

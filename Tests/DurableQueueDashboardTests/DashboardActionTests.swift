@@ -49,6 +49,40 @@ import Testing
         }
     }
 
+    @Test(arguments: StoreBackend.all) func aWaitingJobShowsWhatItWaitsForAndASignalFromTheDashboardWakesIt(_ backend: StoreBackend) async throws {
+        try await DashboardFixture.with(backend) { fixture in
+            let job = try await fixture.workers.enqueue(Approve.self, "")
+            #expect(try await fixture.workers.runDueJobs() == 1)
+            #expect(try await job.state() == .waiting)
+            let page = try await fixture.send("/jobs/\(job.id.rawValue)").body
+            #expect(page.contains("<dt>Waiting for</dt><dd>signal &#39;approved&#39; (no timeout)</dd>") || page.contains("signal 'approved' (no timeout)"), "\(page)")
+            #expect(page.contains("action=\"/api/jobs/\(job.id.rawValue)/signal\"") && page.contains("value=\"approved\""))
+            #expect(page.contains("badge waiting"))
+
+            let path = "/api/jobs/\(job.id.rawValue)/signal"
+            let refused = try await fixture.send(path, method: .POST, body: #"{"name":"approved","payload":"eve"}"#)
+            #expect(refused.status == 403)
+            #expect(try await job.state() == .waiting)
+            let unnamed = try await fixture.send(path, method: .POST, body: #"{"payload":"eve"}"#, authorized: true)
+            #expect(unnamed.status == 400, "\(unnamed.body)")
+
+            let cookie = ("Cookie", "durableq_token=\(fixture.dashboard.token)")
+            let form = [cookie, ("Content-Type", "application/x-www-form-urlencoded"), ("Origin", fixture.base)]
+            let sent = try await fixture.send(path, method: .POST, headers: form, body: "name=approved&payload=%22ada%22&back=%2Fjobs%2F\(job.id.rawValue)")
+            #expect(sent.status == 303 && sent.headers["Location"].first == "/jobs/\(job.id.rawValue)", "\(sent)")
+            #expect(try await job.state() == .pending)
+            #expect(try await history(fixture, job.id).last == "pending:signal 'approved' received")
+
+            let again = try await fixture.send(path, method: .POST, body: #"{"name":"approved","payload":"bob"}"#, authorized: true)
+            #expect(again.status == 200, "\(again.body)")
+            #expect(try again.object()["result"] as? String == "already sent")
+            #expect(try await fixture.workers.runDueJobs() == 1)
+            #expect(try await job.result() == "ada")
+            let finished = try await fixture.send(path, method: .POST, body: #"{"name":"approved"}"#, authorized: true)
+            #expect(finished.status == 409 && finished.body.contains("already succeeded"), "\(finished.body)")
+        }
+    }
+
     @Test(arguments: StoreBackend.all) func pauseAndResumeAQueue(_ backend: StoreBackend) async throws {
         try await DashboardFixture.with(backend) { fixture in
             _ = try await fixture.workers.enqueue(Echo.self, "x", options: EnqueueOptions(queue: "mail"))

@@ -68,7 +68,8 @@ private func seed(_ directory: TemporaryDirectory) async throws -> (pending: Job
         #expect(api["suspended"] as? Bool == true && api["throttle_interval_ms"] as? Int == 1000)
         #expect(api["rate_limit_count"] as? Int == 5 && api["concurrency_limit"] as? Int == 0)
         let mailCounts = try #require(status.last?["counts"] as? [String: Int])
-        #expect(mailCounts == ["scheduled": 0, "pending": 1, "blocked": 0, "running": 1, "succeeded": 1, "failed": 1, "cancelled": 0, "handed_off": 0])
+        #expect(mailCounts == ["scheduled": 0, "pending": 1, "blocked": 0, "running": 1, "succeeded": 1, "failed": 1, "cancelled": 0, "handed_off": 0,
+                             "waiting": 0])
 
         let all = try await durableq(["list", "--json"], in: here).objects()
         #expect(all.map { $0["id"] as? Int } == [ids.pending, ids.running, ids.failed, ids.succeeded].map { Int($0.rawValue) })
@@ -138,6 +139,44 @@ private func seed(_ directory: TemporaryDirectory) async throws -> (pending: Job
         #expect(show.stdout.contains("running  handed_off"))
         let json = try await durableq(["show", "\(id)", "--json"], in: here)
         #expect(json.stdout.contains("\"handoff_reference\":\"task-7\""), "\(json.stdout)")
+    }
+
+    @Test func aWaitingJobShowsWhatItWaitsForAndASignalFromTheCommandWakesIt() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SQLiteJobStore(path: directory.path("durableq.sqlite"))
+        let id = try await store.add(job("orders", kind: "record"))
+        let done = try await store.add(job("orders", kind: "record"))
+        let claimed = [try #require(try await store.take("orders").first), try #require(try await store.take("orders").first)]
+        #expect(try await store.waitForSignal(claimed[0].attemptID, owner: "w1", name: "approved", deadline: 90_000_000, now: 1_500) == .ended(.waiting))
+        try await store.finish([FinishedAttempt(claimed[1].attemptID, owner: "w1", outcome: .succeeded(output: "1"))], now: 1_600)
+        let here = directory.url.path
+
+        let status = try await durableq(["status"], in: here)
+        let lines = status.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
+        #expect(status.stdout.contains("WAITING"))
+        // QUEUE MODE LIMIT PAUSED SCHEDULED PENDING BLOCKED RUNNING HANDED-OFF, then the waiting count.
+        #expect(lines.last.map { Array($0.prefix(10)) } == ["orders", "fifo", "-", "no", "0", "0", "0", "0", "0", "1"], "\(status.stdout)")
+        let show = try await durableq(["show", "\(id)"], in: here)
+        #expect(show.stdout.contains("waiting for  signal 'approved' until 1970-01-02T01:00:00.000Z"), "\(show.stdout)")
+        #expect(try await durableq(["show", "\(id)", "--json"], in: here).stdout.contains("\"waiting_for\":\"approved\""))
+
+        let sent = try await durableq(["signal", "\(id)", "approved", #"{"clerk":"ada"}"#], in: here)
+        #expect(sent.status == 0 && sent.stdout.contains("signal 'approved' received; pending"), "\(sent)")
+        #expect(try await store.job(id).state == .pending)
+        let again = try await durableq(["signal", "\(id)", "approved", "1"], in: here)
+        #expect(again.status == 0 && again.stdout.contains("already"), "\(again)")
+        let kept = try await durableq(["signal", "\(id)", "later"], in: here)
+        #expect(kept.status == 0 && kept.stdout.contains("kept for its wait"), "\(kept)")
+        let finished = try await durableq(["signal", "\(done)", "approved"], in: here)
+        #expect(finished.status == 1 && finished.stderr.contains("has finished (succeeded)"), "\(finished)")
+        let notJSON = try await durableq(["signal", "\(id)", "other", "{clerk"], in: here)
+        #expect(notJSON.status == 1 && notJSON.stderr.contains("is not JSON"), "\(notJSON)")
+        let claimedAgain = try #require(try await store.take("orders", now: 2_000).first)
+        #expect(
+            try await store.waitForSignal(claimedAgain.attemptID, owner: "w1", name: "approved", deadline: nil, now: 2_100)
+                == .received(payload: #"{"clerk":"ada"}"#))
+        #expect(try await store.historyIsConsistent())
     }
 
     @Test func badInputIsAUsageErrorOrANamedFailureAndChangesNothing() async throws {

@@ -72,9 +72,7 @@ extension SQLiteJobStore {
     package func endPassedWaits(now: Int64) throws -> [JobID] {
         try write("end the waits past their deadline") {
             var passed: [(id: JobID, attempts: Int, name: String, deadline: Int64)] = []
-            try connection.query(
-                "SELECT id, attempts, waiting_for, wait_deadline FROM jobs WHERE state = 'waiting' AND wait_deadline < ?1", [now]
-            ) { row in passed.append((JobID(row.int64(0)), Int(row.int64(1)), row.string(2), row.int64(3))) }
+            try connection.query(Self.passedWaits, [now]) { row in passed.append((JobID(row.int64(0)), Int(row.int64(1)), row.string(2), row.int64(3))) }
             for wait in passed {
                 try connection.execute(
                     """
@@ -91,4 +89,7 @@ extension SQLiteJobStore {
             return passed.map(\.id)
         }
     }
+
+    /// The waiting jobs whose deadline is before `?1`: a walk of idx_jobs_waiting.
+    static let passedWaits = "SELECT id, attempts, waiting_for, wait_deadline FROM jobs WHERE state = 'waiting' AND wait_deadline < ?1"
 }

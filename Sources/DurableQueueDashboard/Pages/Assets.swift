@@ -25,6 +25,7 @@ enum Assets {
         .badge.succeeded { background: #dcf5e6; color: #16713f; } .badge.failed { background: #fde2e1; color: #a32018; }
         .badge.cancelled { background: #ececec; color: #555; } .badge.scheduled { background: #efe4ff; color: #5d2fb0; }
         .badge.blocked { background: #f3f3f3; color: #777; } .badge.handed_off { background: #e0f4f7; color: #0b6577; }
+        .badge.waiting { background: #f4ecfb; color: #6b3fa0; }
         dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 14px; background: #fff; border: 1px solid var(--line);
              border-radius: 6px; padding: 10px 14px; margin: 0; }
         dt { color: var(--muted); } dd { margin: 0; overflow-wrap: anywhere; }

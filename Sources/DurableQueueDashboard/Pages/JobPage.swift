@@ -29,6 +29,9 @@ struct JobPage {
         if let group = job.group { fields.append(("Group", "<a href=\"/groups/\(group.rawValue)\">group \(group.rawValue)</a>")) }
         if let owner = job.leaseOwner { fields.append(("Worker", HTML.escape(owner))) }
         if job.state == .handedOff, let handOff = job.handOff { fields.append(("Handed off", HTML.escape(Formatting.handOff(handOff)))) }
+        if job.state == .waiting, let signal = job.waitingFor {
+            fields.append(("Waiting for", HTML.escape(Formatting.wait(signal: signal, deadline: job.waitDeadline))))
+        }
         if let checkpoint = job.checkpoint { fields.append(("Checkpoint", "\(checkpoint.count) bytes")) }
 
         var body = "<h1>Job \(job.id.rawValue) <span class=\"muted\">\(HTML.escape(job.kind))</span></h1>\n"
@@ -60,6 +63,20 @@ struct JobPage {
         if job.state == .failed || job.state == .cancelled {
             buttons.append(HTML.actionButton("Retry", path: "/api/jobs/\(job.id.rawValue)/retry", back: back, enabled: actionsEnabled))
         }
+        if !job.state.isTerminal { buttons.append(signalForm(back: back)) }
         return buttons.joined()
+    }
+
+    /// A form that sends the job a signal: named as the job waits for, when it waits.
+    private func signalForm(back: String) -> String {
+        let disabled = actionsEnabled ? "" : " disabled title=\"open the URL with the token to act\""
+        let name = job.state == .waiting ? job.waitingFor ?? "" : ""
+        return """
+            <form method="post" action="/api/jobs/\(job.id.rawValue)/signal" class="action signal">\
+            <input type="hidden" name="back" value="\(HTML.escape(back))">\
+            <input name="name" placeholder="signal" required value="\(HTML.escape(name))" aria-label="signal name">\
+            <input name="payload" placeholder="payload (JSON)" aria-label="payload as JSON">\
+            <button type="submit"\(disabled)>Send signal</button></form>
+            """
     }
 }

@@ -32,6 +32,9 @@ struct Show: AsyncParsableCommand {
         if job.cancelRequested { fields.append(("cancel", "requested")) }
         if let owner = job.leaseOwner { fields.append(("worker", owner)) }
         if job.state == .handedOff, let handOff = job.handOff { fields.append(("handed off", Formatting.handOff(handOff))) }
+        if job.state == .waiting, let signal = job.waitingFor {
+            fields.append(("waiting for", Formatting.wait(signal: signal, deadline: job.waitDeadline)))
+        }
         if let checkpoint = job.checkpoint { fields.append(("checkpoint", "\(checkpoint.count) bytes")) }
         fields.append(("input", job.input))
         if let output = job.output { fields.append(("output", output)) }

@@ -25,9 +25,8 @@ struct Status: AsyncParsableCommand {
     static func lines(_ statuses: [QueueStatus], now: Int64) -> [String] {
         guard !statuses.isEmpty else { return ["no queues yet"] }
         var table = Table(header: [
-            "QUEUE", "MODE", "LIMIT", "PAUSED", "SCHEDULED", "PENDING", "BLOCKED", "RUNNING", "HANDED OFF", "SUCCEEDED", "FAILED",
-            "CANCELLED",
-            "THROTTLE", "NEXT START",
+            "QUEUE", "MODE", "LIMIT", "PAUSED", "SCHEDULED", "PENDING", "BLOCKED", "RUNNING", "HANDED OFF", "WAITING", "SUCCEEDED",
+            "FAILED", "CANCELLED", "THROTTLE", "NEXT START",
         ])
         for status in statuses {
             let queue = status.configuration
@@ -37,7 +36,10 @@ struct Status: AsyncParsableCommand {
                 [
                     queue.name, queue.mode.rawValue, queue.concurrencyLimit == 0 ? "-" : String(queue.concurrencyLimit),
                     queue.isPaused ? "yes" : "no",
-                ] + [JobState.scheduled, .pending, .blocked, .running, .handedOff, .waiting, .succeeded, .failed, .cancelled].map { String(status.counts[$0]) }
+                ]
+                    + [JobState.scheduled, .pending, .blocked, .running, .handedOff, .waiting, .succeeded, .failed, .cancelled].map {
+                        String(status.counts[$0])
+                    }
                     + [throttle.isEmpty ? "-" : throttle.joined(separator: ", "), nextStart ?? "-"])
         }
         return table.lines

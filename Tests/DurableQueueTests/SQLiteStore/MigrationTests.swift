@@ -33,8 +33,8 @@ import Testing
             }
             #expect(tables == [
                 "cache_entries", "cache_list", "group_events", "group_list", "groups", "job_events", "job_handoffs", "job_history",
-                "job_id_floor", "job_list", "job_step_list", "job_steps", "job_tags", "jobs", "queue_starts", "queue_status", "queues",
-                "schedule_list", "schedules", "sqlite_sequence",
+                "job_id_floor", "job_list", "job_signal_list", "job_signals", "job_step_list", "job_steps", "job_tags", "job_waits",
+                "jobs", "queue_starts", "queue_status", "queues", "schedule_list", "schedules", "sqlite_sequence",
             ])
         }
     }
@@ -355,6 +355,76 @@ import Testing
             try connection.query("EXPLAIN QUERY PLAN " + statement, ["c"]) { plan.append($0.string(3)) }
             #expect(plan.count == 1 && plan[0].contains("USING INDEX idx_jobs_handed_off"), "\(plan)")
         }
+        #expect(try await store.historyIsConsistent())
+    }
+
+    /// Version 17 rebuilds the jobs table again (its state CHECK admits `waiting`): every row keeps
+    /// every value, hand-off columns included, the steps stay, and waits and signals work.
+    @Test func aVersionSixteenFileKeepsEveryValueOfEveryJobWhenTheTableIsRebuiltForWaits() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        let connection = try SQLiteConnection(path: path, options: StorageOptions())
+        try SQLiteMigrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(16)))
+        try connection.executeScript(
+            """
+            INSERT INTO queues (name, created_at, updated_at) VALUES ('default', 1, 1);
+            INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, attempts, max_attempts, retry_policy,
+                              timeout_ms, unique_key, lease_owner, lease_expires_at, input, output, error, progress, checkpoint,
+                              created_at, updated_at, started_at, finished_at, throttle_interval_ms, throttle_interval_source,
+                              progressed_attempts, checkpoint_attempt, trace_context, partition_key, created_state, event_count,
+                              handed_off_to, handoff_reference, handoff_deadline)
+            VALUES (7, 'default', 'a', 'running', 4, 7, 5, 2, 3, '{"kind":"constant"}', 9000, 'key-7', 'w1', 99999, '"in"',
+                    NULL, '{"type":"E","message":"m","retryable":true}', 0.5, x'0102', 1, 6, 5, NULL, 100, 'job', 1, 2,
+                    '{"traceparent":"00"}', 'p', 'pending', 1, 'carrier', 'ref', 77),
+                   (9, 'default', 'b', 'succeeded', 0, 9, 2, 1, NULL, NULL, NULL, NULL, NULL, NULL, '"x"', '"out"', NULL, NULL,
+                    NULL, 2, 3, 2, 3, 0, 'queue', 0, NULL, NULL, NULL, 'pending', 2, NULL, NULL, NULL);
+            DELETE FROM jobs WHERE id = 9;
+            INSERT INTO job_events (job_id, seq, at, from_state, to_state, attempt, reason, worker)
+            VALUES (7, 1, 5, 'pending', 'running', 1, 'claimed', 'w1');
+            INSERT INTO job_steps (job_id, name, attempt, output, recorded_at) VALUES (7, 'charge', 1, '"paid"', 4);
+            """)
+        func rows() throws -> [String] {
+            var rows: [String] = []
+            try connection.query(
+                """
+                SELECT id, queue, kind, state, priority, order_key, run_at, attempts, max_attempts, retry_policy, timeout_ms,
+                       unique_key, lease_owner, lease_expires_at, input, output, error, progress, hex(checkpoint), created_at,
+                       updated_at, started_at, finished_at, throttle_interval_ms, throttle_interval_source, progressed_attempts,
+                       checkpoint_attempt, trace_context, partition_key, created_state, event_count, handed_off_to,
+                       handoff_reference, handoff_deadline
+                FROM jobs ORDER BY id
+                """
+            ) { row in rows.append((0..<34).map { row.optionalString(Int32($0)) ?? "NULL" }.joined(separator: "|")) }
+            return rows
+        }
+        let before = try rows()
+
+        let store = try SQLiteJobStore(path: path)
+        #expect(try SQLiteMigrator.userVersion(connection) == SchemaMigrations.latestVersion)
+        #expect(try rows() == before)
+        #expect(try await store.steps(of: JobID(7)).map(\.output) == [#""paid""#])
+        for index in ["idx_jobs_next_pending", "idx_jobs_next_scheduled", "idx_jobs_running", "idx_jobs_unique_key", "idx_jobs_finished",
+                      "idx_jobs_unique_key_created", "idx_jobs_group_state", "idx_jobs_handed_off", "idx_jobs_waiting"] {
+            #expect(try connection.scalarInt64("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?", [index]) == 1, "\(index)")
+        }
+        // The deleted job's id stays used; a job's unique key is still held while it waits.
+        #expect(try await store.add(job()) == JobID(10))
+        #expect(
+            try await store.waitForSignal(AttemptID(job: JobID(7), number: 2), owner: "w1", name: "go", deadline: 50, now: 10)
+                == .ended(.waiting))
+        #expect(try await store.enqueue([job(uniqueKey: "key-7")], now: 11).first?.id == JobID(7))
+        #expect(try connection.scalarInt64("SELECT waiting FROM queue_status WHERE queue = 'default'") == 1)
+        #expect(try connection.scalarInt64("SELECT count(*) FROM job_waits WHERE waiting_for = 'go'") == 1)
+        // Timeouts read the waiting jobs through their index, never the table.
+        var plan: [String] = []
+        try connection.query("EXPLAIN QUERY PLAN " + SQLiteJobStore.passedWaits, [100]) { plan.append($0.string(3)) }
+        #expect(plan.count == 1 && plan[0].contains("USING INDEX idx_jobs_waiting"), "\(plan)")
+        #expect(try await store.endPassedWaits(now: 100) == [JobID(7)])
+        #expect(try await store.transitions(JobID(7)) == ["nil>pending", "pending>running", "running>waiting", "waiting>pending"])
+        #expect(try connection.scalarInt64("SELECT count(*) FROM job_signal_list") == 0)
+        #expect(try await store.signal(JobID(7), name: "go", payload: "true", now: 120) == .kept)
+        #expect(try connection.scalarInt64("SELECT taken FROM job_signal_list WHERE name = 'go'") == 0)
         #expect(try await store.historyIsConsistent())
     }
 }
