@@ -25,7 +25,10 @@
 //       just before its body returns, the job returning "s1-N,…,s5-N"; and "ledger" jobs (input MS): says
 //       "started ID ATTEMPT", waits MS ms heedless of cancellation, then as the transactional step "ledger"
 //       logs "ledger ID ATTEMPT PID" and inserts (ID, ATTEMPT) into the table ledger (queue "postgres": $n
-//       placeholders).
+//       placeholders); "nap" jobs (input MS): step "before" (logging "body ID before ATTEMPT PID"), a durable
+//       sleep of MS ms, a line "woke ID PID MS", step "after", returning "rested"; and "approval" jobs: step
+//       "before", a wait for signal "approved" (a string), a line "approved ID PAYLOAD PID", step "after",
+//       returning the payload.
 //   durableq-test-worker sqlite-memory PATH [--initialize-first]
 //       Opens a queue on PATH (after sqlite3_initialize() with --initialize-first), enqueues one job
 //       and prints "memory N": sqlite3_memory_used(), 0 while SQLite's memory statistics are off.
@@ -168,6 +171,34 @@ struct LedgerJob: Job {
     }
 }
 
+/// Step "before", a durable sleep of `input` ms, the line "woke ID PID MS", step "after".
+struct NapJob: Job {
+    static let name = "nap"
+    let log: LineLog
+
+    func run(_ input: Int, context: JobContext) async throws -> String {
+        try await context.step("before") { log.append("body \(context.id) before \(context.attempt) \(getpid())") }
+        try await context.sleep(for: .milliseconds(input))
+        log.append("woke \(context.id) \(getpid()) \(Date().millisecondsSince1970)")
+        try await context.step("after") { log.append("body \(context.id) after \(context.attempt) \(getpid())") }
+        return "rested"
+    }
+}
+
+/// Step "before", a wait for signal "approved", the line "approved ID PAYLOAD PID", step "after".
+struct ApprovalJob: Job {
+    static let name = "approval"
+    let log: LineLog
+
+    func run(_ input: Int, context: JobContext) async throws -> String {
+        try await context.step("before") { log.append("body \(context.id) before \(context.attempt) \(getpid())") }
+        let payload = try await context.waitForSignal("approved", as: String.self)
+        log.append("approved \(context.id) \(payload) \(getpid())")
+        try await context.step("after") { log.append("body \(context.id) after \(context.attempt) \(getpid())") }
+        return payload
+    }
+}
+
 /// A queue on `path`: a SQLite file, or the PostgreSQL database a postgres:// URL names.
 func openQueue(
     _ path: String, configuration: JobQueue.Configuration = JobQueue.Configuration(),
@@ -198,6 +229,8 @@ func work(
     queue.register(StepJob(recorder: recorder))
     queue.register(FiveStepsJob(log: recorder.log, longestMilliseconds: jobMilliseconds))
     queue.register(LedgerJob(log: recorder.log))
+    queue.register(NapJob(log: recorder.log))
+    queue.register(ApprovalJob(log: recorder.log))
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await queue.run() }
         say("ready")
