@@ -47,6 +47,13 @@ extension JobStore {
         try await claim(queue: queue, limit: limit, owner: owner, leaseDuration: 30_000, now: now)
     }
 
+    /// Records one step of `attempt` (see ``JobStore/recordSteps(_:)``): whether it passed the fence.
+    ///
+    /// - Throws: `invalidArgument` when the job has a step of that name already.
+    package func recordStep(_ step: StepRecord, attempt: AttemptID, owner: String) async throws -> Bool {
+        try await recordSteps([PendingStep(step: step, attempt: attempt, owner: owner)])[0].get()
+    }
+
     /// Records how attempts ended, claiming nothing more.
     @discardableResult
     package func finish(_ endings: [FinishedAttempt], now: Int64) async throws -> [JobID: JobState] {

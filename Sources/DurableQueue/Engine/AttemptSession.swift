@@ -50,9 +50,9 @@ final class AttemptSession: Sendable {
         if let recorded: T = try await recordedOutput(of: name) { return recorded }
         let value = try await body()
         let step = try stepRecord(name, value)
-        guard try await engine.store.recordStep(step, attempt: job.attemptID, owner: engine.configuration.workerID) else {
-            throw LeaseLostError()
-        }
+        // Grouped with the steps of the attempts running beside this one: one commit for all.
+        guard try await engine.steps.record(PendingStep(step: step, attempt: job.attemptID, owner: engine.configuration.workerID))
+        else { throw LeaseLostError() }
         engine.jobChanges.signal()
         return value
     }

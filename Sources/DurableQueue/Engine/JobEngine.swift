@@ -37,6 +37,8 @@ final class JobEngine: Service, Sendable {
     let jobChanges: ChangeSignal
     /// Commits the ends of attempts, many per transaction when many end at once.
     let recorder: AttemptRecorder
+    /// Commits the steps of attempts, many per transaction when many record at once.
+    let steps: StepRecorder
     /// The tracer of the current run (see ``recordingTracer(_:)``).
     private let runTracer = Mutex<(any Tracer)?>(nil)
     /// Wakes the dispatcher when the network conditions change (see ``JobQueue/Configuration/network``).
@@ -56,6 +58,7 @@ final class JobEngine: Service, Sendable {
         self.logsNothing = queue.logger.handler is SwiftLogNoOpLogHandler
         self.jobChanges = jobChanges
         self.recorder = AttemptRecorder(store: store, time: queue.configuration.timeSource)
+        self.steps = StepRecorder(store: store)
         let wake = self.wake
         self.networkObservation = queue.configuration.network?.observe { wake.signal() }
     }

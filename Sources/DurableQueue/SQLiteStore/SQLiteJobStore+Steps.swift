@@ -1,8 +1,14 @@
 extension SQLiteJobStore {
-    /// Records `step` of `attempt` in a transaction of its own; see ``recordStepInTransaction(_:attempt:owner:)``.
-    package func recordStep(_ step: StepRecord, attempt: AttemptID, owner: String) throws -> Bool {
-        try write("record step '\(step.name)' of job \(attempt.job)") {
-            try recordStepInTransaction(step, attempt: attempt, owner: owner)
+    /// Records `steps` in one transaction (group commit of the steps of attempts running at once).
+    package func recordSteps(_ steps: [PendingStep]) throws -> [Result<Bool, DurableQueueError>] {
+        try write("record \(steps.count) step(s)") {
+            try steps.map { pending in
+                do {
+                    return .success(try recordStepInTransaction(pending.step, attempt: pending.attempt, owner: pending.owner))
+                } catch let error as DurableQueueError where error.code == .invalidArgument {
+                    return .failure(error)  // refused before any write: the others go on
+                }
+            }
         }
     }
 

@@ -60,11 +60,11 @@ package protocol JobStore: JobStoreReader {
 
     // MARK: Steps
 
-    /// Records step `step` of running `attempt` (its name, output and time), with a history row,
-    /// fenced: false (nothing written) unless the row shows `attempt` running under `owner`.
-    ///
-    /// - Throws: `invalidArgument` when the job has a step of that name already.
-    func recordStep(_ step: StepRecord, attempt: AttemptID, owner: String) async throws -> Bool
+    /// Records `steps` of running attempts (each its name, output and time, with a history row) in
+    /// one transaction, each fenced: per step, true when recorded; false (nothing written) unless
+    /// the row shows its attempt running under its owner; `invalidArgument` when the job has a
+    /// step of that name already.
+    func recordSteps(_ steps: [PendingStep]) async throws -> [Result<Bool, DurableQueueError>]
 
     // MARK: Signals
 

@@ -15,3 +15,16 @@ package struct StepRecord: Sendable, Hashable {
         self.recordedAt = recordedAt
     }
 }
+
+/// A step to record for a running attempt, fenced by that attempt under `owner`.
+package struct PendingStep: Sendable, Hashable {
+    package var step: StepRecord
+    package var attempt: AttemptID
+    package var owner: String
+
+    package init(step: StepRecord, attempt: AttemptID, owner: String) {
+        self.step = step
+        self.attempt = attempt
+        self.owner = owner
+    }
+}
