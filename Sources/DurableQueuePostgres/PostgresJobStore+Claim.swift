@@ -104,13 +104,15 @@ extension PostgresJobStore {
         // In the queue's order: higher priority first, then by order key.
         let ordered = try rows.map { ($0, try $0.int(3), try $0.int64(12)) }.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.2 < $1.2 }
         let claimed = try ordered.map { row, _, _ in
-            ClaimedJob(
+            var job = ClaimedJob(
                 id: JobID(try row.int64(0)), queue: queue.name, kind: try row.string(1), input: try row.string(2),
                 priority: Priority(rawValue: try row.int(3)), attempt: try row.int(4), maxAttempts: try row.optionalInt(5),
                 retryPolicy: try row.optionalString(6), timeoutMilliseconds: try row.optionalInt64(7),
                 checkpoint: try row.optionalBytes(8), runAt: try row.int64(9), leaseExpiresAt: leaseExpiresAt,
                 throttleIntervalMilliseconds: try row.int64(10), progressedAttempts: try row.int(11),
                 traceContext: try row.optionalString(13))
+            job.mayHaveSteps = try row.bool(14)
+            return job
         }
         if !claimed.isEmpty && (queue.isLimited || claimed.contains(where: { $0.throttleIntervalMilliseconds > 0 })) {
             try await recordStarts(session, claimed, queue: settings, now: request.now)
@@ -184,7 +186,8 @@ extension PostgresJobStore {
                                      started_at = $7, updated_at = $7
                 WHERE j.id = ANY (ARRAY(SELECT id FROM kept))
                 RETURNING j.id, j.kind, j.input::text, j.priority, j.attempts, j.max_attempts, j.retry_policy, j.timeout_ms,
-                          j.checkpoint, j.run_at, j.throttle_interval_ms, j.progressed_attempts, j.order_key, j.trace_context
+                          j.checkpoint, j.run_at, j.throttle_interval_ms, j.progressed_attempts, j.order_key, j.trace_context,
+                          EXISTS (SELECT 1 FROM job_steps AS s WHERE s.job_id = j.id)::int
             ),
             events AS (
                 INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason, worker)

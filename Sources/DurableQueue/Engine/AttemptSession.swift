@@ -114,10 +114,10 @@ final class AttemptSession: Sendable {
         }
     }
 
-    /// Reads the job's recorded steps, once per attempt.
+    /// Reads the job's recorded steps, once per attempt (none for a job the claim found without).
     private func loadSteps() async throws {
         guard steps.withLock({ $0 == nil }) else { return }
-        let recorded = try await engine.store.steps(of: job.id)
+        let recorded = job.mayHaveSteps ? try await engine.store.steps(of: job.id) : []
         steps.withLock { steps in
             if steps == nil { steps = Steps(recorded: Dictionary(recorded.map { ($0.name, $0.output) }) { first, _ in first }) }
         }

@@ -80,13 +80,15 @@ extension SQLiteJobStore {
                 guard running < allowance.settings.partitionLimit else { return true }
                 runningByPartition[partition] = running + 1
             }
-            let job = ClaimedJob(
+            var job = ClaimedJob(
                 id: JobID(row.int64(0)), queue: queue, kind: kind, input: row.string(2),
                 priority: Priority(rawValue: Int(row.int64(3))), attempt: Int(row.int64(4)) + 1,
                 maxAttempts: row.optionalInt(5), retryPolicy: row.optionalString(6),
                 timeoutMilliseconds: row.optionalInt64(7), checkpoint: row.optionalBlob(8),
                 runAt: row.int64(9), leaseExpiresAt: now + request.leaseDuration, throttleIntervalMilliseconds: row.int64(10),
                 progressedAttempts: Int(row.int64(11)), traceContext: row.optionalString(12))
+            // Every step records a history row: a job without one has none.
+            job.mayHaveSteps = row.int64(14) > 0
             claimed.append(job)
             eventCounts.append(row.int64(14))
             // A job with a throttle interval is the last claimed: the next start waits for it.

@@ -44,6 +44,9 @@ package struct ClaimedJob: Sendable, Hashable {
     package var progressedAttempts: Int = 0
     /// The enqueuer's trace context (see ``NewJob/traceContext``).
     package var traceContext: String?
+    /// Whether the job may have recorded durable steps: false when the store knows it has none (a
+    /// job that never ran before), which spares its first step a read of them.
+    package var mayHaveSteps = true
 
     /// The attempt this claim started.
     package var attemptID: AttemptID { AttemptID(job: id, number: attempt) }
