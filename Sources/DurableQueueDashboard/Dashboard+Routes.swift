@@ -14,8 +14,10 @@ extension Dashboard {
         router.get("/jobs") { request, _ -> Response in .html(try await jobsPage(request, actionsEnabled: guardMiddleware.isAuthorized(request))) }
         router.get("/jobs/:id") { request, context -> Response in
             let id = try RequestValues.jobID(context)
-            let (job, history) = try await reading { (try await queue.reader.job(id), try await queue.reader.history(of: id)) }
-            return .html(JobPage(job: job, history: history, actionsEnabled: guardMiddleware.isAuthorized(request)).render())
+            let (job, history, steps) = try await reading {
+                (try await queue.reader.job(id), try await queue.reader.history(of: id), try await queue.reader.steps(of: id))
+            }
+            return .html(JobPage(job: job, history: history, steps: steps, actionsEnabled: guardMiddleware.isAuthorized(request)).render())
         }
         router.get("/groups/:id") { request, context -> Response in
             let id = try RequestValues.groupID(context)
@@ -61,10 +63,12 @@ extension Dashboard {
         }
     }
 
-    /// The job with its history, as `durableq show --json` prints it.
+    /// The job with its history and steps, as `durableq show --json` prints it.
     func jobJSON(_ id: JobID) async throws -> JSONValue {
-        let (job, history) = try await reading { (try await queue.reader.job(id), try await queue.reader.history(of: id)) }
-        return job.json(history: history)
+        let (job, history, steps) = try await reading {
+            (try await queue.reader.job(id), try await queue.reader.history(of: id), try await queue.reader.steps(of: id))
+        }
+        return job.json(history: history, steps: steps)
     }
 
     private func overviewPage(actionsEnabled: Bool) async throws -> String {

@@ -29,10 +29,11 @@ extension JobRecord {
 }
 
 extension JobRecord {
-    /// The job as ``json`` shows it, with its events under `history`, oldest first.
-    package func json(history: [JobEvent]) -> JSONValue {
+    /// The job as ``json`` shows it, with its events under `history`, oldest first, and its durable
+    /// steps under `steps`.
+    package func json(history: [JobEvent], steps: [StepRecord]) -> JSONValue {
         guard case .object(let members) = json else { return json }
-        return .object(members + [("history", .array(history.map(\.json)))])
+        return .object(members + [("history", .array(history.map(\.json))), ("steps", .array(steps.map(\.json)))])
     }
 }
 
@@ -42,6 +43,16 @@ extension JobEvent {
         .object([
             ("at", .time(at)), ("from_state", .string(from?.rawValue)), ("to_state", .string(to.rawValue)),
             ("attempt", .int(Int64(attempt))), ("reason", .string(reason)), ("worker", .string(worker)),
+        ])
+    }
+}
+
+extension StepRecord {
+    /// The step as a JSON object, its output embedded as JSON.
+    package var json: JSONValue {
+        .object([
+            ("name", .string(name)), ("attempt", .int(Int64(attempt))), ("output", JSONValue.parsing(output)),
+            ("recorded_at", .time(recordedAt)),
         ])
     }
 }

@@ -78,6 +78,10 @@ import Testing
             #expect(try again.object()["result"] as? String == "already sent")
             #expect(try await fixture.workers.runDueJobs() == 1)
             #expect(try await job.result() == "ada")
+            let done = try await fixture.send("/jobs/\(job.id.rawValue)").body
+            #expect(done.contains("<h2>Steps</h2>") && done.contains("signal approved"), "\(done)")
+            let steps = try await fixture.send("/api/jobs/\(job.id.rawValue)").object()["steps"] as? [[String: Any]]
+            #expect(steps?.map { $0["name"] as? String } == ["signal approved"])
             let finished = try await fixture.send(path, method: .POST, body: #"{"name":"approved"}"#, authorized: true)
             #expect(finished.status == 409 && finished.body.contains("already succeeded"), "\(finished.body)")
         }

@@ -1,10 +1,12 @@
 import DurableQueue
 import DurableQueueInspection
 
-/// `/jobs/{id}`: one job's fields, progress, input, output or error, history, and its actions.
+/// `/jobs/{id}`: one job's fields, progress, input, output or error, history, durable steps, and
+/// its actions.
 struct JobPage {
     let job: JobRecord
     let history: [JobEvent]
+    let steps: [StepRecord]
     let actionsEnabled: Bool
 
     func render() -> String {
@@ -51,6 +53,17 @@ struct JobPage {
                     HTML.escape(event.worker ?? "–"), "<span class=\"wrap\">\(HTML.escape(event.reason ?? ""))</span>",
                 ]
             }, empty: "No events.")
+        if !steps.isEmpty {
+            body += "<h2>Steps</h2>\n"
+            body += HTML.table(
+                ["Recorded", "Name", "Attempt", "Output"],
+                steps.map { step in
+                    [
+                        HTML.time(step.recordedAt), HTML.escape(step.name), String(step.attempt),
+                        "<span class=\"wrap\">\(HTML.escape(step.output))</span>",
+                    ]
+                }, empty: "No steps.")
+        }
         return PageLayout(title: "Job \(job.id.rawValue)", actionsEnabled: actionsEnabled).render(body: body)
     }
 

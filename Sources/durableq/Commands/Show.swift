@@ -17,7 +17,8 @@ struct Show: AsyncParsableCommand {
         let store = try await database.openForReading().reader
         let job = try await store.job(JobID(id))
         let history = try await store.history(of: JobID(id))
-        if output.json { return job.json(history: history).print() }
+        let steps = try await store.steps(of: JobID(id))
+        if output.json { return job.json(history: history, steps: steps).print() }
         var fields: [(String, String)] = [
             ("id", String(job.id.rawValue)), ("queue", job.queue), ("kind", job.kind), ("state", job.state.rawValue),
             ("priority", Formatting.priority(job.priority)),
@@ -51,5 +52,13 @@ struct Show: AsyncParsableCommand {
             ])
         }
         table.print()
+        guard !steps.isEmpty else { return }
+        Terminal.print()
+        Terminal.print("steps")
+        var stepTable = Table(header: ["RECORDED", "NAME", "ATTEMPT", "OUTPUT"])
+        for step in steps {
+            stepTable.rows.append([Formatting.timestamp(step.recordedAt), step.name, String(step.attempt), Formatting.oneLine(step.output)])
+        }
+        stepTable.print()
     }
 }
