@@ -26,9 +26,10 @@
 //       "started ID ATTEMPT", waits MS ms heedless of cancellation, then as the transactional step "ledger"
 //       logs "ledger ID ATTEMPT PID" and inserts (ID, ATTEMPT) into the table ledger (queue "postgres": $n
 //       placeholders); "nap" jobs (input MS): step "before" (logging "body ID before ATTEMPT PID"), a durable
-//       sleep of MS ms, a line "woke ID PID MS", step "after", returning "rested"; and "approval" jobs: step
-//       "before", a wait for signal "approved" (a string), a line "approved ID PAYLOAD PID", step "after",
-//       returning the payload.
+//       sleep of MS ms, a line "woke ID PID MS", step "after", returning "rested"; and "approval" jobs (input
+//       MS): step "before", a wait for signal "approved" (a string) of up to MS ms (0: no timeout), a line
+//       "approved ID PAYLOAD PID", step "after", returning the payload; after a timeout, a line
+//       "timed out ID PID MS" and the output "timed out".
 //   durableq-test-worker sqlite-memory PATH [--initialize-first]
 //       Opens a queue on PATH (after sqlite3_initialize() with --initialize-first), enqueues one job
 //       and prints "memory N": sqlite3_memory_used(), 0 while SQLite's memory statistics are off.
@@ -185,14 +186,21 @@ struct NapJob: Job {
     }
 }
 
-/// Step "before", a wait for signal "approved", the line "approved ID PAYLOAD PID", step "after".
+/// Step "before", a wait for signal "approved" of up to `input` ms (0: no timeout), the line
+/// "approved ID PAYLOAD PID", step "after"; or, after a timeout, the line "timed out ID PID MS".
 struct ApprovalJob: Job {
     static let name = "approval"
     let log: LineLog
 
     func run(_ input: Int, context: JobContext) async throws -> String {
         try await context.step("before") { log.append("body \(context.id) before \(context.attempt) \(getpid())") }
-        let payload = try await context.waitForSignal("approved", as: String.self)
+        let payload: String
+        do {
+            payload = try await context.waitForSignal("approved", as: String.self, timeout: input > 0 ? .milliseconds(input) : nil)
+        } catch is SignalTimeoutError {
+            log.append("timed out \(context.id) \(getpid()) \(Date().millisecondsSince1970)")
+            return "timed out"
+        }
         log.append("approved \(context.id) \(payload) \(getpid())")
         try await context.step("after") { log.append("body \(context.id) after \(context.attempt) \(getpid())") }
         return payload

@@ -69,7 +69,7 @@ private struct Approval: Job {
         let logPath = directory.path("approval.log")
         let queue = try await backend.queue(in: directory)
         let approved = try await queue.enqueue(Approval.self, 0)
-        let cancelled = try await queue.enqueue(Approval.self, 1)
+        let cancelled = try await queue.enqueue(Approval.self, 0)
 
         let worker = try WorkerProcess(["work", path, logPath, "--lease-ms", "500"])
         defer { worker.kill() }
@@ -96,6 +96,37 @@ private struct Approval: Job {
         #expect(await late.waitForExit() == 1)
         try await Task.sleep(for: .milliseconds(200))
         #expect(try lines(logPath, "approved").count == 1)
+        #expect(try await queue.store.historyIsConsistent())
+    }
+
+    @Test(arguments: StoreBackend.all) func aWaitInAWorkerProcessTimesOutAndACancelReachesASleepingJob(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try await backend.location(directory)
+        let logPath = directory.path("timeout.log")
+        let queue = try await backend.queue(in: directory)
+        let waiting = try await queue.enqueue(Approval.self, 1_000)
+        let sleeping = try await queue.enqueue(Nap.self, 60_000)
+
+        // A short lease: timeouts are enforced with the recovery of expired leases (every half lease).
+        let worker = try WorkerProcess(["work", path, logPath, "--lease-ms", "400"])
+        defer { worker.kill() }
+        #expect(await worker.waitForLine("ready"))
+        try await eventually("one job waits and the other sleeps") {
+            [try await queue.store.job(waiting.id).state, try await queue.store.job(sleeping.id).state] == [.waiting, .scheduled]
+        }
+        let waitedAt = try #require(try await queue.store.history(of: waiting.id).last { $0.to == .waiting }?.at)
+        #expect(try await queue.handle(Approval.self, id: waiting.id).result(timeout: .seconds(10)) == "timed out")
+        let timedOut = try lines(logPath, "timed").filter { $0.count > 1 && $0[1] == "out" }
+        #expect(timedOut.count == 1 && timedOut.first.map { Int32($0[3]) } == worker.process.processIdentifier, "\(timedOut)")
+        let timedOutAt = try #require(timedOut.first.flatMap { Int64($0[4]) })
+        #expect(timedOutAt - waitedAt >= 1_000, "timed out \(timedOutAt - waitedAt) ms after the wait began")
+        #expect(try await queue.store.history(of: waiting.id).contains { $0.reason == "the wait for signal 'approved' timed out" })
+
+        let cancel = try WorkerProcess(["cancel", "--db", path, "\(sleeping.id)"], executable: "durableq")
+        #expect(await cancel.waitForExit() == 0)
+        #expect(try await queue.store.job(sleeping.id).state == .cancelled)
+        #expect(try lines(logPath, "woke").isEmpty)
         #expect(try await queue.store.historyIsConsistent())
     }
 }
