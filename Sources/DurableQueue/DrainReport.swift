@@ -31,9 +31,10 @@ public struct DrainReport: Sendable, Hashable {
     /// queue's throttle, limit or pause).
     public var jobsStillDue: Int
     /// The earliest time more work may start: now if jobs were still due when the drain stopped
-    /// early or wait for the network, else the earliest of the next scheduled or retried job, a throttled queue's next
-    /// start and a schedule's next tick; nil when nothing waits. A background task request's
-    /// earliest begin date.
+    /// early or wait for the network, else the earliest of the next scheduled, retried or sleeping
+    /// job, a throttled queue's next start, a schedule's next tick, a wait for a signal's timeout
+    /// and a hand-off's deadline (a drain then begins by ending those passed); nil when nothing
+    /// waits. A background task request's earliest begin date.
     public var nextDueAt: Date?
     /// Whether a job that waits (due or later) is of a type that needs the network
     /// (``Job/needsNetwork``): a background task request's network requirement.

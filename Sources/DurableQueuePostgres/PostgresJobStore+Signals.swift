@@ -71,6 +71,17 @@ extension PostgresJobStore {
         }
     }
 
+    /// The earliest wait timeout or hand-off deadline, each the first entry of its partial index.
+    package func nextDeadline() async throws -> Int64? {
+        try await read("find the next deadline of a wait or a hand-off") { session in
+            try await session.int64(
+                """
+                SELECT least((SELECT min(wait_deadline) FROM jobs WHERE state = 'waiting'),
+                             (SELECT min(handoff_deadline) FROM jobs WHERE state = 'handed_off'))
+                """)
+        }
+    }
+
     /// Ends the waits whose deadline is before `now`: each records its timeout as the wait's step and
     /// its job becomes `pending`. Rows another transaction holds (a signal being sent) are left for
     /// the next round.

@@ -68,6 +68,19 @@ extension SQLiteJobStore {
         }
     }
 
+    /// The earliest wait timeout or hand-off deadline (see ``JobStoreReader/nextDeadline()``), each
+    /// the first entry of its partial index.
+    package func nextDeadline() throws -> Int64? {
+        try read("find the next deadline of a wait or a hand-off") {
+            try connection.scalarInt64(
+                """
+                SELECT min(at) FROM (SELECT min(wait_deadline) AS at FROM jobs WHERE state = 'waiting'
+                                     UNION ALL
+                                     SELECT min(handoff_deadline) FROM jobs WHERE state = 'handed_off')
+                """)
+        }
+    }
+
     /// Ends the waits whose deadline is before `now` (see ``JobStore/endPassedWaits(now:)``).
     package func endPassedWaits(now: Int64) throws -> [JobID] {
         try write("end the waits past their deadline") {

@@ -33,6 +33,10 @@ package protocol JobStoreReader: AnyObject, Sendable {
     /// When the earliest unpaused schedule's next tick is due; nil if none ticks.
     func nextScheduleTick() async throws -> Int64?
 
+    /// The earliest deadline a recovery enforces: a wait for a signal's timeout or a hand-off's
+    /// deadline; nil if none is set.
+    func nextDeadline() async throws -> Int64?
+
     /// A key's entry; nil if never requested or reset.
     func cacheEntry(namespace: String, key: String) async throws -> CacheEntryRecord?
 

@@ -126,6 +126,27 @@ private struct Impatient: Job {
         #expect(try await queue.store.job(impatient.id).attempts == 2, "the attempt that waited (uncounted), then the one that timed out")
     }
 
+    /// An app that runs its queue in background time asks the system to come back when a wait
+    /// times out: the drain's report says when, and the next drain ends the wait and runs the job.
+    @Test(arguments: StoreBackend.all) func aDrainReportsAWaitsTimeoutAndTheNextDrainEndsIt(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let trace = Trace()
+        let queue = try await backend.queue(in: directory)
+        queue.register(Order(trace: trace))
+        let started = Date().millisecondsSince1970
+        let job = try await queue.enqueue(Order.self, 400)
+        let report = try await queue.drain()
+        #expect(report.attemptsRun == 1 && report.jobsStillDue == 0)
+        let deadline = try #require(try await queue.store.job(job.id).waitDeadline)
+        #expect(report.nextDueAt?.millisecondsSince1970 == deadline, "\(report)")
+        #expect((started + 400...Date().millisecondsSince1970 + 400).contains(deadline))
+
+        try await Task.sleep(for: .milliseconds(max(0, deadline - Date().millisecondsSince1970) + 20))
+        #expect(try await queue.drain().attemptsRun == 1)
+        #expect(try await job.result() == "released: approved timed out")
+    }
+
     @Test(arguments: StoreBackend.all) func aCancelReachesAWaitingJobAtOnce(_ backend: StoreBackend) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
