@@ -135,7 +135,9 @@ extension JobEngine {
         if (due > 0 && ending != .nothingDue) || waitingForNetwork > 0 {
             next = now
         } else {
-            let times = [try await store.nextWakeTime(after: now), try await store.nextScheduleTick()].compactMap { $0 }
+            let times = [
+                try await store.nextWakeTime(after: now), try await store.nextScheduleTick(), try await store.nextDeadline(),
+            ].compactMap { $0 }
             next = times.min().map { max($0, now) }
         }
         let network = registry.networkKinds
