@@ -1,5 +1,6 @@
 import DurableQueue
 import Foundation
+import Synchronization
 
 /// What happens when a request identical to a waiting or running one is enqueued.
 public enum DuplicatePolicy: String, Sendable, Hashable, CaseIterable {
@@ -45,6 +46,13 @@ public struct HTTPJobs: Sendable {
     let downloadCarrier: (any DownloadCarrier)?
     /// The queue file and its companions (`-wal`, `-shm`, `-journal`): no download may take their names.
     let protectedPaths: Set<String>
+    /// The queues this value has seen set up (see ``prepare(queue:)``).
+    private let preparedQueues = PreparedQueues()
+
+    /// How many requests (or downloads) of one host run at once on a queue these jobs create, as a
+    /// browser does: 2. ``configureRequestQueue(concurrencyLimit:perHostLimit:mode:)`` and
+    /// ``configureDownloadQueue(concurrencyLimit:perHostLimit:mode:)`` change it.
+    public static let defaultPerHostLimit = 2
 
     /// Creates the HTTP side of `queue`.
     ///
@@ -115,9 +123,41 @@ public struct HTTPJobs: Sendable {
         }
     }
 
-    /// Sets the request queue's concurrency limit (default 2; 0 = unlimited) and order.
-    public func configureRequestQueue(concurrencyLimit: Int = 2, mode: QueueMode = .fifo) async throws {
-        try await queue.configure(QueueConfiguration(requestQueue, mode: mode, concurrencyLimit: concurrencyLimit))
+    /// Sets the request queue's concurrency limit (default 2; 0 = unlimited), how many requests of
+    /// one host run at once (its partition limit: requests are keyed by their URL's host; default
+    /// 2; 0 = unlimited) and order.
+    public func configureRequestQueue(
+        concurrencyLimit: Int = 2, perHostLimit: Int = HTTPJobs.defaultPerHostLimit, mode: QueueMode = .fifo
+    ) async throws {
+        try await queue.configure(
+            QueueConfiguration(requestQueue, mode: mode, concurrencyLimit: concurrencyLimit, partitionLimit: perHostLimit))
+    }
+
+    /// Sets the download queue's concurrency limit (default 0: unlimited), how many downloads of
+    /// one host run at once (default 2; 0 = unlimited) and order.
+    public func configureDownloadQueue(
+        concurrencyLimit: Int = 0, perHostLimit: Int = HTTPJobs.defaultPerHostLimit, mode: QueueMode = .fifo
+    ) async throws {
+        try await queue.configure(
+            QueueConfiguration(downloadQueue, mode: mode, concurrencyLimit: concurrencyLimit, partitionLimit: perHostLimit))
+    }
+
+    /// Gives queue `name` the per-host limit of ``defaultPerHostLimit`` if it has no settings yet
+    /// (its first request or download, in any process); settings made before are left as they are.
+    /// Asked once per queue by this value.
+    private func prepare(queue name: String) async throws {
+        guard preparedQueues.isNew(name) else { return }
+        if try await queue.reader.queue(named: name) == nil {
+            try await queue.configure(QueueConfiguration(name, partitionLimit: Self.defaultPerHostLimit))
+        }
+    }
+
+    /// The key a request to `url` counts against its queue's per-host limit: its host, with its
+    /// port when that is not the scheme's default.
+    package static func hostKey(of url: String) -> String? {
+        guard let components = URLComponents(string: url), let host = components.host?.lowercased(), !host.isEmpty else { return nil }
+        let defaultPort = components.scheme?.lowercased() == "https" ? 443 : 80
+        return components.port.map { $0 == defaultPort ? host : "\(host):\($0)" } ?? host
     }
 
     /// Enqueues `request` on the request queue.
@@ -126,7 +166,9 @@ public struct HTTPJobs: Sendable {
     ///   - request: The request to send.
     ///   - duplicates: What to do when an identical request waits or runs (same method, URL,
     ///     headers and body). Default ``DuplicatePolicy/replace``.
-    ///   - options: How the job is enqueued; by default up to 5 attempts.
+    ///   - options: How the job is enqueued; by default up to 5 attempts. Its partition key is the
+    ///     URL's host (and port, unless the scheme's) unless it names one: a new request queue runs at
+    ///     most ``defaultPerHostLimit`` requests of one host at once.
     public func enqueue(
         _ request: HTTPRequestSpec, duplicates: DuplicatePolicy = .replace,
         options: EnqueueOptions = EnqueueOptions(retry: RetryPolicy(maxAttempts: 5))
@@ -135,6 +177,8 @@ public struct HTTPJobs: Sendable {
         request.url = try Self.checked(url: request.url)
         var options = options
         options.queue = requestQueue
+        options.partitionKey = options.partitionKey ?? Self.hostKey(of: request.url)
+        try await prepare(queue: requestQueue)
         options.uniqueKey = "http-request:\(request.fingerprint)"
         options.uniquePolicy =
             switch duplicates {
@@ -152,7 +196,9 @@ public struct HTTPJobs: Sendable {
     /// checkpoint rather than starting over. A new one holds its file name in the directory from
     /// now on (recorded as the job's unique key, `download-to:<path>`): no other unfinished download
     /// uses it, and a name held by another download or by a file already there (the file, or its
-    /// `.part`) is numbered as browsers do, `name (1).ext`.
+    /// `.part`) is numbered as browsers do, `name (1).ext`. Unless `options` names a partition key,
+    /// the URL's host (and port, unless the scheme's) is the download's: a new download queue runs at
+    /// most ``defaultPerHostLimit`` downloads of one host at once.
     ///
     /// - Throws: `invalidArgument` for a URL that is not http(s) or that holds a user name or
     ///   password (it would be stored in the file: give credentials through the
@@ -170,6 +216,8 @@ public struct HTTPJobs: Sendable {
 
         var options = options
         options.queue = downloadQueue
+        options.partitionKey = options.partitionKey ?? Self.hostKey(of: request.url)
+        try await prepare(queue: downloadQueue)
         options.uniquePolicy = .keep
         options.tags.append(identity)
         let base = FileName.sanitized(request.fileName ?? URL(string: request.url).flatMap(FileName.fromURL) ?? "download")
@@ -272,4 +320,12 @@ public struct HTTPJobs: Sendable {
 
     /// Lets requests start again.
     public func resumeRequests() async throws { try await queue.resume(queue: requestQueue) }
+}
+
+/// The names of the queues an ``HTTPJobs`` value has set up, shared by its copies.
+private final class PreparedQueues: Sendable {
+    private let names = Mutex<Set<String>>([])
+
+    /// Whether `name` is new here (it is then remembered).
+    func isNew(_ name: String) -> Bool { names.withLock { $0.insert(name).inserted } }
 }

@@ -23,6 +23,10 @@ struct Download: AsyncParsableCommand {
     var to: String = "."
     @Option(parsing: .unconditional, help: "How many downloads run at once (stored as the downloads queue's limit).")
     var concurrency: Int = 3
+    @Option(
+        parsing: .unconditional,
+        help: "How many downloads of one host (and port) run at once (stored as the downloads queue's per-host limit; 0: no limit).")
+    var perHost: Int = HTTPJobs.defaultPerHostLimit
     @Option(help: ArgumentHelp("The expected SHA-256 (hex) of the file; only with one URL.", valueName: "hex"))
     var sha256: String?
     @Option(
@@ -46,6 +50,7 @@ struct Download: AsyncParsableCommand {
             throw ValidationError("--to names '\(to)', which is a file, not a directory")
         }
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1, not \(concurrency)") }
+        guard perHost >= 0 else { throw ValidationError("--per-host must be 0 (no limit) or more, not \(perHost)") }
         guard maxAttempts >= 1 else { throw ValidationError("--max-attempts must be at least 1, not \(maxAttempts)") }
         if let sha256 {
             guard urls.count == 1 else { throw ValidationError("--sha256 checks one file: name exactly one URL") }
@@ -62,6 +67,7 @@ struct Download: AsyncParsableCommand {
         let store = worker.queue.reader
         var settings = try await store.queue(named: worker.http.downloadQueue) ?? QueueConfiguration(worker.http.downloadQueue)
         settings.concurrencyLimit = concurrency
+        settings.partitionLimit = perHost
         try await worker.queue.configure(settings)
 
         let directory = URL(fileURLWithPath: to, isDirectory: true).standardizedFileURL.path
