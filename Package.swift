@@ -73,6 +73,7 @@ let package = Package(
                 .embedInCode("0015_handed_off.sql"),
                 .embedInCode("0016_job_steps.sql"),
                 .embedInCode("0017_signals.sql"),
+                .embedInCode("0018_fair_keys.sql"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -146,7 +147,7 @@ let package = Package(
                 .embedInCode("0004_unique_window.sql"), .embedInCode("0005_aging.sql"), .embedInCode("0006_partitions.sql"),
                 .embedInCode("0007_lighter_enqueue.sql"), .embedInCode("0008_group_children_by_state.sql"),
                 .embedInCode("0009_handed_off.sql"), .embedInCode("0010_job_steps.sql"),
-                .embedInCode("0011_signals.sql"),
+                .embedInCode("0011_signals.sql"), .embedInCode("0012_fair_keys.sql"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -16,5 +16,6 @@ package enum PostgresSchemaMigrations {
         (9, "handed_off", String(decoding: PackageResources._009_handed_off_sql, as: UTF8.self)),
         (10, "job_steps", String(decoding: PackageResources._010_job_steps_sql, as: UTF8.self)),
         (11, "signals", String(decoding: PackageResources._011_signals_sql, as: UTF8.self)),
+        (12, "fair_keys", String(decoding: PackageResources._012_fair_keys_sql, as: UTF8.self)),
     ]
 }

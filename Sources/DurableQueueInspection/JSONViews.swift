@@ -69,7 +69,7 @@ extension QueueStatus {
             ("throttle_measured_from", .string(queue.throttle?.measuredFrom.rawValue)),
             ("rate_limit_count", .int(queue.rateLimit.map { Int64($0.count) })),
             ("rate_limit_window_ms", .int(queue.rateLimit.map { $0.window.milliseconds })),
-            ("partition_limit", .int(Int64(queue.partitionLimit))),
+            ("partition_limit", .int(Int64(queue.partitionLimit))), ("fairness", .string(queue.fairness.rawValue)),
             ("aging_interval_ms", .int(queue.aging.map { $0.every.milliseconds })),
             ("aging_up_to", .int(queue.aging.map { Int64($0.upTo.rawValue) })),
             ("next_start", .time(nextStartAt)),

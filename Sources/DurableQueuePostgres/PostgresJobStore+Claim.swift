@@ -22,7 +22,7 @@ extension PostgresJobStore {
         package static let name = "durablequeue_queue_states"
         package static let sql = """
             SELECT q.name, q.concurrency_limit, q.suspended, q.throttle_measured_from, q.rate_limit_count,
-                   q.rate_limit_window_ms, q.next_start_at, q.throttle_interval_ms, q.partition_limit,
+                   q.rate_limit_window_ms, q.next_start_at, q.throttle_interval_ms, q.partition_limit, q.fairness,
                    ((SELECT j.id FROM jobs AS j WHERE j.queue = q.name AND j.state = 'pending'
                     ORDER BY j.priority DESC, j.order_key LIMIT 1) IS NOT NULL)::int,
                    EXISTS (SELECT 1 FROM jobs WHERE state = 'scheduled' AND run_at <= $1)::int
@@ -33,12 +33,12 @@ extension PostgresJobStore {
     /// ``claim(_:)`` inside the caller's transaction.
     func claim(_ session: PostgresSession, _ request: ClaimRequest) async throws -> [ClaimedJob] {
         var rows = try await session.rows(QueueStates.self, [request.now])
-        if let first = rows.first, try first.bool(10) {
+        if let first = rows.first, try first.bool(11) {
             try await promoteDueJobs(session, now: request.now)
             rows = try await session.rows(QueueStates.self, [request.now])
         }
         guard request.room > 0, !request.kinds.isEmpty else { return [] }
-        let queues = try rows.map { row in (settings: try QueueStartSettings(row), hasPending: try row.bool(9)) }
+        let queues = try rows.map { row in (settings: try QueueStartSettings(row), hasPending: try row.bool(10)) }
             .filter { request.takes(queue: $0.settings.name) }
         guard !queues.isEmpty else { return [] }
         let first = Int(request.rotation.magnitude % UInt(queues.count))
@@ -77,7 +77,7 @@ extension PostgresJobStore {
             guard let row = try await session.rows(LimitedQueueState.self, [queue.name, request.now]).first else { return [] }
             settings = try QueueStartSettings(row)
             guard settings.mayStart(at: request.now) else { return [] }
-            slots = settings.slots(wanted: slots, running: try row.int(10), recentStarts: try row.int(11))
+            slots = settings.slots(wanted: slots, running: try row.int(11), recentStarts: try row.int(12))
         }
         guard slots > 0 else { return [] }
         let leaseExpiresAt = request.now + request.leaseDuration
@@ -117,6 +117,19 @@ extension PostgresJobStore {
         if !claimed.isEmpty && (queue.isLimited || claimed.contains(where: { $0.throttleIntervalMilliseconds > 0 })) {
             try await recordStarts(session, claimed, queue: settings, now: request.now)
         }
+        if settings.fair && !claimed.isEmpty {
+            // Without waiting: a claim elsewhere holding the row moves the virtual time itself, and
+            // a time left a little behind only lets a new key's first job start a turn sooner.
+            let current = try await session.int64("SELECT fair_time FROM queues WHERE name = $1", [queue.name]) ?? 0
+            let moved = FairOrder.virtualTime(current, afterStarting: try ordered.map { try $0.0.int64(12) })
+            if moved != current {
+                try await session.execute(
+                    """
+                    UPDATE queues SET fair_time = greatest(fair_time, $2)
+                    WHERE name = (SELECT name FROM queues WHERE name = $1 FOR UPDATE SKIP LOCKED)
+                    """, [queue.name, moved])
+            }
+        }
         return claimed
     }
 
@@ -139,7 +152,7 @@ extension PostgresJobStore {
         static let name = "durablequeue_limited_queue_state"
         static let sql = """
             SELECT q.name, q.concurrency_limit, q.suspended, q.throttle_measured_from, q.rate_limit_count,
-                   q.rate_limit_window_ms, q.next_start_at, q.throttle_interval_ms, q.partition_limit, 1,
+                   q.rate_limit_window_ms, q.next_start_at, q.throttle_interval_ms, q.partition_limit, q.fairness, 1,
                    (SELECT count(*) FROM jobs WHERE queue = q.name AND state = 'running'),
                    (SELECT count(*) FROM queue_starts AS s WHERE s.queue = q.name AND s.started_at > $2 - q.rate_limit_window_ms)
             FROM queues AS q WHERE q.name = $1
@@ -241,11 +254,12 @@ extension PostgresJobStore {
 }
 
 extension QueueStartSettings {
-    /// The settings as `QueueStates` and `LimitedQueueState` read them (their first nine columns).
+    /// The settings as `QueueStates` and `LimitedQueueState` read them (their first ten columns).
     fileprivate init(_ row: PostgresResultRow) throws {
         self.init(
             name: try row.string(0), concurrencyLimit: try row.int(1), suspended: try row.bool(2),
             measuredFromEnd: try row.string(3) == Throttle.Measurement.end.rawValue, rateCount: try row.int(4), rateWindow: try row.int64(5),
-            nextStart: try row.int64(6), throttleInterval: try row.int64(7), partitionLimit: try row.int(8))
+            nextStart: try row.int64(6), throttleInterval: try row.int64(7), partitionLimit: try row.int(8),
+            fair: try row.string(9) == Fairness.byKey.rawValue)
     }
 }

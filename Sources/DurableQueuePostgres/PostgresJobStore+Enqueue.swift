@@ -7,7 +7,7 @@ extension PostgresJobStore {
     /// creation (`created_at`, `created_state`), which the history shows as its first event.
     ///
     /// Jobs without a unique key go in with one statement (the common case); a batch with a unique
-    /// key runs job by job, each looking for the job that holds its key.
+    /// key, or for a fair queue (its jobs take their keys' tags), runs job by job.
     package func enqueue(_ jobs: [NewJob], now: Int64) async throws -> [EnqueueOutcome] {
         for job in jobs { try job.validate() }
         guard !jobs.isEmpty else { return [] }
@@ -15,13 +15,18 @@ extension PostgresJobStore {
         if jobs.allSatisfy({ $0.uniqueKey == nil || $0.uniquePolicy == .allow }) {
             let records = try JobCodec.encode(jobs.enumerated().map { InsertedJob($1, position: $0, now: now) })
             // One statement, atomic by itself; creating a missing queue first may commit on its own.
-            return try await write(operation, notify: false, transaction: false) { [self] session in
+            let ids = try await write(operation, notify: false, transaction: false) { [self] session in
                 try await ensureQueuesExist(session, Set(jobs.map(\.queue)), now: now)
-                let ids = try await session.rows(InsertBatch.self, [records, now, channel]).first?.cells[0].decode([Int64].self)
-                guard let ids, ids.count == jobs.count else {
-                    throw DurableQueueError(.storage, "the database inserted \(ids?.count ?? 0) of \(jobs.count) jobs")
-                }
-                return ids.map { .inserted(JobID($0)) }
+                return try await session.rows(InsertBatch.self, [records, now, channel]).first?.cells[0].decode([Int64]?.self)
+            }
+            if let ids { return try Self.outcomes(ids, of: jobs) }
+            // A job of the batch is for a fair queue: the statement inserted nothing. Their tags
+            // first, then the same statement with them, in one transaction.
+            return try await write(operation, notify: false) { [self] session in
+                let orderKeys = try await fairTags(session, of: jobs)
+                let records = try JobCodec.encode(jobs.enumerated().map { InsertedJob($1, position: $0, now: now, orderKey: orderKeys[$0]) })
+                let ids = try await session.rows(InsertBatch.self, [records, now, channel]).first?.cells[0].decode([Int64]?.self)
+                return try Self.outcomes(ids ?? [], of: jobs)
             }
         }
         return try await write(operation) { [self] session in
@@ -29,6 +34,59 @@ extension PostgresJobStore {
             for job in jobs { outcomes.append(try await insert(session, job, now: now)) }
             return outcomes
         }
+    }
+
+    /// The outcomes of `jobs` inserted with `ids`, in order.
+    private static func outcomes(_ ids: [Int64], of jobs: [NewJob]) throws -> [EnqueueOutcome] {
+        guard ids.count == jobs.count else {
+            throw DurableQueueError(.storage, "the database inserted \(ids.count) of \(jobs.count) jobs")
+        }
+        return ids.map { .inserted(JobID($0)) }
+    }
+
+    /// The order keys of `jobs` (by position; nil for a job of a queue that is not fair): each fair
+    /// queue's job takes its key's next tag (``FairOrder/tag(virtualTime:lastTag:)``) in the batch's
+    /// order, and each key's last tag is recorded, its row locked until the transaction ends.
+    private func fairTags(_ session: PostgresSession, of jobs: [NewJob]) async throws -> [Int64?] {
+        let queues = Set(jobs.map(\.queue)).sorted()
+        var virtualTimes: [String: Int64] = [:]
+        for row in try await session.rows(
+            "SELECT name, fair_time FROM queues WHERE name = ANY($1) AND fairness = $2", [queues, Fairness.byKey.rawValue])
+        {
+            virtualTimes[try row.string(0)] = try row.int64(1)
+        }
+        var lastTags: [String: [String: Int64]] = [:]
+        var orderKeys: [Int64?] = []
+        for job in jobs {
+            guard let virtualTime = virtualTimes[job.queue] else {
+                orderKeys.append(nil)
+                continue
+            }
+            if lastTags[job.queue] == nil {
+                let keys = Set(jobs.filter { $0.queue == job.queue }.map { FairOrder.key(of: $0.partitionKey) }).sorted()
+                var known: [String: Int64] = [:]
+                for row in try await session.rows(
+                    "SELECT key, last_tag FROM partition_keys WHERE queue = $1 AND key = ANY($2) ORDER BY key FOR UPDATE",
+                    [job.queue, keys])
+                {
+                    known[try row.string(0)] = try row.int64(1)
+                }
+                lastTags[job.queue] = known
+            }
+            let key = FairOrder.key(of: job.partitionKey)
+            let tag = FairOrder.tag(virtualTime: virtualTime, lastTag: lastTags[job.queue]?[key])
+            lastTags[job.queue]?[key] = tag
+            orderKeys.append(tag)
+        }
+        for (queue, tags) in lastTags {
+            let keys = tags.keys.sorted()
+            try await session.execute(
+                """
+                INSERT INTO partition_keys (queue, key, last_tag) SELECT $1, unnest($2::text[]), unnest($3::bigint[])
+                ON CONFLICT (queue, key) DO UPDATE SET last_tag = excluded.last_tag
+                """, [queue, keys, keys.map { tags[$0]! }])
+        }
+        return orderKeys
     }
 
     /// One job of a batch, as `jsonb_to_recordset` reads it.
@@ -47,8 +105,11 @@ extension PostgresJobStore {
         var tags: [String]
         var traceContext: String?
         var partitionKey: String?
+        /// Its order key when its queue is fair (else derived from its id).
+        var orderKey: Int64?
 
-        init(_ job: NewJob, position: Int, now: Int64) {
+        init(_ job: NewJob, position: Int, now: Int64, orderKey: Int64? = nil) {
+            self.orderKey = orderKey
             self.position = position
             queue = job.queue
             kind = job.kind
@@ -69,33 +130,44 @@ extension PostgresJobStore {
     /// Inserts the jobs of `$1` (a JSON array of ``InsertedJob``) at `$2` with their tags,
     /// and notifies channel `$3`; returns their ids in order. Ids come from the jobs' sequence in
     /// the batch's order, so that the order key (the id, or minus the id on a LIFO queue) is known
-    /// in the same statement.
+    /// in the same statement. When a job is for a fair queue (whose order keys are tags: see
+    /// ``FairOrder``) and comes without its order key, nothing is inserted and the ids are NULL.
     private enum InsertBatch: PreparedSQL {
         static let name = "durablequeue_insert_batch"
         static let sql = """
-            WITH batch AS (
+            WITH fair AS (
+                SELECT EXISTS (SELECT 1 FROM jsonb_to_recordset($1::jsonb) AS r(queue text, "orderKey" bigint)
+                               JOIN queues AS q ON q.name = r.queue
+                               WHERE q.fairness <> 'none' AND r."orderKey" IS NULL)
+                       AS present
+            ),
+            batch AS (
                 SELECT nextval(pg_get_serial_sequence('jobs', 'id')) AS id, b.*
                 FROM (SELECT * FROM jsonb_to_recordset($1::jsonb)
                           AS r("position" int, queue text, kind text, state text, priority int, "runAt" bigint,
                                "maxAttempts" int, "retryPolicy" text, "timeoutMs" bigint, input text, throttle bigint,
-                               tags jsonb, "traceContext" text, "partitionKey" text)
+                               tags jsonb, "traceContext" text, "partitionKey" text, "orderKey" bigint)
                       ORDER BY "position") AS b
             ),
             inserted AS (
                 INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy, timeout_ms,
                                   input, created_at, updated_at, throttle_interval_ms, throttle_interval_source, trace_context,
                                   partition_key, created_state)
-                SELECT b.id, b.queue, b.kind, b.state, b.priority, CASE q.mode WHEN 'lifo' THEN -b.id ELSE b.id END, b."runAt",
+                SELECT b.id, b.queue, b.kind, b.state, b.priority, coalesce(b."orderKey", CASE q.mode WHEN 'lifo' THEN -b.id ELSE b.id END),
+                       b."runAt",
                        b."maxAttempts", b."retryPolicy", b."timeoutMs", b.input::jsonb, $2, $2,
                        coalesce(b.throttle, q.throttle_interval_ms), CASE WHEN b.throttle IS NULL THEN 'queue' ELSE 'job' END,
                        b."traceContext", b."partitionKey", b.state
                 FROM batch AS b JOIN queues AS q ON q.name = b.queue
+                WHERE NOT (SELECT present FROM fair)
             ),
             tagged AS (
                 INSERT INTO job_tags (tag, job_id)
                 SELECT t.tag, b.id FROM batch AS b, jsonb_array_elements_text(b.tags) AS t(tag)
+                WHERE NOT (SELECT present FROM fair)
             )
-            SELECT array_agg(id ORDER BY "position"), (SELECT pg_notify($3, '')) FROM batch
+            SELECT CASE WHEN NOT (SELECT present FROM fair) THEN array_agg(id ORDER BY "position") END,
+                   (SELECT pg_notify($3, '')) FROM batch
             """
     }
 
@@ -130,6 +202,7 @@ extension PostgresJobStore {
             }
         }
         let state: JobState = placement != nil ? .blocked : (job.runAt ?? now) > now ? .scheduled : .pending
+        let orderKey = try await fairTag(session, queue: job.queue, key: FairOrder.key(of: job.partitionKey))
         guard
             let inserted = try await session.int64(
                 """
@@ -137,7 +210,7 @@ extension PostgresJobStore {
                                   timeout_ms, unique_key, input, created_at, updated_at, throttle_interval_ms,
                                   throttle_interval_source, group_id, group_position, step_name, takes_previous_output,
                                   trace_context, partition_key, created_state)
-                SELECT n.id, q.name, $2, $3, $4, CASE q.mode WHEN 'lifo' THEN -n.id ELSE n.id END, $5, $6, $7, $8, $9,
+                SELECT n.id, q.name, $2, $3, $4, coalesce($19::bigint, CASE q.mode WHEN 'lifo' THEN -n.id ELSE n.id END), $5, $6, $7, $8, $9,
                        $10::jsonb, $11, $11, coalesce($12::bigint, q.throttle_interval_ms),
                        CASE WHEN $12::bigint IS NULL THEN 'queue' ELSE 'job' END, $13, $14, $15, $16, $17::text, $18::text, $3
                 FROM queues AS q, (SELECT nextval(pg_get_serial_sequence('jobs', 'id')) AS id) AS n
@@ -148,7 +221,7 @@ extension PostgresJobStore {
                     job.queue, job.kind, state.rawValue, job.priority.rawValue, job.runAt ?? now, job.maxAttempts,
                     job.retryPolicy, job.timeoutMilliseconds, job.uniquePolicy == .allow ? nil : job.uniqueKey,
                     job.input, now, job.throttleIntervalMilliseconds, placement?.group.rawValue, placement?.position,
-                    placement?.name, placement?.takesPreviousOutput ?? false, job.traceContext, job.partitionKey,
+                    placement?.name, placement?.takesPreviousOutput ?? false, job.traceContext, job.partitionKey, orderKey,
                 ])
         else { throw DurableQueueError(.storage, "the job was not inserted: queue '\(job.queue)' has no row") }
         let id = JobID(inserted)
@@ -157,6 +230,23 @@ extension PostgresJobStore {
                 "INSERT INTO job_tags (tag, job_id) SELECT DISTINCT unnest($1::text[]), $2", [job.tags, inserted])
         }
         return replacing.map { .replaced(id, replacing: $0) } ?? .inserted(id)
+    }
+
+    /// The order key of a new job of `key` on `queue` if the queue is fair (``FairOrder/tag(virtualTime:lastTag:)``),
+    /// recorded as the key's last tag (its row locked until the transaction ends); nil otherwise.
+    private func fairTag(_ session: PostgresSession, queue: String, key: String) async throws -> Int64? {
+        guard let row = try await session.rows("SELECT fairness, fair_time FROM queues WHERE name = $1", [queue]).first,
+            try row.string(0) == Fairness.byKey.rawValue
+        else { return nil }
+        let lastTag = try await session.int64(
+            "SELECT last_tag FROM partition_keys WHERE queue = $1 AND key = $2 FOR UPDATE", [queue, key])
+        let tag = FairOrder.tag(virtualTime: try row.int64(1), lastTag: lastTag)
+        try await session.execute(
+            """
+            INSERT INTO partition_keys (queue, key, last_tag) VALUES ($1, $2, $3)
+            ON CONFLICT (queue, key) DO UPDATE SET last_tag = excluded.last_tag
+            """, [queue, key, tag])
+        return tag
     }
 
     /// The condition under which a job holds its unique key: the WHERE of idx_jobs_unique_key.

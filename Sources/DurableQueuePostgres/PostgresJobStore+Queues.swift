@@ -41,20 +41,21 @@ extension PostgresJobStore {
             """
             INSERT INTO queues (name, mode, concurrency_limit, suspended, throttle_interval_ms, throttle_measured_from,
                                 throttle_mutability, rate_limit_count, rate_limit_window_ms, aging_interval_ms, aging_limit,
-                                partition_limit, created_at, updated_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11, $12, $13, $10, $10)
+                                partition_limit, fairness, created_at, updated_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11, $12, $13, $14, $10, $10)
             ON CONFLICT (name) DO UPDATE SET
                 mode = excluded.mode, concurrency_limit = excluded.concurrency_limit, suspended = excluded.suspended,
                 throttle_interval_ms = excluded.throttle_interval_ms,
                 throttle_measured_from = excluded.throttle_measured_from,
                 throttle_mutability = excluded.throttle_mutability, rate_limit_count = excluded.rate_limit_count,
                 rate_limit_window_ms = excluded.rate_limit_window_ms, aging_interval_ms = excluded.aging_interval_ms,
-                aging_limit = excluded.aging_limit, partition_limit = excluded.partition_limit, updated_at = excluded.updated_at
+                aging_limit = excluded.aging_limit, partition_limit = excluded.partition_limit, fairness = excluded.fairness,
+                updated_at = excluded.updated_at
             """,
             [
                 queue.name, queue.mode.rawValue, queue.concurrencyLimit, queue.isPaused, throttle.interval.milliseconds,
                 throttle.measuredFrom.rawValue, throttle.mutability.rawValue, rate?.count ?? 0, rate?.window.milliseconds ?? 0, now,
-                queue.aging?.every.milliseconds ?? 0, queue.aging?.upTo.rawValue ?? 0, queue.partitionLimit,
+                queue.aging?.every.milliseconds ?? 0, queue.aging?.upTo.rawValue ?? 0, queue.partitionLimit, queue.fairness.rawValue,
             ])
         knownQueues.withLock { _ = $0.insert(queue.name) }
         if let previous, previous.mode != queue.mode {
@@ -66,6 +67,19 @@ extension PostgresJobStore {
                 WHERE id IN (SELECT id FROM jobs WHERE queue = $1 AND state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off', 'waiting')
                              ORDER BY id FOR UPDATE)
                 """, [queue.name])
+        }
+        if queue.fairness == .byKey && previous?.fairness != .byKey {
+            // The first tags follow every job already there.
+            let row = try await session.rows(
+                """
+                SELECT (SELECT max(order_key) FROM jobs
+                        WHERE queue = $1 AND state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off', 'waiting')),
+                       fair_time
+                FROM queues WHERE name = $1
+                """, [queue.name]
+            ).first
+            let moved = FairOrder.virtualTime(try row?.optionalInt64(1) ?? 0, becomingFairAfter: try row?.optionalInt64(0))
+            try await session.execute("UPDATE queues SET fair_time = $2 WHERE name = $1", [queue.name, moved])
         }
         let previousInterval = previous?.throttle?.interval ?? .zero
         if previous != nil, previousInterval != throttle.interval, throttle.mutability != .none {
@@ -114,7 +128,8 @@ extension PostgresJobStore {
         try await session.rows(
             """
             SELECT name, mode, concurrency_limit, suspended, throttle_interval_ms, throttle_measured_from,
-                   throttle_mutability, rate_limit_count, rate_limit_window_ms, aging_interval_ms, aging_limit, partition_limit
+                   throttle_mutability, rate_limit_count, rate_limit_window_ms, aging_interval_ms, aging_limit, partition_limit,
+                   fairness
             FROM queues WHERE $1::text IS NULL OR name = $1 ORDER BY name
             """ + (lock ? " FOR UPDATE" : ""), [name]
         ).map { row in
@@ -127,7 +142,7 @@ extension PostgresJobStore {
                 isPaused: try row.bool(3), throttle: throttle == Throttle(.zero) ? nil : throttle,
                 rateLimit: rateCount > 0 ? RateLimit(rateCount, per: .milliseconds(try row.int64(8))) : nil,
                 aging: try row.int64(9) > 0 ? Aging(every: .milliseconds(try row.int64(9)), upTo: Priority(rawValue: try row.int(10))) : nil,
-                partitionLimit: try row.int(11))
+                partitionLimit: try row.int(11), fairness: Fairness(rawValue: try row.string(12)) ?? .none)
         }
     }
 }

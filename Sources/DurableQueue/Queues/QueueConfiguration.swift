@@ -6,6 +6,17 @@ public enum QueueMode: String, Sendable, Hashable, Codable, CaseIterable {
     case lifo
 }
 
+/// How a queue orders its waiting jobs of equal priority that have different partition keys.
+public enum Fairness: String, Sendable, Hashable, Codable, CaseIterable {
+    /// In the queue's order (FIFO or LIFO), whatever their keys. The default.
+    case none
+    /// The keys take turns (``EnqueueOptions/partitionKey``; jobs without one share a turn), first in
+    /// first out within a key: a key with 100,000 waiting jobs does not hold back one with a single
+    /// job, whose job starts within a turn of the keys. Higher priorities still start first. For
+    /// FIFO queues. Stored as `by_key`.
+    case byKey = "by_key"
+}
+
 /// The settings of one named queue, stored in the `queues` table and shared by every process.
 public struct QueueConfiguration: Sendable, Hashable {
     /// The queue's name, as jobs name it.
@@ -28,6 +39,9 @@ public struct QueueConfiguration: Sendable, Hashable {
     /// process ("one sync per customer"); 0 (the default) for no limit. Jobs without a key are
     /// not limited by it.
     public var partitionLimit: Int
+    /// Whether keys take turns (``Fairness/byKey``) or jobs go in the queue's order regardless of
+    /// their keys (``Fairness/none``, the default). Applies to jobs enqueued from then on.
+    public var fairness: Fairness
 
     /// Whether the queue is paused: the former name of ``isPaused``.
     @available(*, deprecated, renamed: "isPaused")
@@ -39,8 +53,10 @@ public struct QueueConfiguration: Sendable, Hashable {
     /// Creates a configuration; a queue nobody configured has these defaults.
     public init(
         _ name: String, mode: QueueMode = .fifo, concurrencyLimit: Int = 0, isPaused: Bool = false,
-        throttle: Throttle? = nil, rateLimit: RateLimit? = nil, aging: Aging? = nil, partitionLimit: Int = 0
+        throttle: Throttle? = nil, rateLimit: RateLimit? = nil, aging: Aging? = nil, partitionLimit: Int = 0,
+        fairness: Fairness = .none
     ) {
+        self.fairness = fairness
         self.name = name
         self.mode = mode
         self.concurrencyLimit = concurrencyLimit
@@ -70,6 +86,9 @@ public struct QueueConfiguration: Sendable, Hashable {
         if name.isEmpty { throw DurableQueueError.invalidArgument("queue name", "must not be empty") }
         if partitionLimit < 0 {
             throw DurableQueueError.invalidArgument("partitionLimit", "\(partitionLimit) is negative; use 0 for none")
+        }
+        if fairness == .byKey && mode == .lifo {
+            throw DurableQueueError.invalidArgument("fairness", "keys take turns on a FIFO queue; queue '\(name)' is LIFO")
         }
         if concurrencyLimit < 0 {
             throw DurableQueueError.invalidArgument("concurrencyLimit", "\(concurrencyLimit) is negative; use 0 for unlimited")

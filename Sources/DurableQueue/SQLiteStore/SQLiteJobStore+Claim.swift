@@ -42,7 +42,7 @@ extension SQLiteJobStore {
             """
             SELECT name, concurrency_limit, suspended, throttle_measured_from, rate_limit_count, rate_limit_window_ms,
                    next_start_at, throttle_interval_ms, partition_limit,
-                   EXISTS (SELECT 1 FROM jobs WHERE state = 'scheduled' AND run_at <= ?1)
+                   EXISTS (SELECT 1 FROM jobs WHERE state = 'scheduled' AND run_at <= ?1), fairness
             FROM queues ORDER BY name
             """, [now]
         ) { row in
@@ -51,7 +51,7 @@ extension SQLiteJobStore {
                     name: row.string(0), concurrencyLimit: Int(row.int64(1)), suspended: row.int64(2) != 0,
                     measuredFromEnd: row.string(3) == Throttle.Measurement.end.rawValue, rateCount: Int(row.int64(4)),
                     rateWindow: row.int64(5), nextStart: row.int64(6), throttleInterval: row.int64(7),
-                    partitionLimit: Int(row.int64(8))))
+                    partitionLimit: Int(row.int64(8)), fair: row.string(10) == Fairness.byKey.rawValue))
             due = row.int64(9) != 0
         }
         return (queues, due)
@@ -70,6 +70,8 @@ extension SQLiteJobStore {
         var eventCounts: [Int64] = []
         // Running jobs per partition key, read once per key and counting this claim's own.
         var runningByPartition: [String: Int] = [:]
+        // The claimed jobs' order keys: a fair queue's virtual time moves to the latest.
+        var orderKeys: [Int64] = []
         try connection.queryPrefix(Self.nextPendingStatement, [queue]) { row in
             let kind = row.string(1)
             if !request.kinds.contains(kind) { return true }  // left for a process that runs it
@@ -91,6 +93,7 @@ extension SQLiteJobStore {
             job.mayHaveSteps = row.int64(14) > 0
             claimed.append(job)
             eventCounts.append(row.int64(14))
+            orderKeys.append(row.int64(15))
             // A job with a throttle interval is the last claimed: the next start waits for it.
             return claimed.count < slots && job.throttleIntervalMilliseconds == 0
         }
@@ -101,6 +104,11 @@ extension SQLiteJobStore {
                 leaseExpiresAt: now + request.leaseDuration, now: now)
         }
         try recordStarts(claimed, queue: queue, allowance: allowance, now: now)
+        if settings.fair && !claimed.isEmpty {
+            let current = try connection.scalarInt64("SELECT fair_time FROM queues WHERE name = ?", [queue]) ?? 0
+            let moved = FairOrder.virtualTime(current, afterStarting: orderKeys)
+            if moved != current { try connection.execute("UPDATE queues SET fair_time = ? WHERE name = ?", [moved, queue]) }
+        }
         return claimed
     }
 
@@ -150,7 +158,7 @@ extension SQLiteJobStore {
     /// LIMITed subquery with RETURNING built five per claim.
     static let nextPendingStatement = """
         SELECT id, kind, input, priority, attempts, max_attempts, retry_policy, timeout_ms, checkpoint, run_at,
-               throttle_interval_ms, progressed_attempts, trace_context, partition_key, event_count
+               throttle_interval_ms, progressed_attempts, trace_context, partition_key, event_count, order_key
         FROM jobs WHERE queue = ? AND state = 'pending' ORDER BY priority DESC, order_key
         """
 

@@ -23,10 +23,13 @@ extension SQLiteJobStore {
             var outcomes: [EnqueueOutcome] = []
             outcomes.reserveCapacity(jobs.count)
             var index = jobs.startIndex
+            // A fair queue's job takes its key's next tag: inserted on its own.
+            let fairQueues = try Set(jobs.map(\.queue)).filter { try insertSettings(ofQueue: $0, now: now).fair }
             while index < jobs.endIndex {
                 // A run of jobs without unique keys goes in multi-row statements; a job with one
                 // is looked up and inserted on its own, after the jobs before it.
-                let runEnd = jobs[index...].firstIndex { !Self.insertsWithoutLookup($0) } ?? jobs.endIndex
+                let runEnd =
+                    jobs[index...].firstIndex { !Self.insertsWithoutLookup($0) || fairQueues.contains($0.queue) } ?? jobs.endIndex
                 if jobs.count > 1 && runEnd > index {
                     let after = try insertRows(jobs[index..<runEnd], firstID: next, now: now)
                     outcomes += (next..<after).map { .inserted(JobID($0)) }
@@ -49,6 +52,8 @@ extension SQLiteJobStore {
         let lifo: Bool
         /// The throttle interval of a job that sets none.
         let throttleInterval: Int64
+        /// Whether keys take turns: a job's order key is its fair tag (``FairOrder``).
+        let fair: Bool
 
         /// The throttle interval `job` keeps after it runs, and where it came from
         /// (`jobs.throttle_interval_source`).
@@ -92,6 +97,7 @@ extension SQLiteJobStore {
         let state = Self.initialState(of: job, placement: placement, now: now)
         let throttle = queue.throttle(of: job)
         let inserted = try id ?? nextJobID()
+        let orderKey = queue.fair ? try fairTag(queue: job.queue, key: FairOrder.key(of: job.partitionKey)) : queue.lifo ? -inserted : inserted
         // The id is chosen here (the write lock is held) so that the order key can be derived from
         // it: the id on a FIFO queue, minus the id on a LIFO queue.
         try connection.execute(Self.insertStatement) { binder in
@@ -114,7 +120,7 @@ extension SQLiteJobStore {
             binder.bind(placement?.takesPreviousOutput ?? false)
             binder.bind(job.traceContext)
             binder.bind(job.partitionKey)
-            binder.bind(queue.lifo ? -inserted : inserted)
+            binder.bind(orderKey)
             binder.bind(throttle.source)
         }
         // Until this transaction commits, the next id is the one after this job's.
@@ -123,6 +129,20 @@ extension SQLiteJobStore {
         let id = JobID(inserted)
         try insertTags(job.tags, of: inserted)
         return replacing.map { .replaced(id, replacing: $0) } ?? .inserted(id)
+    }
+
+    /// The order key of a new job of `key` on fair queue `queue` (``FairOrder/tag(virtualTime:lastTag:)``),
+    /// recorded as the key's last tag.
+    private func fairTag(queue: String, key: String) throws -> Int64 {
+        let virtualTime = try connection.scalarInt64("SELECT fair_time FROM queues WHERE name = ?", [queue]) ?? 0
+        let lastTag = try connection.scalarInt64("SELECT last_tag FROM partition_keys WHERE queue = ? AND key = ?", [queue, key])
+        let tag = FairOrder.tag(virtualTime: virtualTime, lastTag: lastTag)
+        try connection.execute(
+            """
+            INSERT INTO partition_keys (queue, key, last_tag) VALUES (?1, ?2, ?3)
+            ON CONFLICT (queue, key) DO UPDATE SET last_tag = excluded.last_tag
+            """, [queue, key, tag])
+        return tag
     }
 
     /// Tags job `id` with `tags`, each once.
@@ -140,9 +160,11 @@ extension SQLiteJobStore {
     func insertSettings(ofQueue name: String, now: Int64) throws -> QueueInsertSettings {
         if let known = knownQueueSettings.settings(of: name) { return known }
         try ensureQueueExists(name, now: now)
-        var settings = QueueInsertSettings(lifo: false, throttleInterval: 0)
-        try connection.query("SELECT mode, throttle_interval_ms FROM queues WHERE name = ?", [name]) { row in
-            settings = QueueInsertSettings(lifo: row.string(0) == QueueMode.lifo.rawValue, throttleInterval: row.int64(1))
+        var settings = QueueInsertSettings(lifo: false, throttleInterval: 0, fair: false)
+        try connection.query("SELECT mode, throttle_interval_ms, fairness FROM queues WHERE name = ?", [name]) { row in
+            settings = QueueInsertSettings(
+                lifo: row.string(0) == QueueMode.lifo.rawValue, throttleInterval: row.int64(1),
+                fair: row.string(2) == Fairness.byKey.rawValue)
         }
         knownQueueSettings.remember(settings, of: name)
         return settings

@@ -48,21 +48,22 @@ extension SQLiteJobStore {
             """
             INSERT INTO queues (name, mode, concurrency_limit, suspended, throttle_interval_ms, throttle_measured_from,
                                 throttle_mutability, rate_limit_count, rate_limit_window_ms, aging_interval_ms, aging_limit,
-                                partition_limit, created_at, updated_at)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?11, ?12, ?13, ?10, ?10)
+                                partition_limit, fairness, created_at, updated_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?11, ?12, ?13, ?14, ?10, ?10)
             ON CONFLICT (name) DO UPDATE SET
                 mode = excluded.mode, concurrency_limit = excluded.concurrency_limit, suspended = excluded.suspended,
                 throttle_interval_ms = excluded.throttle_interval_ms,
                 throttle_measured_from = excluded.throttle_measured_from,
                 throttle_mutability = excluded.throttle_mutability, rate_limit_count = excluded.rate_limit_count,
                 rate_limit_window_ms = excluded.rate_limit_window_ms, aging_interval_ms = excluded.aging_interval_ms,
-                aging_limit = excluded.aging_limit, partition_limit = excluded.partition_limit, updated_at = excluded.updated_at
+                aging_limit = excluded.aging_limit, partition_limit = excluded.partition_limit, fairness = excluded.fairness,
+                updated_at = excluded.updated_at
             """,
             [
                 queue.name, queue.mode.rawValue, queue.concurrencyLimit, queue.isPaused,
                 throttle.interval.milliseconds, throttle.measuredFrom.rawValue, throttle.mutability.rawValue,
                 rate?.count ?? 0, rate?.window.milliseconds ?? 0, now, queue.aging?.every.milliseconds ?? 0,
-                queue.aging?.upTo.rawValue ?? 0, queue.partitionLimit,
+                queue.aging?.upTo.rawValue ?? 0, queue.partitionLimit, queue.fairness.rawValue,
             ])
         knownQueues.insert(queue.name)
         knownQueueSettings.forget(queue.name)
@@ -73,6 +74,18 @@ extension SQLiteJobStore {
                 UPDATE jobs SET order_key = -order_key
                 WHERE queue = ? AND state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off', 'waiting')
                 """, [queue.name])
+        }
+        if queue.fairness == .byKey && previous?.fairness != .byKey {
+            // The first tags follow every job already there.
+            let latest = try connection.scalarInt64(
+                """
+                SELECT max(order_key) FROM jobs
+                WHERE queue = ? AND state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off', 'waiting')
+                """, [queue.name])
+            let current = try connection.scalarInt64("SELECT fair_time FROM queues WHERE name = ?", [queue.name]) ?? 0
+            try connection.execute(
+                "UPDATE queues SET fair_time = ? WHERE name = ?",
+                [FairOrder.virtualTime(current, becomingFairAfter: latest), queue.name])
         }
         let previousInterval = previous?.throttle?.interval ?? .zero
         if previous != nil, previousInterval != throttle.interval {
@@ -136,7 +149,8 @@ extension SQLiteJobStore {
         try connection.query(
             """
             SELECT name, mode, concurrency_limit, suspended, throttle_interval_ms, throttle_measured_from,
-                   throttle_mutability, rate_limit_count, rate_limit_window_ms, aging_interval_ms, aging_limit, partition_limit
+                   throttle_mutability, rate_limit_count, rate_limit_window_ms, aging_interval_ms, aging_limit, partition_limit,
+                   fairness
             FROM queues \(clause) ORDER BY name
             """, arguments
         ) { row in
@@ -151,7 +165,7 @@ extension SQLiteJobStore {
                     throttle: throttle == Throttle(.zero) ? nil : throttle,
                     rateLimit: rateCount > 0 ? RateLimit(rateCount, per: .milliseconds(row.int64(8))) : nil,
                     aging: row.int64(9) > 0 ? Aging(every: .milliseconds(row.int64(9)), upTo: Priority(rawValue: Int(row.int64(10)))) : nil,
-                    partitionLimit: Int(row.int64(11))))
+                    partitionLimit: Int(row.int64(11)), fairness: Fairness(rawValue: row.string(12)) ?? .none))
         }
         return result
     }

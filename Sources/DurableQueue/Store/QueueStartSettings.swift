@@ -15,11 +15,14 @@ package struct QueueStartSettings: Sendable, Hashable {
     package var throttleInterval: Int64
     /// The most running jobs of one partition key; 0: no limit.
     package var partitionLimit: Int
+    /// Whether keys take turns (``Fairness/byKey``): the claim moves the queue's virtual time.
+    package var fair: Bool
 
     package init(
         name: String, concurrencyLimit: Int, suspended: Bool, measuredFromEnd: Bool, rateCount: Int, rateWindow: Int64,
-        nextStart: Int64, throttleInterval: Int64, partitionLimit: Int
+        nextStart: Int64, throttleInterval: Int64, partitionLimit: Int, fair: Bool = false
     ) {
+        self.fair = fair
         self.name = name
         self.concurrencyLimit = concurrencyLimit
         self.suspended = suspended

@@ -1,0 +1,76 @@
+import DurableQueueTestSupport
+import Foundation
+import Testing
+
+@testable import DurableQueue
+
+/// Keys take turns on a fair queue (``Fairness/byKey``), on both stores: a key with many waiting
+/// jobs does not hold back keys with one; priorities still come first; the jobs already waiting
+/// when a queue becomes fair keep their places.
+@Suite(.timeLimit(.minutes(2))) struct FairnessTests {
+    /// `count` jobs of key `key` (nil: none) on queue "fair".
+    private func jobs(_ count: Int, key: String?, priority: Priority = .normal) -> [NewJob] {
+        (0..<count).map { _ in
+            var new = job("fair", priority: priority)
+            new.partitionKey = key
+            return new
+        }
+    }
+
+    /// The keys of the next `count` jobs claimed one at a time.
+    private func claimOrder(_ store: any JobStore, _ count: Int, now: Int64) async throws -> [String] {
+        var keys: [String] = []
+        for offset in 0..<count {
+            guard let claimed = try await store.take("fair", now: now + Int64(offset)).first else { break }
+            keys.append(try await store.job(claimed.id).partitionKey ?? "-")
+        }
+        return keys
+    }
+
+    @Test(arguments: StoreBackend.all) func tenKeysWithOneJobEachStartAmongTheFirstElevenAfterAKeyWithTenThousand(
+        _ backend: StoreBackend
+    ) async throws {
+        try await withStore(backend) { store, _ in
+            try await store.configure(QueueConfiguration("fair", fairness: .byKey), now: 1)
+            _ = try await store.enqueue(jobs(10_000, key: "big"), now: 10)
+            for small in 0..<10 { _ = try await store.enqueue(jobs(1, key: "small\(small)"), now: 20) }
+            let order = try await claimOrder(store, 12, now: 1_000)
+            #expect(Set(order.prefix(11)).isSuperset(of: (0..<10).map { "small\($0)" }), "\(order)")
+            #expect(order.filter { $0 == "big" }.count == 2, "\(order)")
+            // A key that comes later takes the next turn too.
+            _ = try await store.enqueue(jobs(1, key: "late"), now: 2_000)
+            #expect(try await claimOrder(store, 2, now: 3_000).contains("late"))
+            #expect(try await store.historyIsConsistent())
+        }
+    }
+
+    @Test(arguments: StoreBackend.all) func prioritiesComeFirstAndJobsWithoutAKeyShareATurn(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ in
+            try await store.configure(QueueConfiguration("fair", fairness: .byKey), now: 1)
+            _ = try await store.enqueue(jobs(3, key: "a") + jobs(3, key: nil) + jobs(3, key: "b"), now: 10)
+            _ = try await store.enqueue(jobs(1, key: "b", priority: .high), now: 20)
+            let order = try await claimOrder(store, 9, now: 1_000)
+            #expect(order.first == "b", "the high-priority job first: \(order)")
+            #expect(Array(order.dropFirst().prefix(6)).sorted() == ["-", "-", "a", "a", "b", "b"], "two turns of each: \(order)")
+        }
+    }
+
+    @Test(arguments: StoreBackend.all) func jobsWaitingBeforeAQueueBecomesFairKeepTheirPlaces(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ in
+            _ = try await store.enqueue(jobs(3, key: "old"), now: 10)
+            try await store.configure(QueueConfiguration("fair", fairness: .byKey), now: 20)
+            _ = try await store.enqueue(jobs(1, key: "new"), now: 30)
+            #expect(try await claimOrder(store, 4, now: 1_000) == ["old", "old", "old", "new"])
+            #expect(try await store.queue(named: "fair")?.fairness == .byKey)
+        }
+    }
+
+    @Test func aLIFOQueueCannotBeFair() async throws {
+        try await withStore { store, _ in
+            let error = await #expect(throws: DurableQueueError.self) {
+                try await store.configure(QueueConfiguration("fair", mode: .lifo, fairness: .byKey), now: 1)
+            }
+            #expect(error?.code == .invalidArgument)
+        }
+    }
+}
