@@ -36,6 +36,8 @@ import Testing
         let first = try JobQueue(path: before + "/jobs.sqlite")
         let http = HTTPJobs(queue: first, checkpointBytes: 16 << 10)
         http.register()
+        // All from one host: the two stalled downloads must not hold back the third.
+        try await http.configureDownloadQueue(perHostLimit: 0)
         let engine = Task { try await first.run() }
         let downloads = try await ["a.bin", "b.bin"].asyncMap { name in
             try await http.download(DownloadRequest(url: server.baseURL + "/files/" + name, directory: before + "/downloads"))
