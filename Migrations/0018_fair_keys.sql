@@ -1,4 +1,4 @@
--- DurableQueue schema, version 18: keys take turns on a fair queue.
+-- DurableQueue schema, version 18: keys take turns on a fair queue; jobs by partition key.
 --
 -- On a queue whose fairness is 'by_key', each job's order key is a tag given at enqueue (start-time
 -- fair queuing): the larger of the queue's virtual time (fair_time: the tag of the latest job it
@@ -15,3 +15,17 @@ CREATE TABLE partition_keys (
     last_tag INTEGER NOT NULL,  -- the order key of the key's latest job on a fair queue
     PRIMARY KEY (queue, key)
 ) STRICT, WITHOUT ROWID;
+
+-- Per queue and partition key, the unfinished jobs in each state (jobs without a key: key NULL).
+CREATE VIEW partition_status AS
+SELECT queue,
+       partition_key                      AS key,
+       coalesce(sum(state = 'scheduled'), 0)  AS scheduled,
+       coalesce(sum(state = 'pending'), 0)    AS pending,
+       coalesce(sum(state = 'blocked'), 0)    AS blocked,
+       coalesce(sum(state = 'running'), 0)    AS running,
+       coalesce(sum(state = 'handed_off'), 0) AS handed_off,
+       coalesce(sum(state = 'waiting'), 0)    AS waiting
+FROM jobs
+WHERE state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off', 'waiting')
+GROUP BY queue, partition_key;

@@ -11,3 +11,17 @@ CREATE TABLE partition_keys (
     last_tag bigint NOT NULL,
     PRIMARY KEY (queue, key)
 );
+
+-- Per queue and partition key, the unfinished jobs in each state (jobs without a key: key NULL).
+CREATE VIEW partition_status AS
+SELECT queue,
+       partition_key                                   AS key,
+       count(*) FILTER (WHERE state = 'scheduled')     AS scheduled,
+       count(*) FILTER (WHERE state = 'pending')       AS pending,
+       count(*) FILTER (WHERE state = 'blocked')       AS blocked,
+       count(*) FILTER (WHERE state = 'running')       AS running,
+       count(*) FILTER (WHERE state = 'handed_off')    AS handed_off,
+       count(*) FILTER (WHERE state = 'waiting')       AS waiting
+FROM jobs
+WHERE state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off', 'waiting')
+GROUP BY queue, partition_key;

@@ -47,6 +47,16 @@ extension JobEvent {
     }
 }
 
+extension KeyCounts {
+    /// The key's unfinished jobs by state, as a JSON object (`key` null for jobs without one).
+    package var json: JSONValue {
+        .object([
+            ("key", .string(key)),
+            ("counts", .object(JobState.allCases.filter { !$0.isTerminal }.map { ($0.rawValue, .int(Int64(self[$0]))) })),
+        ])
+    }
+}
+
 extension StepRecord {
     /// The step as a JSON object, its output embedded as JSON.
     package var json: JSONValue {

@@ -36,4 +36,22 @@ extension PostgresJobStore {
             return counts
         }
     }
+
+    /// The unfinished jobs of queue `name` by partition key.
+    package func keyCounts(queue name: String) async throws -> [KeyCounts] {
+        try await read("count the jobs of queue '\(name)' by key") { session in
+            var byKey: [String?: [JobState: Int]] = [:]
+            for row in try await session.rows(
+                """
+                SELECT partition_key, state, count(*) FROM jobs
+                WHERE queue = $1 AND state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off', 'waiting')
+                GROUP BY partition_key, state
+                """, [name])
+            {
+                byKey[try row.optionalString(0), default: [:]][try JobState(stored: row.string(1))] = try row.int(2)
+            }
+            return KeyCounts.sorted(byKey)
+        }
+    }
 }
+

@@ -185,6 +185,29 @@ private func seed(_ directory: TemporaryDirectory) async throws -> (pending: Job
         #expect(try await store.historyIsConsistent())
     }
 
+    @Test func statusByKeyCountsAQueuesUnfinishedJobsPerPartitionKey() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SQLiteJobStore(path: directory.path("durableq.sqlite"))
+        for key in ["host-a", "host-a", nil, "host-b"] {
+            var new = job("downloads", kind: "download")
+            new.partitionKey = key
+            _ = try await store.enqueue([new], now: 1_000)
+        }
+        _ = try await store.take("downloads")
+        let here = directory.url.path
+
+        let table = try await durableq(["status", "--by-key", "downloads"], in: here)
+        let rows = table.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
+        // KEY SCHEDULED PENDING BLOCKED RUNNING HANDED OFF WAITING
+        #expect(rows.dropFirst().map { Array($0.prefix(5)) } == [["-", "0", "1", "0", "0"], ["host-a", "0", "1", "0", "1"], ["host-b", "0", "1", "0", "0"]], "\(table.stdout)")
+        let json = try await durableq(["status", "--by-key", "downloads", "--json"], in: here).objects()
+        #expect(json.map { $0["key"] as? String } == [nil, "host-a", "host-b"])
+        #expect((json[1]["counts"] as? [String: Int])?["running"] == 1)
+        let unknown = try await durableq(["status", "--by-key", "nope"], in: here)
+        #expect(unknown.status == 1 && unknown.stderr.contains("no queue named 'nope'"), "\(unknown)")
+    }
+
     @Test func badInputIsAUsageErrorOrANamedFailureAndChangesNothing() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -66,4 +66,19 @@ extension SQLiteJobStore {
             return (version, journal, synchronous)
         }
     }
+
+    /// The unfinished jobs of queue `name` by partition key (see ``JobStoreReader/keyCounts(queue:)``).
+    package func keyCounts(queue name: String) throws -> [KeyCounts] {
+        try read("count the jobs of queue '\(name)' by key") {
+            var byKey: [String?: [JobState: Int]] = [:]
+            for state in JobFilter.unfinished.sorted(by: { $0.rawValue < $1.rawValue }) {
+                try connection.query(
+                    "SELECT partition_key, count(*) FROM jobs WHERE queue = ? AND state = ? GROUP BY partition_key",
+                    [name, state.rawValue]
+                ) { row in byKey[row.optionalString(0), default: [:]][state] = Int(row.int64(1)) }
+            }
+            return KeyCounts.sorted(byKey)
+        }
+    }
 }
+

@@ -109,6 +109,26 @@ package struct QueueCounts: Sendable, Hashable {
     }
 }
 
+/// How many unfinished jobs of one partition key of a queue are in each state.
+package struct KeyCounts: Sendable, Hashable {
+    /// The key; nil for the queue's jobs without one.
+    package var key: String?
+    package var counts: [JobState: Int]
+
+    /// The number of jobs in `state` (0 when none).
+    package subscript(state: JobState) -> Int { counts[state] ?? 0 }
+
+    package init(key: String?, counts: [JobState: Int]) {
+        self.key = key
+        self.counts = counts
+    }
+
+    /// `counts` by key as a list: the jobs without a key first, then by key.
+    package static func sorted(_ counts: [String?: [JobState: Int]]) -> [KeyCounts] {
+        counts.map { KeyCounts(key: $0.key, counts: $0.value) }.sorted { ($0.key ?? "") < ($1.key ?? "") || $0.key == nil && $1.key != nil }
+    }
+}
+
 /// One queue's settings, job counts and throttle state, for status displays.
 package struct QueueStatus: Sendable, Hashable {
     package var configuration: QueueConfiguration

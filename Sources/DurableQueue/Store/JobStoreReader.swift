@@ -24,6 +24,10 @@ package protocol JobStoreReader: AnyObject, Sendable {
     /// Every queue's settings, job counts and next allowed start.
     func queueStatuses() async throws -> [QueueStatus]
 
+    /// The unfinished jobs of queue `name` by partition key (the unkeyed ones first), each state
+    /// counted through its own index.
+    func keyCounts(queue name: String) async throws -> [KeyCounts]
+
     /// Every queue's name, sorted: a short read that counts no jobs.
     func queueNames() async throws -> [String]
 

@@ -11,14 +11,40 @@ struct Status: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var output: OutputOptions
 
+    @Option(name: .customLong("by-key"), help: ArgumentHelp("Show queue QUEUE's unfinished jobs by partition key instead.", valueName: "queue"))
+    var byKey: String?
+
     func run() async throws {
         let queue = try await database.openForReading()
+        if let name = byKey {
+            guard try await queue.reader.queue(named: name) != nil else {
+                throw CommandFailure(message: "there is no queue named '\(name)' in \(queue.location)")
+            }
+            let keys = try await queue.reader.keyCounts(queue: name)
+            if output.json {
+                JSONValue.array(keys.map(\.json)).print()
+            } else {
+                for line in Self.lines(keys) { Terminal.print(line) }
+            }
+            return
+        }
         let statuses = try await queue.reader.queueStatuses()
         if output.json {
             JSONValue.array(statuses.map(\.json)).print()
         } else {
             for line in Self.lines(statuses, now: Date().millisecondsSince1970) { Terminal.print(line) }
         }
+    }
+
+    /// The unfinished states, in the order the tables show them.
+    static let unfinishedColumns: [JobState] = [.scheduled, .pending, .blocked, .running, .handedOff, .waiting]
+
+    /// The by-key table as lines of text: a row per partition key (`-` for jobs without one).
+    static func lines(_ keys: [KeyCounts]) -> [String] {
+        guard !keys.isEmpty else { return ["no unfinished jobs"] }
+        var table = Table(header: ["KEY", "SCHEDULED", "PENDING", "BLOCKED", "RUNNING", "HANDED OFF", "WAITING"])
+        for key in keys { table.rows.append([key.key ?? "-"] + unfinishedColumns.map { String(key[$0]) }) }
+        return table.lines
     }
 
     /// The status table as lines of text.

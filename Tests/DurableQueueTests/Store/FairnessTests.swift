@@ -79,6 +79,25 @@ import Testing
         }
     }
 
+    /// What waits and runs per key: the store's counts (for `durableq status --by-key`) and the
+    /// `partition_status` view agree.
+    @Test(arguments: StoreBackend.all) func jobsAreCountedByKey(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ in
+            _ = try await store.enqueue(jobs(2, key: "a") + jobs(1, key: nil) + jobs(2, key: "b"), now: 10)
+            _ = try await store.take("fair", limit: 1, now: 1_000)
+            let counts = try await store.keyCounts(queue: "fair")
+            #expect(counts.map(\.key) == [nil, "a", "b"])
+            #expect(counts.map { [$0[.pending], $0[.running]] } == [[1, 0], [1, 1], [2, 0]], "\(counts)")
+            let rows = try await store.transaction(now: 2_000) { tx, _ in
+                try tx.query("SELECT key, pending, running FROM partition_status WHERE queue = 'fair' ORDER BY key", [])
+            }
+            // Keyed rows first (NULL sorts last on PostgreSQL, first on SQLite: compare as a set).
+            let view = Set(rows.map { "\($0[0].text ?? "-") \($0[1].integer ?? -1) \($0[2].integer ?? -1)" })
+            #expect(view == ["a 1 1", "b 2 0", "- 1 0"], "\(rows)")
+            #expect(try await store.keyCounts(queue: "none").isEmpty)
+        }
+    }
+
     @Test func aLIFOQueueCannotBeFair() async throws {
         try await withStore { store, _ in
             let error = await #expect(throws: DurableQueueError.self) {
