@@ -93,6 +93,29 @@ struct Workloads {
         return try await timeDrain(path, workload: "drain")
     }
 
+    /// N prefilled jobs over N / 10 partition keys (ten each) on a queue whose keys take turns
+    /// (``Fairness/byKey``), the file reopened, drained by the engine. `interleaved`: the keys'
+    /// jobs were enqueued in turn (the fair order is the table's order); else key by key (the fair
+    /// order visits the table's rows ten apart).
+    func drainFair(interleaved: Bool) async throws -> Measurement {
+        let path = freshPath("fair")
+        let queue = try await open(path)
+        try await queue.configure(QueueConfiguration("default", fairness: .byKey))
+        let keys = max(1, n / 10)
+        if interleaved {
+            for index in 0..<n {
+                _ = try await queue.enqueue(NoOpJob.self, NoOpJob.Input(index), options: EnqueueOptions(partitionKey: "key-\(index % keys)"))
+            }
+        } else {
+            for key in 0..<keys {
+                let inputs = (key * 10..<min(n, key * 10 + 10)).map(NoOpJob.Input.init)
+                guard !inputs.isEmpty else { break }
+                _ = try await queue.enqueue(NoOpJob.self, batch: inputs, options: EnqueueOptions(partitionKey: "key-\(key)"))
+            }
+        }
+        return try await timeDrain(path, workload: interleaved ? "drain_fair_interleaved" : "drain_fair_key_by_key")
+    }
+
     /// N jobs enqueued to run a moment later, drained once all are due: each is promoted from
     /// `scheduled` to `pending` (with its history row) before it is claimed, as a delayed job or a
     /// retry is.
