@@ -19,6 +19,14 @@ extension Dashboard {
             }
             return .html(JobPage(job: job, history: history, steps: steps, actionsEnabled: guardMiddleware.isAuthorized(request)).render())
         }
+        router.get("/queues/:name/keys") { request, context -> Response in
+            let name = try RequestValues.queueName(context)
+            let (configuration, keys) = try await queueKeys(name)
+            return .html(KeysPage(queue: configuration, keys: keys, actionsEnabled: guardMiddleware.isAuthorized(request)).render())
+        }
+        router.get("/api/queues/:name/keys") { _, context -> Response in
+            .json(.array(try await queueKeys(try RequestValues.queueName(context)).1.map(\.json)))
+        }
         router.get("/groups/:id") { request, context -> Response in
             let id = try RequestValues.groupID(context)
             let group = try await reading { try await queue.reader.groupResult(id) }
@@ -60,6 +68,16 @@ extension Dashboard {
             return try await body()
         } catch let error as DurableQueueError {
             throw DashboardFailure(error)
+        }
+    }
+
+    /// Queue `name`'s settings and its unfinished jobs by partition key.
+    private func queueKeys(_ name: String) async throws -> (QueueConfiguration, [KeyCounts]) {
+        try await reading {
+            guard let configuration = try await queue.reader.queue(named: name) else {
+                throw DashboardFailure(.notFound, "there is no queue named '\(name)'")
+            }
+            return (configuration, try await queue.reader.keyCounts(queue: name))
         }
     }
 

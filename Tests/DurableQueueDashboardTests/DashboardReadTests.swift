@@ -17,6 +17,24 @@ private struct HandOffToSession: Job {
 
 /// The dashboard's pages and their JSON twins, read over HTTP from a real server on 127.0.0.1.
 @Suite(.timeLimit(.minutes(2))) struct DashboardReadTests {
+    @Test(arguments: StoreBackend.all) func aQueueShowsItsJobsByKey(_ backend: StoreBackend) async throws {
+        try await DashboardFixture.with(backend) { fixture in
+            try await fixture.workers.configure(QueueConfiguration("sync", partitionLimit: 1, fairness: .byKey))
+            for key in ["acme", "acme", "globex"] {
+                _ = try await fixture.workers.enqueue(
+                    Echo.self, key, options: EnqueueOptions(queue: "sync", delay: .seconds(3600), partitionKey: key))
+            }
+            #expect(try await fixture.send("/").body.contains("href=\"/queues/sync/keys\""))
+            let page = try await fixture.send("/queues/sync/keys")
+            #expect(page.status == 200)
+            #expect(page.body.contains("keys take turns") && page.body.contains("<td>acme</td>"), "\(page.body)")
+            let keys = try #require(try await fixture.send("/api/queues/sync/keys").json() as? [[String: Any]])
+            #expect(keys.map { $0["key"] as? String } == ["acme", "globex"])
+            #expect(keys.map { ($0["counts"] as? [String: Int])?["scheduled"] } == [2, 1])
+            #expect(try await fixture.send("/queues/nope/keys").status == 404)
+        }
+    }
+
     @Test(arguments: StoreBackend.all) func queuesShowTheirCountsByStateAsJSONAndAsAPage(_ backend: StoreBackend) async throws {
         try await DashboardFixture.with(backend) { fixture in
             let mail = EnqueueOptions(queue: "mail")
