@@ -117,18 +117,14 @@ extension PostgresJobStore {
         if !claimed.isEmpty && (queue.isLimited || claimed.contains(where: { $0.throttleIntervalMilliseconds > 0 })) {
             try await recordStarts(session, claimed, queue: settings, now: request.now)
         }
-        if settings.fair && !claimed.isEmpty {
+        if settings.fair, let moved = FairOrder.virtualTime(afterStarting: try ordered.map { try $0.0.int64(12) }) {
             // Without waiting: a claim elsewhere holding the row moves the virtual time itself, and
             // a time left a little behind only lets a new key's first job start a turn sooner.
-            let current = try await session.int64("SELECT fair_time FROM queues WHERE name = $1", [queue.name]) ?? 0
-            let moved = FairOrder.virtualTime(current, afterStarting: try ordered.map { try $0.0.int64(12) })
-            if moved != current {
-                try await session.execute(
-                    """
-                    UPDATE queues SET fair_time = greatest(fair_time, $2)
-                    WHERE name = (SELECT name FROM queues WHERE name = $1 FOR UPDATE SKIP LOCKED)
-                    """, [queue.name, moved])
-            }
+            try await session.execute(
+                """
+                UPDATE queues SET fair_time = $2
+                WHERE name = (SELECT name FROM queues WHERE name = $1 AND fair_time < $2 FOR UPDATE SKIP LOCKED)
+                """, [queue.name, moved])
         }
         return claimed
     }

@@ -16,9 +16,10 @@ package enum FairOrder {
         max(virtualTime, lastTag ?? virtualTime) + step
     }
 
-    /// The queue's virtual time after it started jobs tagged `started`.
-    package static func virtualTime(_ current: Int64, afterStarting started: [Int64]) -> Int64 {
-        max(current, started.max() ?? current)
+    /// The virtual time a claim that started jobs tagged `started` moves its queue to (the store
+    /// writes it only over an earlier time: the virtual time never goes back); nil when none started.
+    package static func virtualTime(afterStarting started: [Int64]) -> Int64? {
+        started.max()
     }
 
     /// The virtual time of a queue that becomes fair when its unfinished jobs' largest order key is

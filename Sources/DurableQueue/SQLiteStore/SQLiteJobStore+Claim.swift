@@ -104,10 +104,8 @@ extension SQLiteJobStore {
                 leaseExpiresAt: now + request.leaseDuration, now: now)
         }
         try recordStarts(claimed, queue: queue, allowance: allowance, now: now)
-        if settings.fair && !claimed.isEmpty {
-            let current = try connection.scalarInt64("SELECT fair_time FROM queues WHERE name = ?", [queue]) ?? 0
-            let moved = FairOrder.virtualTime(current, afterStarting: orderKeys)
-            if moved != current { try connection.execute("UPDATE queues SET fair_time = ? WHERE name = ?", [moved, queue]) }
+        if settings.fair, let moved = FairOrder.virtualTime(afterStarting: orderKeys) {
+            try connection.execute("UPDATE queues SET fair_time = ?2 WHERE name = ?1 AND fair_time < ?2", [queue, moved])
         }
         return claimed
     }

@@ -125,7 +125,7 @@ package struct KeyCounts: Sendable, Hashable {
 
     /// `counts` by key as a list: the jobs without a key first, then by key.
     package static func sorted(_ counts: [String?: [JobState: Int]]) -> [KeyCounts] {
-        counts.map { KeyCounts(key: $0.key, counts: $0.value) }.sorted { ($0.key ?? "") < ($1.key ?? "") || $0.key == nil && $1.key != nil }
+        counts.map { KeyCounts(key: $0.key, counts: $0.value) }.sorted { ($0.key == nil ? 0 : 1, $0.key ?? "") < ($1.key == nil ? 0 : 1, $1.key ?? "") }
     }
 }
 
