@@ -74,6 +74,7 @@ let package = Package(
                 .embedInCode("0016_job_steps.sql"),
                 .embedInCode("0017_signals.sql"),
                 .embedInCode("0018_fair_keys.sql"),
+                .embedInCode("0019_key_limits.sql"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -148,6 +149,7 @@ let package = Package(
                 .embedInCode("0007_lighter_enqueue.sql"), .embedInCode("0008_group_children_by_state.sql"),
                 .embedInCode("0009_handed_off.sql"), .embedInCode("0010_job_steps.sql"),
                 .embedInCode("0011_signals.sql"), .embedInCode("0012_fair_keys.sql"),
+                .embedInCode("0013_key_limits.sql"),
             ],
             swiftSettings: swiftSettings
         ),

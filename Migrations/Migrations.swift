@@ -47,6 +47,7 @@ package enum SchemaMigrations {
         SchemaMigration(version: 16, name: "0016_job_steps", bytes: PackageResources._016_job_steps_sql),
         SchemaMigration(version: 17, name: "0017_signals", bytes: PackageResources._017_signals_sql),
         SchemaMigration(version: 18, name: "0018_fair_keys", bytes: PackageResources._018_fair_keys_sql),
+        SchemaMigration(version: 19, name: "0019_key_limits", bytes: PackageResources._019_key_limits_sql),
     ]
 
     /// The newest schema version this build knows.

@@ -42,6 +42,27 @@ public struct QueueConfiguration: Sendable, Hashable {
     /// Whether keys take turns (``Fairness/byKey``) or jobs go in the queue's order regardless of
     /// their keys (``Fairness/none``, the default). Applies to jobs enqueued from then on.
     public var fairness: Fairness
+    /// The least time between two starts of the same partition key (from the previous start or
+    /// end), over every process; nil (the default) for none. See ``KeyLimits``.
+    public var keyThrottle: Throttle?
+    /// The most starts of one partition key per sliding window, over every process; nil (the
+    /// default) for none. See ``KeyLimits``.
+    public var keyRateLimit: RateLimit?
+    /// The limits of some keys (tiers), replacing the queue's ``keyLimits`` for them: by exact key
+    /// (`"acme"`) or by prefix (`"premium:*"`); the most specific pattern wins (an exact key, then
+    /// the longest prefix). Stored in the `key_limits` table; change them at run time with
+    /// ``JobQueue/updateConfiguration(of:_:)``, `durableq key-limits` or the dashboard.
+    public var keyOverrides: [String: KeyLimits]
+
+    /// The limits of a key no override names: ``partitionLimit``, ``keyThrottle`` and ``keyRateLimit``.
+    public var keyLimits: KeyLimits {
+        get { KeyLimits(concurrencyLimit: partitionLimit, throttle: keyThrottle, rateLimit: keyRateLimit) }
+        set {
+            partitionLimit = newValue.concurrencyLimit
+            keyThrottle = newValue.throttle
+            keyRateLimit = newValue.rateLimit
+        }
+    }
 
     /// Whether the queue is paused: the former name of ``isPaused``.
     @available(*, deprecated, renamed: "isPaused")
@@ -54,9 +75,13 @@ public struct QueueConfiguration: Sendable, Hashable {
     public init(
         _ name: String, mode: QueueMode = .fifo, concurrencyLimit: Int = 0, isPaused: Bool = false,
         throttle: Throttle? = nil, rateLimit: RateLimit? = nil, aging: Aging? = nil, partitionLimit: Int = 0,
-        fairness: Fairness = .none
+        fairness: Fairness = .none, keyThrottle: Throttle? = nil, keyRateLimit: RateLimit? = nil,
+        keyOverrides: [String: KeyLimits] = [:]
     ) {
         self.fairness = fairness
+        self.keyThrottle = keyThrottle
+        self.keyRateLimit = keyRateLimit
+        self.keyOverrides = keyOverrides
         self.name = name
         self.mode = mode
         self.concurrencyLimit = concurrencyLimit
@@ -78,7 +103,8 @@ public struct QueueConfiguration: Sendable, Hashable {
             aging: aging, partitionLimit: partitionLimit)
     }
 
-    /// Throws `invalidArgument` for an empty name, a negative limit or interval, or an empty rate limit.
+    /// Throws `invalidArgument` for an empty name, a negative limit or interval, an empty rate limit,
+    /// or a key pattern that is empty or has a `*` other than at its end.
     package func validate() throws {
         try throttle?.validate()
         try rateLimit?.validate()
@@ -86,6 +112,11 @@ public struct QueueConfiguration: Sendable, Hashable {
         if name.isEmpty { throw DurableQueueError.invalidArgument("queue name", "must not be empty") }
         if partitionLimit < 0 {
             throw DurableQueueError.invalidArgument("partitionLimit", "\(partitionLimit) is negative; use 0 for none")
+        }
+        try keyLimits.validate()
+        for (pattern, limits) in keyOverrides {
+            try KeyPattern.validate(pattern)
+            try limits.validate()
         }
         if fairness == .byKey && mode == .lifo {
             throw DurableQueueError.invalidArgument("fairness", "keys take turns on a FIFO queue; queue '\(name)' is LIFO")

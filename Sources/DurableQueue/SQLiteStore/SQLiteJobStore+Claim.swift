@@ -42,16 +42,22 @@ extension SQLiteJobStore {
             """
             SELECT name, concurrency_limit, suspended, throttle_measured_from, rate_limit_count, rate_limit_window_ms,
                    next_start_at, throttle_interval_ms, partition_limit,
-                   EXISTS (SELECT 1 FROM jobs WHERE state = 'scheduled' AND run_at <= ?1), fairness
+                   EXISTS (SELECT 1 FROM jobs WHERE state = 'scheduled' AND run_at <= ?1), fairness,
+                   key_throttle_interval_ms, key_throttle_measured_from, key_rate_limit_count, key_rate_limit_window_ms,
+                   EXISTS (SELECT 1 FROM key_limits WHERE queue = name)
             FROM queues ORDER BY name
             """, [now]
         ) { row in
+            let keyLimits = KeyLimits(
+                stored: 0, throttleInterval: row.int64(11), measuredFrom: row.string(12), rateCount: Int(row.int64(13)),
+                rateWindow: row.int64(14))
             queues.append(
                 QueueStartSettings(
                     name: row.string(0), concurrencyLimit: Int(row.int64(1)), suspended: row.int64(2) != 0,
                     measuredFromEnd: row.string(3) == Throttle.Measurement.end.rawValue, rateCount: Int(row.int64(4)),
                     rateWindow: row.int64(5), nextStart: row.int64(6), throttleInterval: row.int64(7),
-                    partitionLimit: Int(row.int64(8)), fair: row.string(10) == Fairness.byKey.rawValue))
+                    partitionLimit: Int(row.int64(8)), fair: row.string(10) == Fairness.byKey.rawValue,
+                    keyThrottle: keyLimits.throttle, keyRateLimit: keyLimits.rateLimit, hasKeyOverrides: row.int64(15) != 0))
             due = row.int64(9) != 0
         }
         return (queues, due)
@@ -68,19 +74,22 @@ extension SQLiteJobStore {
         var claimed: [ClaimedJob] = []
         // Each claimed job's event count before the claim, for its history row's number.
         var eventCounts: [Int64] = []
-        // Running jobs per partition key, read once per key and counting this claim's own.
-        var runningByPartition: [String: Int] = [:]
+        // Each key's limits, what was read of it and what this claim started of it.
+        var keys = KeyWalk(
+            defaults: settings.keyLimits, overrides: settings.hasKeyOverrides ? try keyOverrides(of: queue) : [:], now: now)
+        let keysLimited = keys.isActive
         // The claimed jobs' order keys: a fair queue's virtual time moves to the latest.
         var orderKeys: [Int64] = []
         try connection.queryPrefix(Self.nextPendingStatement, [queue]) { row in
             let kind = row.string(1)
             if !request.kinds.contains(kind) { return true }  // left for a process that runs it
             if !request.excluding.isEmpty, request.excluding.contains(JobID(row.int64(0))) { return true }  // still running there
-            if allowance.settings.partitionLimit > 0, let partition = row.optionalString(13) {
-                let running = try runningByPartition[partition] ?? runningJobs(queue: queue, partition: partition)
-                // Its partition is full: the walk goes on to other partitions' jobs.
-                guard running < allowance.settings.partitionLimit else { return true }
-                runningByPartition[partition] = running + 1
+            if keysLimited, let key = row.optionalString(13) {
+                switch try keys.admit(key, read: { try keyState(queue: queue, key: key, limits: $0) }) {
+                case .start: break
+                case .skip: return true  // its key may not start more now: the walk goes on to other keys' jobs
+                case .stop: return false
+                }
             }
             var job = ClaimedJob(
                 id: JobID(row.int64(0)), queue: queue, kind: kind, input: row.string(2),
@@ -104,6 +113,7 @@ extension SQLiteJobStore {
                 leaseExpiresAt: now + request.leaseDuration, now: now)
         }
         try recordStarts(claimed, queue: queue, allowance: allowance, now: now)
+        try recordKeyStarts(keys.records, queue: queue)
         if settings.fair, let moved = FairOrder.virtualTime(afterStarting: orderKeys) {
             try connection.execute("UPDATE queues SET fair_time = ?2 WHERE name = ?1 AND fair_time < ?2", [queue, moved])
         }
@@ -165,9 +175,44 @@ extension SQLiteJobStore {
         SELECT count(*) FROM jobs WHERE queue = ?1 AND partition_key = ?2 AND state = 'running' AND partition_key IS NOT NULL
         """
 
-    /// How many jobs of `partition` of `queue` run, over every process (inside the claim's transaction).
-    private func runningJobs(queue: String, partition: String) throws -> Int {
-        Int(try connection.scalarInt64(Self.runningInPartitionStatement, [queue, partition]) ?? 0)
+    /// What a claim needs of `key` of `queue` under `limits`: its running jobs if they are limited
+    /// (through idx_jobs_running), its next allowed start and recent starts if it is throttled or
+    /// rate-limited (its partition_keys row), inside the claim's transaction.
+    private func keyState(queue: String, key: String, limits: KeyLimits) throws -> KeyState {
+        var state = KeyState()
+        if limits.runningLimit > 0 {
+            state.running = Int(try connection.scalarInt64(Self.runningInPartitionStatement, [queue, key]) ?? 0)
+        }
+        if limits.needsStartRecord {
+            try connection.query(Self.keyStartsStatement, [queue, key]) { row in
+                state.nextStart = row.int64(0)
+                state.recentStarts = Self.times(fromJSON: row.string(1))
+            }
+        }
+        return state
+    }
+
+    /// Key `?2` of queue `?1`'s next allowed start and recent starts: a search of its primary key.
+    static let keyStartsStatement = "SELECT next_start_at, recent_starts FROM partition_keys WHERE queue = ?1 AND key = ?2"
+
+    /// Stores what `records` say of `queue`'s keys whose jobs a claim started: the later next start,
+    /// the gap after each end, the recent starts.
+    private func recordKeyStarts(_ records: [KeyStartRecord], queue: String) throws {
+        for record in records {
+            try connection.execute(
+                """
+                INSERT INTO partition_keys (queue, key, last_tag, next_start_at, end_gap_ms, recent_starts)
+                VALUES (?1, ?2, 0, ?3, ?4, ?5)
+                ON CONFLICT (queue, key) DO UPDATE SET
+                    next_start_at = max(next_start_at, excluded.next_start_at), end_gap_ms = excluded.end_gap_ms,
+                    recent_starts = excluded.recent_starts
+                """, [queue, record.key, record.nextStart, record.endGap, Self.jsonArray(record.recentStarts)])
+        }
+    }
+
+    /// The times of a JSON array of integers as the store writes them (`[1, 2]`).
+    static func times(fromJSON text: String) -> [Int64] {
+        text.dropFirst().dropLast().split(separator: ",").compactMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
     }
 
     /// Moves scheduled jobs whose time has come to `pending`, with their event rows; called once a
@@ -207,14 +252,16 @@ extension SQLiteJobStore {
     ) { "?\(2 + $0)" }
 
     /// The earliest time after `now` when a claim may find more to start: the next scheduled job's
-    /// run-at time or a queue's next allowed start (throttle, rate limit); nil if neither is ahead.
+    /// run-at time, or a queue's or a key's next allowed start (throttle, rate limit); nil if none is ahead.
     package func earliestWake(after now: Int64) throws -> Int64? {
         try read("find when the next job may start") {
             try connection.scalarInt64(
                 """
                 SELECT min(at) FROM (SELECT min(run_at) AS at FROM jobs WHERE state = 'scheduled'
                                      UNION ALL
-                                     SELECT min(next_start_at) FROM queues WHERE next_start_at > ?)
+                                     SELECT min(next_start_at) FROM queues WHERE next_start_at > ?1
+                                     UNION ALL
+                                     SELECT min(next_start_at) FROM partition_keys WHERE next_start_at > 0 AND next_start_at > ?1)
                 """, [now])
         }
     }
@@ -223,5 +270,10 @@ extension SQLiteJobStore {
     static func jsonArray(_ strings: [String]) -> String {
         // Encoding an array of strings cannot fail.
         (try? JSONTextEncoder.encode(strings)) ?? "[]"
+    }
+
+    /// `times` as a JSON array (`[1,2]`).
+    static func jsonArray(_ times: [Int64]) -> String {
+        "[" + times.map(String.init).joined(separator: ",") + "]"
     }
 }

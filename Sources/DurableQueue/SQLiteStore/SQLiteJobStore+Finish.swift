@@ -34,7 +34,7 @@ extension SQLiteJobStore {
                     let (state, event) = try record(attempt, row: row, eventCount: eventCount, now: now)
                     recorded[attempt.id] = state
                     events.append(event)
-                    try recordEnd(queue: row.queue, interval: row.throttleInterval, now: now)
+                    try recordEnd(queue: row.queue, interval: row.throttleInterval, key: row.partitionKey, now: now)
                     guard state.isTerminal, cacheInUse || row.group != nil else { continue }
                     // What depends on the job changes with it, after its history row.
                     try appendEvents(events)
@@ -60,7 +60,7 @@ extension SQLiteJobStore {
                 id: JobID(found.int64(0)), state: try JobState(stored: found.string(1)), owner: found.optionalString(2),
                 attempts: Int(found.int64(3)), maxAttempts: found.optionalInt(4), cancelRequested: found.int64(5) != 0,
                 queue: found.string(6), throttleInterval: found.int64(7), group: found.optionalInt64(8).map { GroupID($0) },
-                progressed: Int(found.int64(9)))
+                progressed: Int(found.int64(9)), partitionKey: found.optionalString(11))
             rows.append((row, found.int64(10)))
         }
         return rows
@@ -70,7 +70,7 @@ extension SQLiteJobStore {
     private static let endingRowsStatements = multiRowTexts(
         """
         SELECT id, state, lease_owner, attempts, max_attempts, cancel_requested, queue, throttle_interval_ms, group_id,
-               progressed_attempts, event_count
+               progressed_attempts, event_count, partition_key
         FROM jobs WHERE id IN (
         """, tail: ")"
     ) { "?\(1 + $0)" }

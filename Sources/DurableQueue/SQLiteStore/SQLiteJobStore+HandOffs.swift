@@ -25,7 +25,7 @@ extension SQLiteJobStore {
                     reason: HandOffRule.reason(target, state: state, now: now), worker: owner, seq: eventCount + 1)
             ])
             if state.isTerminal {
-                try recordEnd(queue: row.queue, interval: row.throttleInterval, now: now)
+                try recordEnd(queue: row.queue, interval: row.throttleInterval, key: row.partitionKey, now: now)
                 try jobEnded(attempt.job, group: row.group, now: now)
             }
             return state
@@ -55,7 +55,7 @@ extension SQLiteJobStore {
             let ending = FinishedAttempt(attempt, owner: reporter, outcome: outcome)
             let (state, event) = try record(ending, row: row, eventCount: eventCount, now: now, from: .handedOff)
             try appendEvents([event])
-            try recordEnd(queue: row.queue, interval: row.throttleInterval, now: now)
+            try recordEnd(queue: row.queue, interval: row.throttleInterval, key: row.partitionKey, now: now)
             if state.isTerminal { try jobEnded(attempt.job, group: row.group, now: now) }
             return .recorded(state)
         }

@@ -38,11 +38,11 @@ extension SQLiteJobStore {
     /// flag are read in the same transaction, so a job that finished meanwhile is left alone.
     package func recoverExpiredLeases(now: Int64, deadOwners: [String] = []) throws -> [RecoveredJob] {
         try write("recover jobs with expired leases") {
-            var expired: [(lease: ExpiredLease, queue: String, throttleInterval: Int64)] = []
+            var expired: [(lease: ExpiredLease, queue: String, throttleInterval: Int64, key: String?)] = []
             try connection.query(
                 """
                 SELECT id, attempts - progressed_attempts, max_attempts, cancel_requested, lease_owner, queue,
-                       throttle_interval_ms, attempts
+                       throttle_interval_ms, attempts, partition_key
                 FROM jobs
                 WHERE state = 'running'
                   AND (lease_expires_at < ?1 OR lease_owner IN (SELECT value FROM json_each(?2)))
@@ -51,14 +51,14 @@ extension SQLiteJobStore {
                 let lease = ExpiredLease(
                     id: JobID(row.int64(0)), owner: row.optionalString(4), attempts: Int(row.int64(7)),
                     countedAttempts: Int(row.int64(1)), maxAttempts: row.optionalInt(2), cancelRequested: row.int64(3) != 0)
-                expired.append((lease, row.string(5), row.int64(6)))
+                expired.append((lease, row.string(5), row.int64(6), row.optionalString(8)))
             }
             try connection.query(Self.passedHandOffDeadlines, [now]) { row in
                 let target = HandOffTarget(carrier: row.string(4), reference: row.string(8), deadline: row.optionalInt64(9))
                 let lease = ExpiredLease(
                     id: JobID(row.int64(0)), owner: nil, attempts: Int(row.int64(7)), countedAttempts: Int(row.int64(1)),
                     maxAttempts: row.optionalInt(2), cancelRequested: row.int64(3) != 0, handOff: target)
-                expired.append((lease, row.string(5), row.int64(6)))
+                expired.append((lease, row.string(5), row.int64(6), row.optionalString(10)))
             }
             return try expired.map { job in
                 let id = job.lease.id
@@ -73,7 +73,7 @@ extension SQLiteJobStore {
                 try appendEvent(
                     id, now: now, from: job.lease.handOff == nil ? .running : .handedOff, to: verdict.state,
                     attempt: job.lease.attempts, reason: verdict.reason, worker: job.lease.owner)
-                try recordEnd(queue: job.queue, interval: job.throttleInterval, now: now)
+                try recordEnd(queue: job.queue, interval: job.throttleInterval, key: job.key, now: now)
                 if verdict.state.isTerminal { try jobEnded(id, now: now) }
                 return RecoveredJob(id: id, previousOwner: job.lease.owner, state: verdict.state, handOff: job.lease.handOff)
             }
@@ -90,7 +90,7 @@ extension SQLiteJobStore {
             var released: [AttemptID] = []
             for attempt in attempts {
                 let id = attempt.job
-                var row: (attempts: Int, cancel: Bool, queue: String, throttleInterval: Int64, eventCount: Int64)?
+                var row: (attempts: Int, cancel: Bool, queue: String, throttleInterval: Int64, eventCount: Int64, key: String?)?
                 try connection.query(
                     """
                     UPDATE jobs SET state = CASE cancel_requested WHEN 1 THEN ?5 ELSE ?6 END,
@@ -101,11 +101,13 @@ extension SQLiteJobStore {
                                     finished_at = CASE cancel_requested WHEN 1 THEN ?3 END, updated_at = ?3,
                                     event_count = event_count + 1
                     WHERE id = ?1 AND state = 'running' AND lease_owner = ?2 AND attempts = ?4
-                    RETURNING attempts, cancel_requested, queue, throttle_interval_ms, event_count
+                    RETURNING attempts, cancel_requested, queue, throttle_interval_ms, event_count, partition_key
                     """,
                     [id.rawValue, owner, now, attempt.number, GiveBack.state(cancelRequested: true).rawValue,
                      GiveBack.state(cancelRequested: false).rawValue]
-                ) { found in row = (Int(found.int64(0)), found.int64(1) != 0, found.string(2), found.int64(3), found.int64(4)) }
+                ) { found in
+                    row = (Int(found.int64(0)), found.int64(1) != 0, found.string(2), found.int64(3), found.int64(4), found.optionalString(5))
+                }
                 guard let row else { continue }
                 let state = GiveBack.state(cancelRequested: row.cancel)
                 try appendEvents([
@@ -113,7 +115,7 @@ extension SQLiteJobStore {
                         job: id, at: now, from: .running, to: state, attempt: row.attempts,
                         reason: reason, worker: owner, seq: row.eventCount)
                 ])
-                try recordEnd(queue: row.queue, interval: row.throttleInterval, now: now)
+                try recordEnd(queue: row.queue, interval: row.throttleInterval, key: row.key, now: now)
                 if state.isTerminal { try jobEnded(id, now: now) }
                 released.append(attempt)
             }
@@ -124,7 +126,7 @@ extension SQLiteJobStore {
     /// The handed-off jobs whose deadline is before `?1`, as recovery reads them.
     static let passedHandOffDeadlines = """
         SELECT id, attempts - progressed_attempts, max_attempts, cancel_requested, handed_off_to, queue,
-               throttle_interval_ms, attempts, handoff_reference, handoff_deadline
+               throttle_interval_ms, attempts, handoff_reference, handoff_deadline, partition_key
         FROM jobs
         WHERE state = 'handed_off' AND handoff_deadline < ?1
         """

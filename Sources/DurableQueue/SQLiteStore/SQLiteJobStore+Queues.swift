@@ -48,8 +48,9 @@ extension SQLiteJobStore {
             """
             INSERT INTO queues (name, mode, concurrency_limit, suspended, throttle_interval_ms, throttle_measured_from,
                                 throttle_mutability, rate_limit_count, rate_limit_window_ms, aging_interval_ms, aging_limit,
-                                partition_limit, fairness, created_at, updated_at)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?11, ?12, ?13, ?14, ?10, ?10)
+                                partition_limit, fairness, key_throttle_interval_ms, key_throttle_measured_from,
+                                key_rate_limit_count, key_rate_limit_window_ms, created_at, updated_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?10, ?10)
             ON CONFLICT (name) DO UPDATE SET
                 mode = excluded.mode, concurrency_limit = excluded.concurrency_limit, suspended = excluded.suspended,
                 throttle_interval_ms = excluded.throttle_interval_ms,
@@ -57,6 +58,9 @@ extension SQLiteJobStore {
                 throttle_mutability = excluded.throttle_mutability, rate_limit_count = excluded.rate_limit_count,
                 rate_limit_window_ms = excluded.rate_limit_window_ms, aging_interval_ms = excluded.aging_interval_ms,
                 aging_limit = excluded.aging_limit, partition_limit = excluded.partition_limit, fairness = excluded.fairness,
+                key_throttle_interval_ms = excluded.key_throttle_interval_ms,
+                key_throttle_measured_from = excluded.key_throttle_measured_from,
+                key_rate_limit_count = excluded.key_rate_limit_count, key_rate_limit_window_ms = excluded.key_rate_limit_window_ms,
                 updated_at = excluded.updated_at
             """,
             [
@@ -64,7 +68,16 @@ extension SQLiteJobStore {
                 throttle.interval.milliseconds, throttle.measuredFrom.rawValue, throttle.mutability.rawValue,
                 rate?.count ?? 0, rate?.window.milliseconds ?? 0, now, queue.aging?.every.milliseconds ?? 0,
                 queue.aging?.upTo.rawValue ?? 0, queue.partitionLimit, queue.fairness.rawValue,
+                queue.keyThrottle?.interval.milliseconds ?? 0, queue.keyThrottle?.measuredFrom.rawValue ?? "start",
+                queue.keyRateLimit?.count ?? 0, queue.keyRateLimit?.window.milliseconds ?? 0,
             ])
+        if previous?.keyOverrides != queue.keyOverrides { try storeKeyOverrides(queue) }
+        if !queue.keyLimits.needsStartRecord, !queue.keyOverrides.values.contains(where: \.needsStartRecord) {
+            // No key is throttled or rate-limited any more: none waits for a start it no longer has.
+            try connection.execute(
+                "UPDATE partition_keys SET next_start_at = 0, end_gap_ms = 0, recent_starts = '[]' WHERE queue = ? AND next_start_at > 0",
+                [queue.name])
+        }
         knownQueues.insert(queue.name)
         knownQueueSettings.forget(queue.name)
         if let previous, previous.mode != queue.mode {
@@ -97,6 +110,40 @@ extension SQLiteJobStore {
         if queue.rateLimit == nil {
             try connection.execute("DELETE FROM queue_starts WHERE queue = ?", [queue.name])
         }
+    }
+
+    /// Replaces `queue`'s rows in `key_limits` with its overrides.
+    private func storeKeyOverrides(_ queue: QueueConfiguration) throws {
+        try connection.execute("DELETE FROM key_limits WHERE queue = ?", [queue.name])
+        for (pattern, limits) in queue.keyOverrides {
+            try connection.execute(
+                """
+                INSERT INTO key_limits (queue, pattern, concurrency_limit, throttle_interval_ms, throttle_measured_from,
+                                        rate_limit_count, rate_limit_window_ms)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    queue.name, pattern, limits.concurrencyLimit, limits.throttle?.interval.milliseconds ?? 0,
+                    limits.throttle?.measuredFrom.rawValue ?? "start", limits.rateLimit?.count ?? 0,
+                    limits.rateLimit?.window.milliseconds ?? 0,
+                ])
+        }
+    }
+
+    /// The overrides of `queue`'s key limits, by pattern (inside a transaction).
+    func keyOverrides(of queue: String) throws -> [String: KeyLimits] {
+        var overrides: [String: KeyLimits] = [:]
+        try connection.query(
+            """
+            SELECT pattern, concurrency_limit, throttle_interval_ms, throttle_measured_from, rate_limit_count, rate_limit_window_ms
+            FROM key_limits WHERE queue = ?
+            """, [queue]
+        ) { row in
+            overrides[row.string(0)] = KeyLimits(
+                stored: Int(row.int64(1)), throttleInterval: row.int64(2), measuredFrom: row.string(3),
+                rateCount: Int(row.int64(4)), rateWindow: row.int64(5))
+        }
+        return overrides
     }
 
     /// Gives the waiting jobs of `queue` the throttle's new interval, as its mutability says.
@@ -150,7 +197,7 @@ extension SQLiteJobStore {
             """
             SELECT name, mode, concurrency_limit, suspended, throttle_interval_ms, throttle_measured_from,
                    throttle_mutability, rate_limit_count, rate_limit_window_ms, aging_interval_ms, aging_limit, partition_limit,
-                   fairness
+                   fairness, key_throttle_interval_ms, key_throttle_measured_from, key_rate_limit_count, key_rate_limit_window_ms
             FROM queues \(clause) ORDER BY name
             """, arguments
         ) { row in
@@ -158,6 +205,9 @@ extension SQLiteJobStore {
                 .milliseconds(row.int64(4)), measuredFrom: Throttle.Measurement(rawValue: row.string(5)) ?? .start,
                 mutability: Throttle.Mutability(rawValue: row.string(6)) ?? .all)
             let rateCount = Int(row.int64(7))
+            let keyLimits = KeyLimits(
+                stored: 0, throttleInterval: row.int64(13), measuredFrom: row.string(14), rateCount: Int(row.int64(15)),
+                rateWindow: row.int64(16))
             result.append(
                 QueueConfiguration(
                     row.string(0), mode: try QueueMode(validating: row.string(1)),
@@ -165,8 +215,10 @@ extension SQLiteJobStore {
                     throttle: throttle == Throttle(.zero) ? nil : throttle,
                     rateLimit: rateCount > 0 ? RateLimit(rateCount, per: .milliseconds(row.int64(8))) : nil,
                     aging: row.int64(9) > 0 ? Aging(every: .milliseconds(row.int64(9)), upTo: Priority(rawValue: Int(row.int64(10)))) : nil,
-                    partitionLimit: Int(row.int64(11)), fairness: Fairness(rawValue: row.string(12)) ?? .none))
+                    partitionLimit: Int(row.int64(11)), fairness: Fairness(rawValue: row.string(12)) ?? .none,
+                    keyThrottle: keyLimits.throttle, keyRateLimit: keyLimits.rateLimit))
         }
+        for index in result.indices { result[index].keyOverrides = try keyOverrides(of: result[index].name) }
         return result
     }
 }

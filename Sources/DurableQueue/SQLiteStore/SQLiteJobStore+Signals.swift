@@ -36,7 +36,7 @@ extension SQLiteJobStore {
                     reason: SignalRule.waitReason(name, deadline: deadline, state: state, now: now), worker: owner,
                     seq: eventCount + 1)
             ])
-            try recordEnd(queue: row.queue, interval: row.throttleInterval, now: now)
+            try recordEnd(queue: row.queue, interval: row.throttleInterval, key: row.partitionKey, now: now)
             if state.isTerminal { try jobEnded(attempt.job, group: row.group, now: now) }
             return .ended(state)
         }

@@ -44,10 +44,18 @@ extension SQLiteJobStore {
         }
     }
 
-    /// After a job of `queue` with throttle interval `interval` (ms) ended at `now` — finished,
-    /// interrupted or given back — keeps the interval before the next start if the queue measures it
-    /// from the end.
-    func recordEnd(queue: String, interval: Int64, now: Int64) throws {
+    /// After a job of `queue` with throttle interval `interval` (ms) and partition key `key` ended
+    /// at `now` — finished, interrupted or given back — keeps the interval before the next start if
+    /// the queue measures it from the end, and its key's gap (``KeyStartRecord/endGap``) before the
+    /// key's next start.
+    func recordEnd(queue: String, interval: Int64, key: String?, now: Int64) throws {
+        if let key {
+            try connection.execute(
+                """
+                UPDATE partition_keys SET next_start_at = max(next_start_at, ?3 + end_gap_ms)
+                WHERE queue = ?1 AND key = ?2 AND end_gap_ms > 0
+                """, [queue, key, now])
+        }
         guard interval > 0 else { return }
         try connection.execute(
             """

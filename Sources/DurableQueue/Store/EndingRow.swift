@@ -12,11 +12,14 @@ package struct EndingRow: Sendable, Hashable {
     package var group: GroupID?
     /// Attempts that saved a new checkpoint: they do not count against `maxAttempts`.
     package var progressed: Int
+    /// The job's partition key: an end may start its key's throttle interval.
+    package var partitionKey: String?
 
     package init(
         id: JobID, state: JobState, owner: String?, attempts: Int, maxAttempts: Int?, cancelRequested: Bool, queue: String,
-        throttleInterval: Int64, group: GroupID?, progressed: Int
+        throttleInterval: Int64, group: GroupID?, progressed: Int, partitionKey: String? = nil
     ) {
+        self.partitionKey = partitionKey
         self.id = id
         self.state = state
         self.owner = owner

@@ -17,12 +17,22 @@ package struct QueueStartSettings: Sendable, Hashable {
     package var partitionLimit: Int
     /// Whether keys take turns (``Fairness/byKey``): the claim moves the queue's virtual time.
     package var fair: Bool
+    /// The throttle of each key; nil: none.
+    package var keyThrottle: Throttle?
+    /// The rate limit of each key; nil: none.
+    package var keyRateLimit: RateLimit?
+    /// Whether some keys have limits of their own (rows in `key_limits`): the claim reads them.
+    package var hasKeyOverrides: Bool
 
     package init(
         name: String, concurrencyLimit: Int, suspended: Bool, measuredFromEnd: Bool, rateCount: Int, rateWindow: Int64,
-        nextStart: Int64, throttleInterval: Int64, partitionLimit: Int, fair: Bool = false
+        nextStart: Int64, throttleInterval: Int64, partitionLimit: Int, fair: Bool = false, keyThrottle: Throttle? = nil,
+        keyRateLimit: RateLimit? = nil, hasKeyOverrides: Bool = false
     ) {
         self.fair = fair
+        self.keyThrottle = keyThrottle
+        self.keyRateLimit = keyRateLimit
+        self.hasKeyOverrides = hasKeyOverrides
         self.name = name
         self.concurrencyLimit = concurrencyLimit
         self.suspended = suspended
@@ -34,10 +44,16 @@ package struct QueueStartSettings: Sendable, Hashable {
         self.partitionLimit = partitionLimit
     }
 
-    /// Whether starts must be counted under the queue's lock: a limit (of the queue or of a
-    /// partition), a throttle or a rate limit.
+    /// The limits of a key no override names.
+    package var keyLimits: KeyLimits {
+        KeyLimits(concurrencyLimit: partitionLimit, throttle: keyThrottle, rateLimit: keyRateLimit)
+    }
+
+    /// Whether starts must be counted under the queue's lock: a limit (of the queue or of its
+    /// keys), a throttle or a rate limit.
     package var isLimited: Bool {
-        concurrencyLimit > 0 || measuredFromEnd || rateCount > 0 || throttleInterval > 0 || nextStart > 0 || partitionLimit > 0
+        concurrencyLimit > 0 || measuredFromEnd || rateCount > 0 || throttleInterval > 0 || nextStart > 0
+            || keyLimits.isLimiting || hasKeyOverrides
     }
 }
 

@@ -58,7 +58,7 @@ private struct Twice: Job {
         let queue = try await backend.queue(in: directory)
         let runs = BodyRuns()
         queue.register(Checkout(runs: runs, placeholder: backend.name == StoreBackend.sqlite.name ? "?" : "$1"))
-        try await queue.transaction { tx in try tx.execute("CREATE TABLE ledger (entry text NOT NULL)") }
+        _ = try await queue.transaction { tx in try tx.execute("CREATE TABLE ledger (entry text NOT NULL)") }
         let job = try await queue.enqueue(
             Checkout.self, "42", options: EnqueueOptions(retry: RetryPolicy(maxAttempts: 3, backoff: .constant(.zero))))
         // The retry may come after the first drain saw nothing more due (its attempt still ran).
