@@ -25,10 +25,18 @@ extension PostgresJobStore {
                    q.rate_limit_window_ms, q.next_start_at, q.throttle_interval_ms, q.partition_limit, q.fairness,
                    ((SELECT j.id FROM jobs AS j WHERE j.queue = q.name AND j.state = 'pending'
                     ORDER BY j.priority DESC, j.order_key LIMIT 1) IS NOT NULL)::int,
-                   EXISTS (SELECT 1 FROM jobs WHERE state = 'scheduled' AND run_at <= $1)::int
+                   EXISTS (SELECT 1 FROM jobs WHERE state = 'scheduled' AND run_at <= $1)::int, 0,
+                   \(keySettingColumns)
             FROM queues AS q ORDER BY q.name
             """
     }
+
+    /// The columns of a queue `q`'s limits per key, in ``QueueStates`` and ``LimitedQueueState``
+    /// from column 13 on: its key throttle and rate limit, and whether it has overrides.
+    private static let keySettingColumns = """
+        q.key_throttle_interval_ms, q.key_throttle_measured_from, q.key_rate_limit_count, q.key_rate_limit_window_ms,
+        EXISTS (SELECT 1 FROM key_limits AS o WHERE o.queue = q.name)::int
+        """
 
     /// ``claim(_:)`` inside the caller's transaction.
     func claim(_ session: PostgresSession, _ request: ClaimRequest) async throws -> [ClaimedJob] {
@@ -66,6 +74,7 @@ extension PostgresJobStore {
     ) async throws -> [ClaimedJob] {
         var slots = limit
         var settings = queue
+        var overrides: [String: KeyLimits] = [:]
         if queue.isLimited {
             let lock = "durablequeue:\(schema):\(queue.name)"
             if holdsQueueLock {
@@ -78,28 +87,18 @@ extension PostgresJobStore {
             settings = try QueueStartSettings(row)
             guard settings.mayStart(at: request.now) else { return [] }
             slots = settings.slots(wanted: slots, running: try row.int(11), recentStarts: try row.int(12))
+            overrides = try Self.keyOverrides(row, from: 18)
         }
         guard slots > 0 else { return [] }
         let leaseExpiresAt = request.now + request.leaseDuration
-        func claimNext(_ room: Int) async throws -> [PostgresResultRow] {
-            try await session.rows(
-                ClaimNext.self,
-                [
-                    queue.name, request.kinds.sorted(), request.excluding.map(\.rawValue), room, request.owner, leaseExpiresAt,
-                    request.now, settings.partitionLimit,
-                ])
-        }
-        var rows: [PostgresResultRow] = []
-        if settings.partitionLimit > 0 {
-            // One job per statement: each sees the partitions the ones before it filled (under the
-            // queue's lock, so no other claim fills them meanwhile).
-            while rows.count < slots {
-                let next = try await claimNext(1)
-                rows += next
-                if try next.isEmpty || next[0].int64(10) > 0 { break }  // none left, or a throttled job: the last
-            }
+        var keys = KeyWalk(defaults: settings.keyLimits, overrides: overrides, now: request.now)
+        let rows: [PostgresResultRow]
+        if keys.isActive {
+            rows = try await claimByKeys(session, queue: queue.name, slots: slots, request: request, keys: &keys)
         } else {
-            rows = try await claimNext(slots)
+            rows = try await session.rows(
+                ClaimNext.self,
+                [queue.name, request.kinds.sorted(), request.excluding.map(\.rawValue), slots, request.owner, leaseExpiresAt, request.now])
         }
         // In the queue's order: higher priority first, then by order key.
         let ordered = try rows.map { ($0, try $0.int(3), try $0.int64(12)) }.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.2 < $1.2 }
@@ -117,6 +116,7 @@ extension PostgresJobStore {
         if !claimed.isEmpty && (queue.isLimited || claimed.contains(where: { $0.throttleIntervalMilliseconds > 0 })) {
             try await recordStarts(session, claimed, queue: settings, now: request.now)
         }
+        if !claimed.isEmpty { try await recordKeyStarts(session, keys.records, queue: queue.name) }
         if settings.fair, let moved = FairOrder.virtualTime(afterStarting: try ordered.map { try $0.0.int64(12) }) {
             // Without waiting: a claim elsewhere holding the row moves the virtual time itself, and
             // a time left a little behind only lets a new key's first job start a turn sooner.
@@ -143,23 +143,22 @@ extension PostgresJobStore {
     }
 
     /// Queue `$1`'s settings as ``QueueStates`` reads them, then how many of its jobs run and how
-    /// many starts its rate limit counts at `$2`.
+    /// many starts its rate limit counts at `$2`, then its keys' overrides (from column 18).
     private enum LimitedQueueState: PreparedSQL {
         static let name = "durablequeue_limited_queue_state"
         static let sql = """
             SELECT q.name, q.concurrency_limit, q.suspended, q.throttle_measured_from, q.rate_limit_count,
                    q.rate_limit_window_ms, q.next_start_at, q.throttle_interval_ms, q.partition_limit, q.fairness, 1,
                    (SELECT count(*) FROM jobs WHERE queue = q.name AND state = 'running'),
-                   (SELECT count(*) FROM queue_starts AS s WHERE s.queue = q.name AND s.started_at > $2 - q.rate_limit_window_ms)
+                   (SELECT count(*) FROM queue_starts AS s WHERE s.queue = q.name AND s.started_at > $2 - q.rate_limit_window_ms),
+                   \(keySettingColumns), \(PostgresJobStore.keyOverrideColumns(queue: "q.name"))
             FROM queues AS q WHERE q.name = $1
             """
     }
 
     /// Claims up to `$4` pending jobs of queue `$1` of the kinds `$2`, not `$3`, for worker `$5` until
     /// `$6`, at `$7`, with their events: a walk of idx_jobs_next_pending in its order (no sort; a
-    /// test checks the plan) that skips rows another transaction holds, and with a partition limit
-    /// `$8` (0: none) jobs whose partition runs that many already (counted through
-    /// idx_jobs_running_partition). A job with a throttle
+    /// test checks the plan) that skips rows another transaction holds. A job with a throttle
     /// interval is the last claimed (the next start waits for it): a picked job is kept unless a
     /// throttled one comes before it (looked for only when one was picked: comparing every pair
     /// took a third of the statement's time). The picked rows are updated through the primary key
@@ -176,9 +175,6 @@ extension PostgresJobStore {
             WITH picked AS (
                 SELECT id, priority, order_key, throttle_interval_ms FROM jobs
                 WHERE queue = $1 AND state = 'pending' AND kind = ANY($2::text[]) AND id <> ALL($3::bigint[])
-                  AND ($8::int = 0 OR partition_key IS NULL
-                       OR (SELECT count(*) FROM jobs AS r
-                           WHERE r.queue = $1 AND r.partition_key = jobs.partition_key AND r.state = 'running') < $8::int)
                 ORDER BY priority DESC, order_key
                 LIMIT $4
                 FOR UPDATE SKIP LOCKED
@@ -190,30 +186,40 @@ extension PostgresJobStore {
                                   WHERE t.throttle_interval_ms > 0
                                     AND (t.priority > p.priority OR (t.priority = p.priority AND t.order_key < p.order_key)))
             ),
-            claimed AS (
-                UPDATE jobs AS j SET state = 'running', attempts = j.attempts + 1, lease_owner = $5, lease_expires_at = $6,
-                                     started_at = $7, updated_at = $7
-                WHERE j.id = ANY (ARRAY(SELECT id FROM kept))
-                RETURNING j.id, j.kind, j.input::text, j.priority, j.attempts, j.max_attempts, j.retry_policy, j.timeout_ms,
-                          j.checkpoint, j.run_at, j.throttle_interval_ms, j.progressed_attempts, j.order_key, j.trace_context,
-                          EXISTS (SELECT 1 FROM job_steps AS s WHERE s.job_id = j.id)::int
-            ),
-            events AS (
-                INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason, worker)
-                SELECT id, $7, 'pending', 'running', attempts, 'claimed', $5 FROM claimed
-            ),
-            worker AS (
-                UPDATE workers AS w SET alive_until = $6, updated_at = $7
-                WHERE w.id = (SELECT id FROM workers WHERE id = $5 AND alive_until < $7 FOR UPDATE SKIP LOCKED)
-                  AND EXISTS (SELECT 1 FROM claimed)
-            ),
-            new_worker AS (
-                INSERT INTO workers (id, alive_until, updated_at)
-                SELECT $5, $6, $7 WHERE EXISTS (SELECT 1 FROM claimed) AND NOT EXISTS (SELECT 1 FROM workers WHERE id = $5)
-                ON CONFLICT (id) DO NOTHING
-            )
-            SELECT * FROM claimed
+            \(claimedJobs(where: "j.id = ANY (ARRAY(SELECT id FROM kept))", owner: "$5", leaseExpiresAt: "$6", now: "$7"))
             """
+    }
+
+    /// The end of a claim statement, whose jobs `where` (SQL over the jobs `j`) picks: they run
+    /// under worker `owner` until `leaseExpiresAt` from `now` (parameters), with their history rows;
+    /// registers the worker as alive (see ``ClaimNext``) and returns the claimed rows.
+    static func claimedJobs(where condition: String, owner: String, leaseExpiresAt: String, now: String) -> String {
+        """
+        claimed AS (
+            UPDATE jobs AS j SET state = 'running', attempts = j.attempts + 1, lease_owner = \(owner),
+                                 lease_expires_at = \(leaseExpiresAt), started_at = \(now), updated_at = \(now)
+            WHERE \(condition)
+            RETURNING j.id, j.kind, j.input::text, j.priority, j.attempts, j.max_attempts, j.retry_policy, j.timeout_ms,
+                      j.checkpoint, j.run_at, j.throttle_interval_ms, j.progressed_attempts, j.order_key, j.trace_context,
+                      EXISTS (SELECT 1 FROM job_steps AS s WHERE s.job_id = j.id)::int
+        ),
+        events AS (
+            INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason, worker)
+            SELECT id, \(now), 'pending', 'running', attempts, 'claimed', \(owner) FROM claimed
+        ),
+        worker AS (
+            UPDATE workers AS w SET alive_until = \(leaseExpiresAt), updated_at = \(now)
+            WHERE w.id = (SELECT id FROM workers WHERE id = \(owner) AND alive_until < \(now) FOR UPDATE SKIP LOCKED)
+              AND EXISTS (SELECT 1 FROM claimed)
+        ),
+        new_worker AS (
+            INSERT INTO workers (id, alive_until, updated_at)
+            SELECT \(owner), \(leaseExpiresAt), \(now)
+            WHERE EXISTS (SELECT 1 FROM claimed) AND NOT EXISTS (SELECT 1 FROM workers WHERE id = \(owner))
+            ON CONFLICT (id) DO NOTHING
+        )
+        SELECT * FROM claimed
+        """
     }
 
     /// Moves up to ``DuePromotion/batch`` scheduled jobs whose time has come to `pending`, the earliest first, with
@@ -239,23 +245,29 @@ extension PostgresJobStore {
         }
     }
 
-    /// The earliest run time of a scheduled job or next start of a queue after `$1`.
+    /// The earliest run time of a scheduled job, or next start of a queue or a key after `$1`.
     private enum NextWakeTime: PreparedSQL {
         static let name = "durablequeue_next_wake_time"
         static let sql = """
             SELECT least((SELECT min(run_at) FROM jobs WHERE state = 'scheduled'),
-                         (SELECT min(next_start_at) FROM queues WHERE next_start_at > $1))
+                         (SELECT min(next_start_at) FROM queues WHERE next_start_at > $1),
+                         (SELECT min(next_start_at) FROM partition_keys WHERE next_start_at > 0 AND next_start_at > $1))
             """
     }
 }
 
 extension QueueStartSettings {
-    /// The settings as `QueueStates` and `LimitedQueueState` read them (their first ten columns).
+    /// The settings as `QueueStates` and `LimitedQueueState` read them (their first ten columns,
+    /// then columns 13 to 17).
     fileprivate init(_ row: PostgresResultRow) throws {
+        let keyLimits = KeyLimits(
+            stored: 0, throttleInterval: try row.int64(13), measuredFrom: try row.string(14), rateCount: try row.int(15),
+            rateWindow: try row.int64(16))
         self.init(
             name: try row.string(0), concurrencyLimit: try row.int(1), suspended: try row.bool(2),
             measuredFromEnd: try row.string(3) == Throttle.Measurement.end.rawValue, rateCount: try row.int(4), rateWindow: try row.int64(5),
             nextStart: try row.int64(6), throttleInterval: try row.int64(7), partitionLimit: try row.int(8),
-            fair: try row.string(9) == Fairness.byKey.rawValue)
+            fair: try row.string(9) == Fairness.byKey.rawValue, keyThrottle: keyLimits.throttle, keyRateLimit: keyLimits.rateLimit,
+            hasKeyOverrides: try row.bool(17))
     }
 }

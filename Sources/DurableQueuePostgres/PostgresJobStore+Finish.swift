@@ -10,10 +10,13 @@ extension PostgresJobStore {
         return try await write("record the end of \(endings.count) attempt(s)", notify: false) { [self] session in
             var rows: [JobID: EndingRow] = [:]
             var cacheInUse = false
+            // The jobs whose keys keep a gap after each end (a key throttle measured from the end).
+            var gapped: Set<JobID> = []
             for row in try await session.rows(LockEnded.self, [endings.map(\.id.rawValue)]) {
                 let ended = try EndingRow(row)
                 rows[ended.id] = ended
                 cacheInUse = try row.bool(10)
+                if try row.bool(12) { gapped.insert(ended.id) }
             }
             var changes = EndingChanges()
             var recorded: [JobID: JobState] = [:]
@@ -29,7 +32,8 @@ extension PostgresJobStore {
             }
             for (id, state) in recorded.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
                 guard let row = rows[id] else { continue }
-                try await recordEnd(session, queue: row.queue, interval: row.throttleInterval, now: now)
+                try await recordEnd(
+                    session, queue: row.queue, interval: row.throttleInterval, key: gapped.contains(id) ? row.partitionKey : nil, now: now)
                 if state.isTerminal { try await jobEnded(session, id, group: row.group, cacheInUse: cacheInUse, now: now) }
             }
             guard let next else { return FinishResult(states: recorded, claimed: []) }
@@ -102,12 +106,14 @@ extension PostgresJobStore {
         }
     }
 
-    /// Locks the jobs `$1` in id order, with whether the results cache has any entry.
+    /// Locks the jobs `$1` in id order, with whether the results cache has any entry, each job's
+    /// partition key, and whether its key keeps a gap after each end.
     private enum LockEnded: PreparedSQL {
         static let name = "durablequeue_lock_ended"
         static let sql = """
             SELECT id, state, lease_owner, attempts, max_attempts, cancel_requested, queue, throttle_interval_ms, group_id,
-                   progressed_attempts, EXISTS (SELECT 1 FROM cache_entries)::int
+                   progressed_attempts, EXISTS (SELECT 1 FROM cache_entries)::int, partition_key,
+                   EXISTS (SELECT 1 FROM partition_keys AS k WHERE k.queue = jobs.queue AND k.key = jobs.partition_key AND k.end_gap_ms > 0)::int
             FROM jobs WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE
             """
     }
@@ -175,12 +181,13 @@ extension PostgresJobStore {
 }
 
 extension EndingRow {
-    /// The row as ``PostgresJobStore``'s `LockEnded` reads it (its first ten columns).
+    /// The row as ``PostgresJobStore``'s `LockEnded` reads it (its first ten columns, and the
+    /// partition key in column 11).
     init(_ row: PostgresResultRow) throws {
         self.init(
             id: JobID(try row.int64(0)), state: try JobState(stored: row.string(1)), owner: try row.optionalString(2),
             attempts: try row.int(3), maxAttempts: try row.optionalInt(4), cancelRequested: try row.bool(5),
             queue: try row.string(6), throttleInterval: try row.int64(7), group: try row.optionalInt64(8).map { GroupID($0) },
-            progressed: try row.int(9))
+            progressed: try row.int(9), partitionKey: try row.optionalString(11))
     }
 }

@@ -22,7 +22,7 @@ extension PostgresJobStore {
                 session, attempt.job, now: now, from: .running, to: state, attempt: attempt.number,
                 reason: HandOffRule.reason(target, state: state, now: now), worker: owner)
             if state.isTerminal {
-                try await recordEnd(session, queue: row.queue, interval: row.throttleInterval, now: now)
+                try await recordEnd(session, queue: row.queue, interval: row.throttleInterval, key: row.partitionKey, now: now)
                 try await jobEnded(session, attempt.job, group: row.group, now: now)
             }
             return state
@@ -60,7 +60,7 @@ extension PostgresJobStore {
             try await appendEvent(
                 session, attempt.job, now: now, from: .handedOff, to: ending.state, attempt: row.attempts - uncounted,
                 reason: ending.reason, worker: reporter)
-            try await recordEnd(session, queue: row.queue, interval: row.throttleInterval, now: now)
+            try await recordEnd(session, queue: row.queue, interval: row.throttleInterval, key: row.partitionKey, now: now)
             if ending.state.isTerminal { try await jobEnded(session, attempt.job, group: row.group, now: now) }
             return .recorded(ending.state)
         }
@@ -110,7 +110,7 @@ extension PostgresJobStore {
         let passed = try await session.rows(
             """
             SELECT id, attempts - progressed_attempts, max_attempts, cancel_requested, handed_off_to, queue,
-                   throttle_interval_ms, attempts, group_id, handoff_reference, handoff_deadline
+                   throttle_interval_ms, attempts, group_id, handoff_reference, handoff_deadline, partition_key
             FROM jobs
             WHERE state = 'handed_off' AND handoff_deadline < $1
             ORDER BY id
@@ -132,7 +132,7 @@ extension PostgresJobStore {
                 [lease.id.rawValue, verdict.state.rawValue, try JobCodec.encode(verdict.failure), verdict.state.isTerminal ? now : nil, now])
             try await appendEvent(
                 session, lease.id, now: now, from: .handedOff, to: verdict.state, attempt: lease.attempts, reason: verdict.reason)
-            try await recordEnd(session, queue: try row.string(5), interval: try row.int64(6), now: now)
+            try await recordEnd(session, queue: try row.string(5), interval: try row.int64(6), key: try row.optionalString(11), now: now)
             if verdict.state.isTerminal {
                 try await jobEnded(session, lease.id, group: try row.optionalInt64(8).map { GroupID($0) }, now: now)
             }
@@ -146,7 +146,7 @@ extension PostgresJobStore {
         try await session.rows(
             """
             SELECT id, state, lease_owner, attempts, max_attempts, cancel_requested, queue, throttle_interval_ms, group_id,
-                   progressed_attempts
+                   progressed_attempts, 0, partition_key
             FROM jobs WHERE id = $1 FOR UPDATE
             """, [id.rawValue]
         ).first.map(EndingRow.init)

@@ -79,7 +79,7 @@ extension PostgresJobStore {
             let expired = try await session.rows(
                 """
                 SELECT id, attempts - progressed_attempts, max_attempts, cancel_requested, lease_owner, queue,
-                       throttle_interval_ms, attempts, group_id
+                       throttle_interval_ms, attempts, group_id, partition_key
                 FROM jobs
                 WHERE state = 'running' AND (lease_expires_at < $1 OR lease_owner = ANY($2::text[]))
                 ORDER BY id
@@ -101,7 +101,7 @@ extension PostgresJobStore {
                 try await appendEvent(
                     session, lease.id, now: now, from: .running, to: verdict.state, attempt: lease.attempts, reason: verdict.reason,
                     worker: lease.owner)
-                try await recordEnd(session, queue: try row.string(5), interval: try row.int64(6), now: now)
+                try await recordEnd(session, queue: try row.string(5), interval: try row.int64(6), key: try row.optionalString(9), now: now)
                 if verdict.state.isTerminal {
                     try await jobEnded(session, lease.id, group: try row.optionalInt64(8).map { GroupID($0) }, now: now)
                 }
@@ -131,7 +131,7 @@ extension PostgresJobStore {
                                                                   ELSE checkpoint_attempt END,
                                         finished_at = CASE cancel_requested WHEN 1 THEN $3::bigint END, updated_at = $3
                         WHERE id = $1 AND state = 'running' AND lease_owner = $2 AND attempts = $4
-                        RETURNING attempts, cancel_requested, queue, throttle_interval_ms, group_id
+                        RETURNING attempts, cancel_requested, queue, throttle_interval_ms, group_id, partition_key
                         """,
                         [id.rawValue, owner, now, attempt.number, GiveBack.state(cancelRequested: true).rawValue,
                          GiveBack.state(cancelRequested: false).rawValue]
@@ -140,7 +140,7 @@ extension PostgresJobStore {
                 let state = GiveBack.state(cancelRequested: try row.bool(1))
                 try await appendEvent(
                     session, id, now: now, from: .running, to: state, attempt: try row.int(0), reason: reason, worker: owner)
-                try await recordEnd(session, queue: try row.string(2), interval: try row.int64(3), now: now)
+                try await recordEnd(session, queue: try row.string(2), interval: try row.int64(3), key: try row.optionalString(5), now: now)
                 if state.isTerminal { try await jobEnded(session, id, group: try row.optionalInt64(4).map { GroupID($0) }, now: now) }
                 released.append(attempt)
             }

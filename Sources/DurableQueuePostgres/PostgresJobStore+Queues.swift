@@ -41,8 +41,9 @@ extension PostgresJobStore {
             """
             INSERT INTO queues (name, mode, concurrency_limit, suspended, throttle_interval_ms, throttle_measured_from,
                                 throttle_mutability, rate_limit_count, rate_limit_window_ms, aging_interval_ms, aging_limit,
-                                partition_limit, fairness, created_at, updated_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11, $12, $13, $14, $10, $10)
+                                partition_limit, fairness, key_throttle_interval_ms, key_throttle_measured_from,
+                                key_rate_limit_count, key_rate_limit_window_ms, created_at, updated_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11, $12, $13, $14, $15, $16, $17, $18, $10, $10)
             ON CONFLICT (name) DO UPDATE SET
                 mode = excluded.mode, concurrency_limit = excluded.concurrency_limit, suspended = excluded.suspended,
                 throttle_interval_ms = excluded.throttle_interval_ms,
@@ -50,13 +51,43 @@ extension PostgresJobStore {
                 throttle_mutability = excluded.throttle_mutability, rate_limit_count = excluded.rate_limit_count,
                 rate_limit_window_ms = excluded.rate_limit_window_ms, aging_interval_ms = excluded.aging_interval_ms,
                 aging_limit = excluded.aging_limit, partition_limit = excluded.partition_limit, fairness = excluded.fairness,
+                key_throttle_interval_ms = excluded.key_throttle_interval_ms,
+                key_throttle_measured_from = excluded.key_throttle_measured_from,
+                key_rate_limit_count = excluded.key_rate_limit_count, key_rate_limit_window_ms = excluded.key_rate_limit_window_ms,
                 updated_at = excluded.updated_at
             """,
             [
                 queue.name, queue.mode.rawValue, queue.concurrencyLimit, queue.isPaused, throttle.interval.milliseconds,
                 throttle.measuredFrom.rawValue, throttle.mutability.rawValue, rate?.count ?? 0, rate?.window.milliseconds ?? 0, now,
                 queue.aging?.every.milliseconds ?? 0, queue.aging?.upTo.rawValue ?? 0, queue.partitionLimit, queue.fairness.rawValue,
+                queue.keyThrottle?.interval.milliseconds ?? 0, queue.keyThrottle?.measuredFrom.rawValue ?? "start",
+                queue.keyRateLimit?.count ?? 0, queue.keyRateLimit?.window.milliseconds ?? 0,
             ])
+        if previous?.keyOverrides != queue.keyOverrides {
+            let patterns = queue.keyOverrides.keys.sorted()
+            let limits = patterns.map { queue.keyOverrides[$0]! }
+            try await session.execute("DELETE FROM key_limits WHERE queue = $1", [queue.name])
+            try await session.execute(
+                """
+                INSERT INTO key_limits (queue, pattern, concurrency_limit, throttle_interval_ms, throttle_measured_from,
+                                        rate_limit_count, rate_limit_window_ms)
+                SELECT $1, unnest($2::text[]), unnest($3::int[]), unnest($4::bigint[]), unnest($5::text[]), unnest($6::int[]),
+                       unnest($7::bigint[])
+                """,
+                [
+                    queue.name, patterns, limits.map(\.concurrencyLimit), limits.map { $0.throttle?.interval.milliseconds ?? 0 },
+                    limits.map { $0.throttle?.measuredFrom.rawValue ?? "start" }, limits.map { $0.rateLimit?.count ?? 0 },
+                    limits.map { $0.rateLimit?.window.milliseconds ?? 0 },
+                ])
+        }
+        if !queue.keyLimits.needsStartRecord, !queue.keyOverrides.values.contains(where: \.needsStartRecord) {
+            // No key is throttled or rate-limited any more: none waits for a start it no longer has.
+            try await session.execute(
+                """
+                UPDATE partition_keys SET next_start_at = 0, end_gap_ms = 0, recent_starts = '{}'
+                WHERE queue = $1 AND (next_start_at > 0 OR end_gap_ms > 0)
+                """, [queue.name])
+        }
         knownQueues.withLock { _ = $0.insert(queue.name) }
         if let previous, previous.mode != queue.mode {
             // order_key is +id on FIFO queues and -id on LIFO queues: flip it for unfinished jobs,
@@ -129,10 +160,14 @@ extension PostgresJobStore {
             """
             SELECT name, mode, concurrency_limit, suspended, throttle_interval_ms, throttle_measured_from,
                    throttle_mutability, rate_limit_count, rate_limit_window_ms, aging_interval_ms, aging_limit, partition_limit,
-                   fairness
+                   fairness, key_throttle_interval_ms, key_throttle_measured_from, key_rate_limit_count, key_rate_limit_window_ms,
+                   \(Self.keyOverrideColumns(queue: "queues.name"))
             FROM queues WHERE $1::text IS NULL OR name = $1 ORDER BY name
             """ + (lock ? " FOR UPDATE" : ""), [name]
         ).map { row in
+            let keyLimits = KeyLimits(
+                stored: 0, throttleInterval: try row.int64(13), measuredFrom: try row.string(14), rateCount: try row.int(15),
+                rateWindow: try row.int64(16))
             let throttle = Throttle(
                 .milliseconds(try row.int64(4)), measuredFrom: Throttle.Measurement(rawValue: try row.string(5)) ?? .start,
                 mutability: Throttle.Mutability(rawValue: try row.string(6)) ?? .all)
@@ -142,7 +177,38 @@ extension PostgresJobStore {
                 isPaused: try row.bool(3), throttle: throttle == Throttle(.zero) ? nil : throttle,
                 rateLimit: rateCount > 0 ? RateLimit(rateCount, per: .milliseconds(try row.int64(8))) : nil,
                 aging: try row.int64(9) > 0 ? Aging(every: .milliseconds(try row.int64(9)), upTo: Priority(rawValue: try row.int(10))) : nil,
-                partitionLimit: try row.int(11), fairness: Fairness(rawValue: try row.string(12)) ?? .none)
+                partitionLimit: try row.int(11), fairness: Fairness(rawValue: try row.string(12)) ?? .none,
+                keyThrottle: keyLimits.throttle, keyRateLimit: keyLimits.rateLimit, keyOverrides: try Self.keyOverrides(row, from: 17))
         }
+    }
+
+    /// The six columns of arrays ``keyOverrides(_:from:)`` reads, of the queue named by the SQL
+    /// expression `queue` (a column of the statement, never input).
+    static func keyOverrideColumns(queue: String) -> String {
+        [
+            "pattern", "concurrency_limit::bigint", "throttle_interval_ms", "throttle_measured_from", "rate_limit_count::bigint",
+            "rate_limit_window_ms",
+        ].map { column in
+            let type = column.hasPrefix("pattern") || column.hasPrefix("throttle_measured") ? "text[]" : "bigint[]"
+            return "(SELECT coalesce(array_agg(\(column) ORDER BY pattern), '{}'::\(type)) FROM key_limits AS o WHERE o.queue = \(queue))"
+        }.joined(separator: ", ")
+    }
+
+    /// The key overrides a row holds as six arrays from column `first` on: patterns, concurrency
+    /// limits, throttle intervals, where they are measured from, rate counts and windows.
+    static func keyOverrides(_ row: PostgresResultRow, from first: Int) throws -> [String: KeyLimits] {
+        let patterns = try row.stringArray(first)
+        let concurrency = try row.int64Array(first + 1)
+        let intervals = try row.int64Array(first + 2)
+        let measuredFrom = try row.stringArray(first + 3)
+        let counts = try row.int64Array(first + 4)
+        let windows = try row.int64Array(first + 5)
+        var overrides: [String: KeyLimits] = [:]
+        for index in patterns.indices {
+            overrides[patterns[index]] = KeyLimits(
+                stored: Int(concurrency[index]), throttleInterval: intervals[index], measuredFrom: measuredFrom[index],
+                rateCount: Int(counts[index]), rateWindow: windows[index])
+        }
+        return overrides
     }
 }

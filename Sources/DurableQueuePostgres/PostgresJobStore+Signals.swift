@@ -35,7 +35,7 @@ extension PostgresJobStore {
             try await appendEvent(
                 session, attempt.job, now: now, from: .running, to: state, attempt: attempt.number,
                 reason: SignalRule.waitReason(name, deadline: deadline, state: state, now: now), worker: owner)
-            try await recordEnd(session, queue: row.queue, interval: row.throttleInterval, now: now)
+            try await recordEnd(session, queue: row.queue, interval: row.throttleInterval, key: row.partitionKey, now: now)
             if state.isTerminal { try await jobEnded(session, attempt.job, group: row.group, now: now) }
             return .ended(state)
         }

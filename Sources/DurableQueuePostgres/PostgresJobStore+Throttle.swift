@@ -24,8 +24,16 @@ extension PostgresJobStore {
     }
 
     /// After a job of `queue` with throttle interval `interval` ended at `now`, keeps the interval
-    /// before the next start if the queue measures it from the end.
-    func recordEnd(_ session: PostgresSession, queue: String, interval: Int64, now: Int64) async throws {
+    /// before the next start if the queue measures it from the end, and the gap of its key `key`
+    /// (``KeyStartRecord/endGap``) before the key's next start.
+    func recordEnd(_ session: PostgresSession, queue: String, interval: Int64, key: String?, now: Int64) async throws {
+        if let key {
+            try await session.execute(
+                """
+                UPDATE partition_keys SET next_start_at = greatest(next_start_at, $3 + end_gap_ms)
+                WHERE queue = $1 AND key = $2 AND end_gap_ms > 0
+                """, [queue, key, now])
+        }
         guard interval > 0 else { return }
         try await session.execute(
             """

@@ -56,6 +56,8 @@ struct PostgresResultRow {
     func optionalInt(_ column: Int) throws -> Int? { try optionalInt64(column).map { Int($0) } }
     func optionalString(_ column: Int) throws -> String? { try cells[column].decode(String?.self) }
     func optionalDouble(_ column: Int) throws -> Double? { try cells[column].decode(Double?.self) }
+    func int64Array(_ column: Int) throws -> [Int64] { try cells[column].decode([Int64].self) }
+    func stringArray(_ column: Int) throws -> [String] { try cells[column].decode([String].self) }
     func optionalBytes(_ column: Int) throws -> [UInt8]? {
         try cells[column].decode(ByteBuffer?.self).map { Array($0.readableBytesView) }
     }

@@ -255,16 +255,19 @@ extension SQLiteJobStore {
     /// run-at time, or a queue's or a key's next allowed start (throttle, rate limit); nil if none is ahead.
     package func earliestWake(after now: Int64) throws -> Int64? {
         try read("find when the next job may start") {
-            try connection.scalarInt64(
-                """
-                SELECT min(at) FROM (SELECT min(run_at) AS at FROM jobs WHERE state = 'scheduled'
-                                     UNION ALL
-                                     SELECT min(next_start_at) FROM queues WHERE next_start_at > ?1
-                                     UNION ALL
-                                     SELECT min(next_start_at) FROM partition_keys WHERE next_start_at > 0 AND next_start_at > ?1)
-                """, [now])
+            try connection.scalarInt64(Self.earliestWakeStatement, [now])
         }
     }
+
+    /// The earliest run time of a scheduled job, or next start of a queue or a key after `?1`:
+    /// searches of idx_jobs_next_scheduled and idx_partition_keys_next_start (a test checks the plan).
+    static let earliestWakeStatement = """
+        SELECT min(at) FROM (SELECT min(run_at) AS at FROM jobs WHERE state = 'scheduled'
+                             UNION ALL
+                             SELECT min(next_start_at) FROM queues WHERE next_start_at > ?1
+                             UNION ALL
+                             SELECT min(next_start_at) FROM partition_keys WHERE next_start_at > 0 AND next_start_at > ?1)
+        """
 
     /// `strings` as a JSON array, for binding a list to one `json_each(?)` parameter.
     static func jsonArray(_ strings: [String]) -> String {

@@ -16,24 +16,36 @@ import Testing
     @Test(arguments: ["force_custom_plan", "force_generic_plan"])
     func aClaimWalksThePendingIndexInOrderWithoutSorting(planCacheMode: String) async throws {
         let text = try await plan(
-            of: PostgresJobStore.ClaimNext.sql, types: "text, text[], bigint[], bigint, text, bigint, bigint, int",
-            values: "'busy', '{test}', '{}', 64, 'w1', 10000, 1000, 0", planCacheMode: planCacheMode)
+            of: PostgresJobStore.ClaimNext.sql, types: "text, text[], bigint[], bigint, text, bigint, bigint",
+            values: "'busy', '{test}', '{}', 64, 'w1', 10000, 1000", planCacheMode: planCacheMode)
         #expect(text.contains("Index Scan using idx_jobs_next_pending"), "\(text)")
         #expect(!text.contains("Sort"), "\(text)")
         #expect(!text.contains("Seq Scan on jobs"), "\(text)")
     }
 
-    /// With a partition limit, the claim still walks the pending index in order (no sort), and
-    /// counts a partition's running jobs through idx_jobs_running_partition, with 50 partitions busy.
+    /// With limits per key, the claim still walks the pending index in order a page at a time (no
+    /// sort, whatever the offset), with 50 partitions busy.
     @Test(arguments: ["force_custom_plan", "force_generic_plan"])
-    func aPartitionedClaimStillWalksThePendingIndexInOrder(planCacheMode: String) async throws {
+    func aClaimOfLimitedKeysStillWalksThePendingIndexInOrder(planCacheMode: String) async throws {
         let text = try await plan(
-            of: PostgresJobStore.ClaimNext.sql, types: "text, text[], bigint[], bigint, text, bigint, bigint, int",
-            values: "'busy', '{test}', '{}', 1, 'w1', 10000, 1000, 1", planCacheMode: planCacheMode, partitions: 50)
+            of: PostgresJobStore.PendingPage.sql, types: "text, text[], bigint[], bigint, bigint",
+            values: "'busy', '{test}', '{}', 64, 128", planCacheMode: planCacheMode, partitions: 50)
         #expect(text.contains("Index Scan using idx_jobs_next_pending"), "\(text)")
-        #expect(text.contains("idx_jobs_running_partition"), "\(text)")
         #expect(!text.contains("Sort"), "\(text)")
         #expect(!text.contains("Seq Scan on jobs"), "\(text)")
+    }
+
+    /// The keys a claim meets are read through their primary key and their running jobs counted
+    /// through idx_jobs_running_partition: no scan of the jobs or of the keys.
+    @Test(arguments: ["force_custom_plan", "force_generic_plan"])
+    func theKeysOfAClaimAreReadThroughTheirIndexes(planCacheMode: String) async throws {
+        let text = try await plan(
+            of: PostgresJobStore.KeyStates.sql, types: "text, text[]", values: "'busy', '{p1,p2,p3}'", planCacheMode: planCacheMode,
+            partitions: 50, keyRows: 100_000)
+        #expect(text.contains("idx_jobs_running_partition"), "\(text)")
+        #expect(!text.contains("Seq Scan on jobs"), "\(text)")
+        #expect(!text.contains("Seq Scan on partition_keys"), "\(text)")
+        #expect(!text.contains("Sort"), "\(text)")
     }
 
     /// The queue list of every claim reads one entry of idx_jobs_next_pending per queue to learn
@@ -52,8 +64,10 @@ import Testing
     /// The plan of `sql` (parameters of `types`, run with the constants `values`) on a store with
     /// 20,000 pending jobs of queue `busy`, a third of them of high priority, with PostgreSQL's
     /// `plan_cache_mode` set to `planCacheMode`; with `partitions`, the jobs are spread over that
-    /// many partition keys and one job of each runs.
-    private func plan(of sql: String, types: String, values: String, planCacheMode: String, partitions: Int = 0) async throws -> String {
+    /// many partition keys and one job of each runs; `keyRows` keys have rows in partition_keys.
+    private func plan(
+        of sql: String, types: String, values: String, planCacheMode: String, partitions: Int = 0, keyRows: Int = 0
+    ) async throws -> String {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try await StoreBackend.postgres.make(directory)
@@ -67,7 +81,11 @@ import Testing
         }
         if partitions > 0 { _ = try await store.take("busy", limit: partitions) }
         let lines = try await withClient(schema: TestPostgresServer.schema(for: directory)) { connection, logger in
+            try await connection.query(
+                "INSERT INTO partition_keys (queue, key, last_tag) SELECT 'busy', 'k' || g, 0 FROM generate_series(1, \(keyRows)) AS g",
+                logger: logger)
             try await connection.query("ANALYZE jobs", logger: logger)
+            try await connection.query("ANALYZE partition_keys", logger: logger)
             try await connection.query(PostgresQuery(unsafeSQL: "PREPARE statement (\(types)) AS \(sql)"), logger: logger)
             try await connection.query(PostgresQuery(unsafeSQL: "SET plan_cache_mode = \(planCacheMode)"), logger: logger)
             let rows = try await connection.query(PostgresQuery(unsafeSQL: "EXPLAIN EXECUTE statement (\(values))"), logger: logger)

@@ -34,7 +34,7 @@ import Testing
             #expect(tables == [
                 "cache_entries", "cache_list", "group_events", "group_list", "groups", "job_events", "job_handoffs", "job_history",
                 "job_id_floor", "job_list", "job_signal_list", "job_signals", "job_step_list", "job_steps", "job_tags", "job_waits",
-                "jobs", "partition_keys", "partition_status", "queue_starts", "queue_status", "queues", "schedule_list", "schedules", "sqlite_sequence",
+                "jobs", "key_limits", "partition_keys", "partition_status", "queue_starts", "queue_status", "queues", "schedule_list", "schedules", "sqlite_sequence",
             ])
         }
     }
@@ -426,5 +426,41 @@ import Testing
         #expect(try await store.signal(JobID(7), name: "go", payload: "true", now: 120) == .kept)
         #expect(try connection.scalarInt64("SELECT taken FROM job_signal_list WHERE name = 'go'") == 0)
         #expect(try await store.historyIsConsistent())
+    }
+
+    @Test func aVersionEighteenFileKeepsItsQueuesAndKeysAndGainsLimitsPerKey() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        let connection = try SQLiteConnection(path: path, options: StorageOptions())
+        try SQLiteMigrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(18)))
+        try connection.executeScript(
+            """
+            INSERT INTO queues (name, created_at, updated_at, partition_limit, fairness, fair_time)
+            VALUES ('sync', 1, 1, 2, 'by_key', 5000);
+            INSERT INTO partition_keys (queue, key, last_tag) VALUES ('sync', 'acme', 6000), ('sync', '', 7000);
+            INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, input, created_at, updated_at, partition_key,
+                              created_state)
+            VALUES (1, 'sync', 'a', 'pending', 0, 6000, 1, '1', 1, 1, 'acme', 'pending');
+            """)
+        let store = try SQLiteJobStore(path: path)
+        #expect(try SQLiteMigrator.userVersion(connection) == SchemaMigrations.latestVersion)
+        var keys: [String] = []
+        try connection.query("SELECT queue, key, last_tag, next_start_at, end_gap_ms, recent_starts FROM partition_keys ORDER BY key") { row in
+            keys.append((0..<6).map { row.string(Int32($0)) }.joined(separator: "|"))
+        }
+        #expect(keys == ["sync||7000|0|0|[]", "sync|acme|6000|0|0|[]"])
+        let queue = try #require(try await store.queue(named: "sync"))
+        #expect(queue.partitionLimit == 2 && queue.fairness == .byKey && queue.keyThrottle == nil && queue.keyOverrides.isEmpty)
+        var status: [String] = []
+        try connection.query("SELECT key, pending, next_start_at FROM partition_status") {
+            status.append("\($0.string(0))|\($0.int64(1))|\($0.int64(2))")
+        }
+        #expect(status == ["acme|1|0"])
+        // A key throttle set now applies to the kept job's key, whose last tag stays.
+        _ = try await store.updateQueue(named: "sync", now: 10) { $0.keyThrottle = Throttle(.seconds(1)) }
+        #expect(try await store.take("sync", limit: 5, now: 100).map(\.id) == [JobID(1)])
+        #expect(try connection.scalarInt64("SELECT next_start_at FROM partition_status WHERE key = 'acme'") == 1_100)
+        #expect(try connection.scalarInt64("SELECT last_tag FROM partition_keys WHERE key = 'acme'") == 6000)
     }
 }

@@ -84,6 +84,31 @@ import Testing
         }
     }
 
+    /// A throttled key's next start and recent starts are one search of partition_keys' primary
+    /// key, and the earliest next start ahead a search of its index, however many keys there are.
+    @Test func aKeysStartsAreFoundThroughItsPrimaryKey() async throws {
+        try await withSQLiteStore { store, directory async throws in
+            try await store.configure(QueueConfiguration("q", keyThrottle: Throttle(.seconds(1))), now: 0)
+            let jobs = (0..<2_000).map { index in
+                var new = job("q", input: "\(index)")
+                new.partitionKey = "p\(index)"
+                return new
+            }
+            _ = try await store.enqueue(batch: jobs, now: 1)
+            _ = try await store.take("q", limit: 1_000)
+            let connection = try SQLiteConnection(path: directory.path("jobs.sqlite"), options: StorageOptions())
+            try connection.execute("ANALYZE")
+            var details: [String] = []
+            try connection.query("EXPLAIN QUERY PLAN " + SQLiteJobStore.keyStartsStatement, ["q", "p7"]) { details.append($0.string(3)) }
+            #expect(details.contains { $0.contains("SEARCH partition_keys USING PRIMARY KEY (queue=? AND key=?)") }, "\(details)")
+            #expect(!details.contains { $0.contains("TEMP B-TREE") || $0.hasPrefix("SCAN") }, "\(details)")
+            var wake: [String] = []
+            try connection.query("EXPLAIN QUERY PLAN " + SQLiteJobStore.earliestWakeStatement, [5]) { wake.append($0.string(3)) }
+            #expect(wake.contains { $0.contains("idx_partition_keys_next_start") }, "\(wake)")
+            #expect(!wake.contains { $0.contains("SCAN partition_keys") || $0.contains("SCAN jobs") }, "\(wake)")
+        }
+    }
+
     /// Advancing a group reads its next blocked children and its active ones through an index:
     /// a read of every child at each ending made a group of n jobs cost n² row reads.
     @Test func aGroupsNextAndActiveChildrenAreFoundThroughAnIndex() async throws {
