@@ -1,0 +1,106 @@
+import DurableQueueTestSupport
+import Foundation
+import Testing
+
+@testable import DurableQueue
+
+/// Limits per partition key with real worker processes, on the wall clock, judged from the jobs'
+/// history (`job_events`): every start and every end as the store recorded it.
+@Suite(.serialized, .tags(.crash), .timeLimit(.minutes(2))) struct KeyLimitsProcessTests {
+    /// Each attempt of jobs `keys` (job → key) as the history shows it: its key, when it started
+    /// running and when it stopped (nil: still running).
+    private func attempts(_ store: any JobStore, keys: [Int64: String]) async throws -> [(key: String, start: Int64, end: Int64?)] {
+        var spans: [(key: String, start: Int64, end: Int64?)] = []
+        for (job, key) in keys {
+            let history = try await store.history(of: JobID(job))
+            for (index, event) in history.enumerated() where event.to == .running && event.from != .running {
+                let end = history[(index + 1)...].first { $0.from == .running }?.at
+                spans.append((key, event.at, end))
+            }
+        }
+        return spans.sorted { $0.start < $1.start }
+    }
+
+    /// The most attempts of one key running at once over `spans` of that key.
+    private func mostAtOnce(_ spans: [(key: String, start: Int64, end: Int64?)]) -> Int {
+        spans.map { span in
+            spans.filter { $0.start <= span.start && ($0.end ?? .max) > span.start }.count
+        }.max() ?? 0
+    }
+
+    @Test(arguments: StoreBackend.all) func threeWorkerProcessesKeepEachKeysLimitThrottleAndRate(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try await backend.location(directory)
+        let store = try await backend.make(directory)
+        let now = Date().millisecondsSince1970
+        // Every key: one at a time, 300 ms between starts; "vip:" keys: two at once, three starts a second.
+        try await store.configure(
+            QueueConfiguration(
+                "sync", partitionLimit: 1, keyThrottle: Throttle(.milliseconds(300)),
+                keyOverrides: ["vip:*": KeyLimits(concurrencyLimit: 2, rateLimit: RateLimit(3, per: .seconds(1)))]),
+            now: now)
+        let keyNames = ["a", "b", "vip:c"]
+        let jobs = (0..<30).map { index in
+            var new = NewJob(queue: "sync", kind: "record", input: "{\"index\":\(index)}")
+            new.partitionKey = keyNames[index % keyNames.count]
+            return new
+        }
+        let ids = try await store.enqueue(jobs, now: now).map(\.id.rawValue)
+        let keys = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, keyNames[$0 % keyNames.count]) })
+
+        let workers = try (0..<3).map { _ in
+            try WorkerProcess(["work", path, directory.path("work.log"), "--until-done", "--job-ms", "200", "--max-jobs", "4"])
+        }
+        for worker in workers { #expect(await worker.waitForExit() == 0) }
+
+        let spans = try await attempts(try await backend.make(directory), keys: keys)
+        #expect(spans.count == 30 && spans.allSatisfy { $0.end != nil }, "every job ran once: \(spans.count) attempts")
+        for key in ["a", "b"] {
+            let own = spans.filter { $0.key == key }
+            #expect(mostAtOnce(own) == 1, "\(key): \(own)")
+            #expect(gaps(own.map(\.start)).allSatisfy { $0 >= 300 }, "\(key) starts: \(own.map(\.start))")
+        }
+        let vip = spans.filter { $0.key == "vip:c" }
+        #expect(mostAtOnce(vip) <= 2, "vip:c: \(vip)")
+        let vipStarts = vip.map(\.start)
+        // At most three starts in any second: each start is a second or more after the third before it.
+        let crowded = zip(vipStarts.dropFirst(3), vipStarts).filter { $0 - $1 < 1_000 }
+        #expect(crowded.isEmpty, "vip:c starts \(vipStarts)")
+        let processes = Set(try WorkLog(path: directory.path("work.log")).starts.map(\.pid)).count
+        #expect(processes >= 2, "the work spread over the processes")
+        print("keys across \(processes) processes: a gaps \(gaps(spans.filter { $0.key == "a" }.map(\.start))) ms, vip:c starts \(vipStarts.map { $0 - vipStarts[0] })")
+    }
+
+    @Test(arguments: StoreBackend.all) func aWorkerKilledRightAfterAStartLeavesTheRestOfItsKeysIntervalToTheNext(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try await backend.location(directory)
+        let store = try await backend.make(directory)
+        let now = Date().millisecondsSince1970
+        try await store.configure(QueueConfiguration("sync", keyThrottle: Throttle(.seconds(3))), now: now)
+        let jobs = (0..<3).map { index in
+            var new = NewJob(queue: "sync", kind: "record", input: "{\"index\":\(index)}")
+            new.partitionKey = "k"
+            return new
+        }
+        let ids = try await store.enqueue(jobs, now: now).map(\.id.rawValue)
+        let arguments = ["work", path, directory.path("work.log"), "--announce-starts", "--lease-ms", "800", "--job-ms", "1"]
+
+        let first = try WorkerProcess(arguments)
+        #expect(await first.nextLine { $0.hasPrefix("started ") } != nil)
+        first.kill()
+        _ = await first.waitForExit()
+        #expect(first.process.terminationStatus == SIGKILL)
+
+        // The restarted worker recovers the killed attempt and runs every job, never two starts of
+        // the key closer than its interval.
+        let second = try WorkerProcess(arguments + ["--until-done"])
+        #expect(await second.waitForExit() == 0)
+        let starts = try await attempts(try await backend.make(directory), keys: Dictionary(uniqueKeysWithValues: ids.map { ($0, "k") }))
+            .map(\.start)
+        #expect(starts.count == 4, "three jobs, one of them twice: \(starts)")
+        #expect(gaps(starts).allSatisfy { $0 >= 3_000 }, "starts \(starts)")
+        print("key throttle kill test: gaps \(gaps(starts)) ms")
+    }
+}
