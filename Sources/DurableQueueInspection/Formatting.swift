@@ -74,12 +74,20 @@ package enum Formatting {
     }
 
     /// What holds a queue's starts back, in words: `1 per 400ms from start`, `5 per 60s`,
-    /// `2 per key`, `aging every 30s`; empty for none.
+    /// `2 per key`, `1 per 1s per key from start`, `10 per 1m per key`, `2 key overrides`,
+    /// `aging every 30s`; empty for none.
     package static func limits(of queue: QueueConfiguration) -> [String] {
         var limits: [String] = []
         if let throttle = queue.throttle { limits.append("1 per \(duration(throttle.interval)) from \(throttle.measuredFrom.rawValue)") }
         if let rate = queue.rateLimit { limits.append("\(rate.count) per \(duration(rate.window))") }
         if queue.partitionLimit > 0 { limits.append("\(queue.partitionLimit) per key") }
+        if let throttle = queue.keyThrottle {
+            limits.append("1 per \(duration(throttle.interval)) per key from \(throttle.measuredFrom.rawValue)")
+        }
+        if let rate = queue.keyRateLimit { limits.append("\(rate.count) per \(duration(rate.window)) per key") }
+        if !queue.keyOverrides.isEmpty {
+            limits.append("\(queue.keyOverrides.count) key override\(queue.keyOverrides.count == 1 ? "" : "s")")
+        }
         if let aging = queue.aging { limits.append("aging every \(duration(aging.every))") }
         return limits
     }

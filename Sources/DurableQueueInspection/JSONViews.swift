@@ -48,11 +48,13 @@ extension JobEvent {
 }
 
 extension KeyCounts {
-    /// The key's unfinished jobs by state, as a JSON object (`key` null for jobs without one).
+    /// The key's unfinished jobs by state and its stored next start, as a JSON object (`key` null
+    /// for jobs without one).
     package var json: JSONValue {
         .object([
             ("key", .string(key)),
             ("counts", .object(JobState.allCases.filter { !$0.isTerminal }.map { ($0.rawValue, .int(Int64(self[$0]))) })),
+            ("next_start_at", .time(nextStartAt)),
         ])
     }
 }
@@ -80,9 +82,27 @@ extension QueueStatus {
             ("rate_limit_count", .int(queue.rateLimit.map { Int64($0.count) })),
             ("rate_limit_window_ms", .int(queue.rateLimit.map { $0.window.milliseconds })),
             ("partition_limit", .int(Int64(queue.partitionLimit))), ("fairness", .string(queue.fairness.rawValue)),
+            ("key_throttle_interval_ms", .int(queue.keyThrottle.map { $0.interval.milliseconds })),
+            ("key_throttle_measured_from", .string(queue.keyThrottle?.measuredFrom.rawValue)),
+            ("key_rate_limit_count", .int(queue.keyRateLimit.map { Int64($0.count) })),
+            ("key_rate_limit_window_ms", .int(queue.keyRateLimit.map { $0.window.milliseconds })),
+            ("key_overrides", .object(queue.keyOverrides.sorted { $0.key < $1.key }.map { ($0.key, $0.value.json) })),
             ("aging_interval_ms", .int(queue.aging.map { $0.every.milliseconds })),
             ("aging_up_to", .int(queue.aging.map { Int64($0.upTo.rawValue) })),
             ("next_start", .time(nextStartAt)),
+        ])
+    }
+}
+
+extension KeyLimits {
+    /// The limits of a key as a JSON object, named as the `key_limits` table's columns.
+    package var json: JSONValue {
+        .object([
+            ("concurrency_limit", .int(Int64(concurrencyLimit))),
+            ("throttle_interval_ms", .int(throttle.map { $0.interval.milliseconds })),
+            ("throttle_measured_from", .string(throttle?.measuredFrom.rawValue)),
+            ("rate_limit_count", .int(rateLimit.map { Int64($0.count) })),
+            ("rate_limit_window_ms", .int(rateLimit.map { $0.window.milliseconds })),
         ])
     }
 }

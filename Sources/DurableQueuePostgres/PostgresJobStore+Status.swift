@@ -50,7 +50,13 @@ extension PostgresJobStore {
             {
                 byKey[try row.optionalString(0), default: [:]][try JobState(stored: row.string(1))] = try row.int(2)
             }
-            return KeyCounts.sorted(byKey)
+            var nextStarts: [String: Int64] = [:]
+            for row in try await session.rows(
+                "SELECT key, next_start_at FROM partition_keys WHERE queue = $1 AND next_start_at > 0", [name])
+            {
+                nextStarts[try row.string(0)] = try row.int64(1)
+            }
+            return KeyCounts.sorted(byKey, nextStarts: nextStarts)
         }
     }
 }

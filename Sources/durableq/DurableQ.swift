@@ -14,7 +14,7 @@ struct DurableQ: AsyncParsableCommand {
             """,
         subcommands: [
             Demo.self, Download.self, Run.self, Status.self, List.self, Show.self, Cancel.self, Retry.self, Signal.self, Pause.self,
-            Resume.self, Schedules.self, Prune.self, Watch.self, Serve.self,
+            Resume.self, KeyLimitsCommand.self, Schedules.self, Prune.self, Watch.self, Serve.self,
         ]
     )
 

@@ -208,6 +208,45 @@ private func seed(_ directory: TemporaryDirectory) async throws -> (pending: Job
         #expect(unknown.status == 1 && unknown.stderr.contains("no queue named 'nope'"), "\(unknown)")
     }
 
+    @Test func keyLimitsAreSetListedAndRemovedAndAKeysNextStartShows() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SQLiteJobStore(path: directory.path("durableq.sqlite"))
+        for key in ["host-a", "host-a", "premium:b"] {
+            var new = job("downloads", kind: "download")
+            new.partitionKey = key
+            _ = try await store.enqueue([new], now: 1_000)
+        }
+        let here = directory.url.path
+        let set = try await durableq(["key-limits", "downloads", "*", "--concurrency", "1", "--throttle", "1h"], in: here)
+        #expect(set.status == 0 && set.stdout.contains("3600s from start"), "\(set)")
+        let premium = try await durableq(["key-limits", "downloads", "premium:*", "--concurrency", "5", "--rate", "10/1m"], in: here)
+        #expect(premium.status == 0, "\(premium)")
+        let rows = try await durableq(["key-limits", "downloads"], in: here).stdout.split(separator: "\n")
+            .map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
+        // PATTERN CONCURRENCY THROTTLE RATE
+        #expect(rows.dropFirst().map { $0.first } == ["*", "premium:*"] && rows.last?.suffix(3) == ["10", "per", "60s"], "\(rows)")
+        let stored = try #require(try await store.queue(named: "downloads"))
+        #expect(stored.keyThrottle == Throttle(.seconds(3_600)) && stored.partitionLimit == 1)
+        #expect(stored.keyOverrides == ["premium:*": KeyLimits(concurrencyLimit: 5, rateLimit: RateLimit(10, per: .seconds(60)))])
+
+        _ = try await store.take("downloads", limit: 5, now: Date().millisecondsSince1970)
+        let byKey = try await durableq(["status", "--by-key", "downloads"], in: here).stdout
+        let hostA = byKey.split(separator: "\n").first { $0.hasPrefix("host-a") } ?? ""
+        #expect(hostA.hasSuffix("ms") && hostA.contains(" in 3"), "\(byKey)")
+        let json = try await durableq(["status", "--by-key", "downloads", "--json"], in: here).objects()
+        #expect(json.first { $0["key"] as? String == "host-a" }?["next_start_at"] is String, "\(json)")
+
+        #expect(try await durableq(["key-limits", "downloads", "premium:*", "--remove"], in: here).status == 0)
+        #expect(try await store.queue(named: "downloads")?.keyOverrides == [:])
+        for usage in [["key-limits", "downloads", "--concurrency", "2"], ["key-limits", "downloads", "a", "--rate", "10"],
+                      ["key-limits", "downloads", "*", "--remove"]] {
+            #expect(try await durableq(usage, in: here).status == 2, "\(usage)")
+        }
+        let refused = try await durableq(["key-limits", "downloads", "a*b", "--concurrency", "2"], in: here)
+        #expect(refused.status == 1 && refused.stderr.contains("only a trailing '*'"), "\(refused)")
+    }
+
     @Test func badInputIsAUsageErrorOrANamedFailureAndChangesNothing() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

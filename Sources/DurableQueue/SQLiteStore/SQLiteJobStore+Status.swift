@@ -77,7 +77,11 @@ extension SQLiteJobStore {
                     [name, state.rawValue]
                 ) { row in byKey[row.optionalString(0), default: [:]][state] = Int(row.int64(1)) }
             }
-            return KeyCounts.sorted(byKey)
+            var nextStarts: [String: Int64] = [:]
+            try connection.query("SELECT key, next_start_at FROM partition_keys WHERE queue = ? AND next_start_at > 0", [name]) { row in
+                nextStarts[row.string(0)] = row.int64(1)
+            }
+            return KeyCounts.sorted(byKey, nextStarts: nextStarts)
         }
     }
 }

@@ -114,18 +114,24 @@ package struct KeyCounts: Sendable, Hashable {
     /// The key; nil for the queue's jobs without one.
     package var key: String?
     package var counts: [JobState: Int]
+    /// The key's next allowed start as stored (its throttle or rate limit; ms since 1970), which
+    /// may have passed; nil when none was stored.
+    package var nextStartAt: Int64?
 
     /// The number of jobs in `state` (0 when none).
     package subscript(state: JobState) -> Int { counts[state] ?? 0 }
 
-    package init(key: String?, counts: [JobState: Int]) {
+    package init(key: String?, counts: [JobState: Int], nextStartAt: Int64? = nil) {
         self.key = key
         self.counts = counts
+        self.nextStartAt = nextStartAt
     }
 
-    /// `counts` by key as a list: the jobs without a key first, then by key.
-    package static func sorted(_ counts: [String?: [JobState: Int]]) -> [KeyCounts] {
-        counts.map { KeyCounts(key: $0.key, counts: $0.value) }.sorted { ($0.key == nil ? 0 : 1, $0.key ?? "") < ($1.key == nil ? 0 : 1, $1.key ?? "") }
+    /// `counts` by key as a list, with the keys' stored next starts `nextStarts`: the jobs without
+    /// a key first, then by key.
+    package static func sorted(_ counts: [String?: [JobState: Int]], nextStarts: [String: Int64] = [:]) -> [KeyCounts] {
+        counts.map { KeyCounts(key: $0.key, counts: $0.value, nextStartAt: $0.key.flatMap { nextStarts[$0] }) }
+            .sorted { ($0.key == nil ? 0 : 1, $0.key ?? "") < ($1.key == nil ? 0 : 1, $1.key ?? "") }
     }
 }
 

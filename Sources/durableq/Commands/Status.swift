@@ -24,7 +24,7 @@ struct Status: AsyncParsableCommand {
             if output.json {
                 JSONValue.array(keys.map(\.json)).print()
             } else {
-                for line in Self.lines(keys) { Terminal.print(line) }
+                for line in Self.lines(keys, now: Date().millisecondsSince1970) { Terminal.print(line) }
             }
             return
         }
@@ -40,10 +40,13 @@ struct Status: AsyncParsableCommand {
     static let unfinishedColumns: [JobState] = [.scheduled, .pending, .blocked, .running, .handedOff, .waiting]
 
     /// The by-key table as lines of text: a row per partition key (`-` for jobs without one).
-    static func lines(_ keys: [KeyCounts]) -> [String] {
+    static func lines(_ keys: [KeyCounts], now: Int64) -> [String] {
         guard !keys.isEmpty else { return ["no unfinished jobs"] }
-        var table = Table(header: ["KEY", "SCHEDULED", "PENDING", "BLOCKED", "RUNNING", "HANDED OFF", "WAITING"])
-        for key in keys { table.rows.append([key.key ?? "-"] + unfinishedColumns.map { String(key[$0]) }) }
+        var table = Table(header: ["KEY", "SCHEDULED", "PENDING", "BLOCKED", "RUNNING", "HANDED OFF", "WAITING", "NEXT START"])
+        for key in keys {
+            table.rows.append(
+                [key.key ?? "-"] + unfinishedColumns.map { String(key[$0]) } + [Formatting.nextStart(key.nextStartAt, now: now) ?? "-"])
+        }
         return table.lines
     }
 
