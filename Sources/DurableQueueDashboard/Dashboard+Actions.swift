@@ -76,7 +76,7 @@ extension Dashboard {
     }
 
     /// The response to an action that was carried out: a redirect for a form, else `result` as JSON.
-    private func acted(_ request: Request, back: String, result: () async throws -> JSONValue) async throws -> Response {
+    func acted(_ request: Request, back: String, result: () async throws -> JSONValue) async throws -> Response {
         actions.increment()
         guard request.headers[.contentType]?.hasPrefix("application/x-www-form-urlencoded") == true else {
             return .json(try await result())

@@ -22,7 +22,10 @@ extension Dashboard {
         router.get("/queues/:name/keys") { request, context -> Response in
             let name = try RequestValues.queueName(context)
             let (configuration, keys) = try await queueKeys(name)
-            return .html(KeysPage(queue: configuration, keys: keys, actionsEnabled: guardMiddleware.isAuthorized(request)).render())
+            return .html(
+                KeysPage(
+                    queue: configuration, keys: keys, now: Date().millisecondsSince1970, actionsEnabled: guardMiddleware.isAuthorized(request)
+                ).render())
         }
         router.get("/api/queues/:name/keys") { _, context -> Response in
             .json(.array(try await queueKeys(try RequestValues.queueName(context)).1.map(\.json)))
@@ -56,6 +59,7 @@ extension Dashboard {
         router.post("/api/jobs/:id/signal") { request, context -> Response in try await signal(request, context) }
         router.post("/api/queues/:name/pause") { request, context -> Response in try await setPaused(true, request, context) }
         router.post("/api/queues/:name/resume") { request, context -> Response in try await setPaused(false, request, context) }
+        router.post("/api/queues/:name/key-limits") { request, context -> Response in try await setKeyLimits(request, context) }
 
         router.get("/assets/dashboard.css") { _, _ -> Response in Self.asset(Assets.stylesheet, type: "text/css; charset=utf-8") }
         router.get("/assets/dashboard.js") { _, _ -> Response in Self.asset(Assets.script, type: "text/javascript; charset=utf-8") }

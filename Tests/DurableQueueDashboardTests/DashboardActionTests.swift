@@ -49,6 +49,44 @@ import Testing
         }
     }
 
+    @Test(arguments: StoreBackend.all) func aQueuesKeyLimitsAreSetAndRemovedFromItsKeysPage(_ backend: StoreBackend) async throws {
+        try await DashboardFixture.with(backend) { fixture in
+            try await fixture.workers.configure(QueueConfiguration("sync", partitionLimit: 1))
+            let path = "/api/queues/sync/key-limits"
+            let refused = try await fixture.send(path, method: .POST, body: #"{"pattern":"vip:*","concurrency":5}"#)
+            #expect(refused.status == 403)
+            let cookie = ("Cookie", "durableq_token=\(fixture.dashboard.token)")
+            let form = [cookie, ("Content-Type", "application/x-www-form-urlencoded"), ("Origin", fixture.base)]
+            let set = try await fixture.send(
+                path, method: .POST, headers: form,
+                body: "pattern=vip%3A*&concurrency=5&throttle_ms=&measured_from=start&rate_count=10&rate_window_ms=60000&back=%2Fqueues%2Fsync%2Fkeys")
+            #expect(set.status == 303 && set.headers["Location"].first == "/queues/sync/keys", "\(set)")
+            #expect(try await fixture.workers.configuration(of: "sync")?.keyOverrides
+                    == ["vip:*": KeyLimits(concurrencyLimit: 5, rateLimit: RateLimit(10, per: .seconds(60)))])
+            let every = try await fixture.send(path, method: .POST, body: #"{"pattern":"*","concurrency":2,"throttle_ms":500,"measured_from":"end"}"#, authorized: true)
+            #expect(every.status == 200, "\(every.body)")
+            #expect(try every.object()["key_throttle_measured_from"] as? String == "end")
+            let stored = try #require(try await fixture.workers.configuration(of: "sync"))
+            #expect(stored.partitionLimit == 2 && stored.keyThrottle == Throttle(.milliseconds(500), measuredFrom: .end))
+
+            let page = try await fixture.send("/queues/sync/keys").body
+            #expect(page.contains("<td>vip:*</td>") && page.contains("10 per 60s") && page.contains("500ms from end"), "\(page)")
+            #expect(page.contains("action=\"/api/queues/sync/key-limits\"") && page.contains("name=\"remove\""))
+
+            for bad in [#"{"concurrency":2}"#, #"{"pattern":"*","remove":true}"#, #"{"pattern":"a","concurrency":-1}"#,
+                        #"{"pattern":"a","measured_from":"middle"}"#, #"{"pattern":"a","rate_count":3}"#] {
+                #expect(try await fixture.send(path, method: .POST, body: bad, authorized: true).status == 400, "\(bad)")
+            }
+            let pattern = try await fixture.send(path, method: .POST, body: #"{"pattern":"a*b","concurrency":2}"#, authorized: true)
+            #expect(pattern.status == 409 && pattern.body.contains("only a trailing"), "\(pattern.body)")
+            let removed = try await fixture.send(
+                path, method: .POST, headers: form, body: "pattern=vip%3A*&remove=1&back=%2Fqueues%2Fsync%2Fkeys")
+            #expect(removed.status == 303)
+            #expect(try await fixture.workers.configuration(of: "sync")?.keyOverrides == [:])
+            #expect(try await fixture.send("/api/queues/nope/key-limits", method: .POST, body: #"{"pattern":"a"}"#, authorized: true).status == 404)
+        }
+    }
+
     @Test(arguments: StoreBackend.all) func aWaitingJobShowsWhatItWaitsForAndASignalFromTheDashboardWakesIt(_ backend: StoreBackend) async throws {
         try await DashboardFixture.with(backend) { fixture in
             let job = try await fixture.workers.enqueue(Approve.self, "")

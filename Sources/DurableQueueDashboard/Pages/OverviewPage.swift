@@ -43,7 +43,8 @@ struct OverviewPage {
         let nextStart = Formatting.nextStart(status.nextStartAt, now: now)
         let path = "/api/queues/\(HTML.segment(queue.name))/\(queue.isPaused ? "resume" : "pause")"
         let paused = queue.isPaused ? " <span class=\"badge blocked\">paused</span>" : ""
-        let byKey = queue.partitionLimit > 0 || queue.fairness == .byKey
+        let byKey = queue.partitionLimit > 0 || queue.fairness == .byKey || queue.keyThrottle != nil || queue.keyRateLimit != nil
+            || !queue.keyOverrides.isEmpty
             ? " <a class=\"muted\" href=\"/queues/\(HTML.segment(queue.name))/keys\">by key</a>" : ""
         return [
             "<a href=\"/jobs\(HTML.query([("queue", queue.name)]))\">\(name)</a>\(paused)\(byKey)", HTML.escape(queue.mode.rawValue),
