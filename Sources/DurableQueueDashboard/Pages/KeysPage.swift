@@ -15,7 +15,7 @@ struct KeysPage {
     func render() -> String {
         var settings = Formatting.limits(of: queue)
         if queue.fairness == .byKey { settings.append("keys take turns") }
-        let back = "/queues/\(queue.name)/keys"
+        let back = "/queues/\(HTML.segment(queue.name))/keys"
         var body = "<h1>Queue \(HTML.escape(queue.name)) <span class=\"muted\">by key</span></h1>\n"
         body += "<p class=\"muted\">\(HTML.escape(settings.isEmpty ? "no limits" : settings.joined(separator: ", ")))</p>\n"
         body += "<h2>Limits per key</h2>\n"
@@ -36,7 +36,7 @@ struct KeysPage {
             pattern == "*"
             ? ""
             : """
-            <form method="post" action="/api/queues/\(HTML.escape(queue.name))/key-limits" class="action">\
+            <form method="post" action="/api/queues/\(HTML.segment(queue.name))/key-limits" class="action">\
             <input type="hidden" name="back" value="\(HTML.escape(back))">\
             <input type="hidden" name="pattern" value="\(HTML.escape(pattern))">\
             <input type="hidden" name="remove" value="1">\
@@ -54,7 +54,7 @@ struct KeysPage {
     /// A form that sets the limits of the keys a pattern names.
     private func setForm(back: String) -> String {
         """
-        <form method="post" action="/api/queues/\(HTML.escape(queue.name))/key-limits" class="action key-limits">\
+        <form method="post" action="/api/queues/\(HTML.segment(queue.name))/key-limits" class="action key-limits">\
         <input type="hidden" name="back" value="\(HTML.escape(back))">\
         <input name="pattern" placeholder="* or premium:*" required aria-label="key pattern">\
         <input name="concurrency" placeholder="at once" inputmode="numeric" aria-label="jobs at once per key">\
