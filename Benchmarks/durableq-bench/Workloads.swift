@@ -116,6 +116,62 @@ struct Workloads {
         return try await timeDrain(path, workload: interleaved ? "drain_fair_interleaved" : "drain_fair_key_by_key")
     }
 
+    /// Limits per key at scale: N jobs drained from a backlog of `backlog` waiting jobs over
+    /// `backlog / 10` partition keys (ten each, the keys in turn) on a queue whose keys take turns,
+    /// may each run one job at once and are each throttled to a start per millisecond (so every
+    /// claim reads each key it meets and every start writes its key's row); beside, in the same
+    /// run, the same drain of a plain backlog (no keys, no limits) and of a keyed backlog of N.
+    func keyedBacklog(_ backlog: Int) async throws -> Measurement {
+        let keyed = try await drainFromBacklog(backlog, keyed: true)
+        let plain = try await drainFromBacklog(backlog, keyed: false)
+        let small = try await drainFromBacklog(n, keyed: true)
+        return Measurement(
+            workload: "keys_backlog", jobs: n, seconds: Double(n) / keyed.rate,
+            extra: [
+                ("backlog_jobs", Double(backlog)), ("keys", Double(max(1, backlog / 10))), ("plain_jobs_per_sec", plain.rate),
+                ("ratio_to_plain", keyed.rate / plain.rate), ("keyed_small_backlog_jobs_per_sec", small.rate),
+                ("ratio_to_small_backlog", keyed.rate / small.rate), ("enqueue_secs", keyed.enqueueSeconds),
+                ("plain_enqueue_secs", plain.enqueueSeconds),
+            ])
+    }
+
+    /// Enqueues `backlog` jobs (1,000 per transaction; over `backlog / 10` keys, in turn, on a
+    /// limited fair queue when `keyed`), reopens, and times the engine through the first N starts.
+    private func drainFromBacklog(_ backlog: Int, keyed: Bool) async throws -> (rate: Double, enqueueSeconds: Double) {
+        let path = freshPath(keyed ? "keys" : "plain-backlog")
+        let filler = try await open(path)
+        if keyed {
+            try await filler.configure(
+                QueueConfiguration("default", partitionLimit: 1, fairness: .byKey, keyThrottle: Throttle(.milliseconds(1))))
+        }
+        let keys = max(1, backlog / 10)
+        let enqueueStart = ContinuousClock.now
+        var index = 0
+        while index < backlog {
+            let range = index..<min(backlog, index + 1000)
+            _ = try await filler.transaction { transaction in
+                for job in range {
+                    _ = try transaction.enqueue(
+                        NoOpJob.self, NoOpJob.Input(job), options: EnqueueOptions(partitionKey: keyed ? "key-\(job % keys)" : nil))
+                }
+            }
+            index = range.upperBound
+        }
+        let enqueueSeconds = secondsSince(enqueueStart)
+        if postgres == nil { sync() }
+        let counter = StartCounter()
+        let queue = try await open(path, counter: counter)
+        let engine = Task { try await queue.run() }
+        while counter.value == 0 { try await Task.sleep(for: .microseconds(200)) }
+        let start = ContinuousClock.now
+        let target = min(n, backlog)
+        while counter.value < target { try await Task.sleep(for: .milliseconds(2)) }
+        let rate = Double(target) / secondsSince(start)
+        engine.cancel()
+        _ = try? await engine.value
+        return (rate, enqueueSeconds)
+    }
+
     /// N jobs enqueued to run a moment later, drained once all are due: each is promoted from
     /// `scheduled` to `pending` (with its history row) before it is claimed, as a delayed job or a
     /// retry is.
