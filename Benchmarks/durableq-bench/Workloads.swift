@@ -135,10 +135,10 @@ struct Workloads {
             ])
     }
 
-    /// Enqueues `backlog` jobs (1,000 per transaction; over `backlog / 10` keys, in turn, on a
+    /// Enqueues `backlog` jobs (1,000 per batch; over `backlog / 10` keys, in turn, on a
     /// limited fair queue when `keyed`), reopens, and times the engine through the first N starts.
     private func drainFromBacklog(_ backlog: Int, keyed: Bool) async throws -> (rate: Double, enqueueSeconds: Double) {
-        let path = freshPath(keyed ? "keys" : "plain-backlog")
+        let path = freshPath(keyed ? "keys" : "plain_backlog")
         let filler = try await open(path)
         if keyed {
             try await filler.configure(
@@ -149,12 +149,9 @@ struct Workloads {
         var index = 0
         while index < backlog {
             let range = index..<min(backlog, index + 1000)
-            _ = try await filler.transaction { transaction in
-                for job in range {
-                    _ = try transaction.enqueue(
-                        NoOpJob.self, NoOpJob.Input(job), options: EnqueueOptions(partitionKey: keyed ? "key-\(job % keys)" : nil))
-                }
-            }
+            _ = try await filler.enqueue(
+                NoOpJob.self,
+                batch: range.map { (NoOpJob.Input($0), EnqueueOptions(partitionKey: keyed ? "key-\($0 % keys)" : nil)) })
             index = range.upperBound
         }
         let enqueueSeconds = secondsSince(enqueueStart)

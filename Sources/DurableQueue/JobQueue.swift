@@ -268,6 +268,24 @@ public final class JobQueue: Sendable {
         return outcomes.map { JobHandle(id: $0.id, queue: self) }
     }
 
+    /// Enqueues one job per input, each with its own options (a partition key per customer, say),
+    /// all in one transaction: every job is committed, or none.
+    ///
+    /// For example, a sync for each customer, one at a time per customer:
+    /// ```swift
+    /// try await queue.enqueue(Sync.self, batch: customers.map { ($0.id, EnqueueOptions(partitionKey: $0.id)) })
+    /// ```
+    /// - Returns: One handle per input, in order.
+    public func enqueue<J: Job>(_ type: J.Type, batch jobs: [(input: J.Input, options: EnqueueOptions)]) async throws -> [JobHandle<J>] {
+        let now = now
+        let newJobs = try jobs.flatMap { input, options in
+            try options.newJobs(kind: J.name, inputs: [try files.storedJSON(input)], now: now, traceContext: callersTraceContext)
+        }
+        let outcomes = try await store.enqueue(newJobs, now: now)
+        enqueued()
+        return outcomes.map { JobHandle(id: $0.id, queue: self) }
+    }
+
     /// A handle on an existing job (enqueued earlier, perhaps by another process).
     public func handle<J: Job>(_ type: J.Type, id: JobID) -> JobHandle<J> {
         JobHandle(id: id, queue: self)
