@@ -33,7 +33,7 @@ func runBench() async throws {
     let n = Int(options["n"] ?? "") ?? 10_000
     let backlogSize = Int(options["backlog"] ?? "") ?? 1_000_000
     let repeats = max(1, Int(options["repeat"] ?? "") ?? 3)
-    let all = ["enqueue", "batch", "drain", "scheduled", "group", "steps", "fair", "keys", "latency", "backlog", "processes", "throttle", "open", "idle"]
+    let all = ["enqueue", "batch", "drain", "scheduled", "group", "steps", "fair", "keyed", "keys", "latency", "backlog", "processes", "throttle", "open", "idle"]
     let chosen = Set(options["only"].map { $0.split(separator: ",").map(String.init) } ?? all)
     let directory = URL(fileURLWithPath: options["dir"] ?? ".build/bench-runs/\(Int(Date().timeIntervalSince1970))", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -91,6 +91,7 @@ func runBench() async throws {
         reportBesideTheDrain(try await medianRun({ try await workloads.drainFair(interleaved: true) }))
         reportBesideTheDrain(try await medianRun({ try await workloads.drainFair(interleaved: false) }))
     }
+    if chosen.contains("keyed") { reportBesideTheDrain(try await medianRun({ try await workloads.drainKeyed() })) }
     if chosen.contains("keys") { report(try await workloads.keyedBacklog(backlogSize)) }
     if chosen.contains("latency") { report(try await workloads.latency()) }
     if chosen.contains("processes") {

@@ -135,25 +135,40 @@ struct Workloads {
             ])
     }
 
-    /// Enqueues `backlog` jobs (1,000 per batch; over `backlog / 10` keys, in turn, on a
-    /// limited fair queue when `keyed`), reopens, and times the engine through the first N starts.
-    private func drainFromBacklog(_ backlog: Int, keyed: Bool) async throws -> (rate: Double, enqueueSeconds: Double) {
-        let path = freshPath(keyed ? "keys" : "plain_backlog")
+    /// N prefilled jobs over N / 10 keys (ten each, the keys in turn) on a fair queue whose keys may
+    /// each run one job at once and start one a millisecond, the file reopened, drained by the engine:
+    /// the plain drain's counterpart for the cost of limits per key (callgrind's instructions per job).
+    func drainKeyed() async throws -> Measurement {
+        let path = freshPath("keyed")
+        try await prefill(path, count: n, keyed: true)
+        return try await timeDrain(path, workload: "drain_keyed")
+    }
+
+    /// Enqueues `count` jobs on `path` in batches of 1,000; when `keyed`, over `count / 10` keys in
+    /// turn on a fair queue with one running job and a 1 ms throttle per key.
+    private func prefill(_ path: String, count: Int, keyed: Bool) async throws {
         let filler = try await open(path)
         if keyed {
             try await filler.configure(
                 QueueConfiguration("default", partitionLimit: 1, fairness: .byKey, keyThrottle: Throttle(.milliseconds(1))))
         }
-        let keys = max(1, backlog / 10)
-        let enqueueStart = ContinuousClock.now
+        let keys = max(1, count / 10)
         var index = 0
-        while index < backlog {
-            let range = index..<min(backlog, index + 1000)
+        while index < count {
+            let range = index..<min(count, index + 1000)
             _ = try await filler.enqueue(
                 NoOpJob.self,
                 batch: range.map { (NoOpJob.Input($0), EnqueueOptions(partitionKey: keyed ? "key-\($0 % keys)" : nil)) })
             index = range.upperBound
         }
+    }
+
+    /// Enqueues `backlog` jobs (1,000 per batch; over `backlog / 10` keys, in turn, on a
+    /// limited fair queue when `keyed`), reopens, and times the engine through the first N starts.
+    private func drainFromBacklog(_ backlog: Int, keyed: Bool) async throws -> (rate: Double, enqueueSeconds: Double) {
+        let path = freshPath(keyed ? "keys" : "plain_backlog")
+        let enqueueStart = ContinuousClock.now
+        try await prefill(path, count: backlog, keyed: keyed)
         let enqueueSeconds = secondsSince(enqueueStart)
         if postgres == nil { sync() }
         let counter = StartCounter()
