@@ -103,4 +103,34 @@ import Testing
         #expect(gaps(starts).allSatisfy { $0 >= 3_000 }, "starts \(starts)")
         print("key throttle kill test: gaps \(gaps(starts)) ms")
     }
+
+    @Test(arguments: StoreBackend.all) func twoWorkerProcessesStartTenSmallKeysAmongTheFirstTwelveAfterABigOne(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try await backend.location(directory)
+        let store = try await backend.make(directory)
+        let now = Date().millisecondsSince1970
+        try await store.configure(QueueConfiguration("sync", fairness: .byKey), now: now)
+        func keyed(_ key: String, _ index: Int) -> NewJob {
+            var new = NewJob(queue: "sync", kind: "record", input: "{\"index\":\(index)}")
+            new.partitionKey = key
+            return new
+        }
+        for batch in 0..<10 {
+            _ = try await store.enqueue((0..<1_000).map { keyed("big", batch * 1_000 + $0) }, now: now)
+        }
+        let small = Set(try await store.enqueue((0..<10).map { keyed("small-\($0)", 10_000 + $0) }, now: now).map(\.id.rawValue))
+
+        let workers = try (0..<2).map { _ in
+            try WorkerProcess(["work", path, directory.path("work.log"), "--announce-starts", "--job-ms", "2", "--max-jobs", "1"])
+        }
+        var started = 0
+        while started < 30, await workers[started % 2].nextLine(matching: { $0.hasPrefix("started ") }) != nil { started += 1 }
+        for worker in workers { worker.kill() }
+        for worker in workers { _ = await worker.waitForExit() }
+
+        let first = try WorkLog(path: directory.path("work.log")).starts.prefix(12).map(\.job)
+        #expect(small.isSubset(of: Set(first)), "the first starts: \(first), small keys' jobs \(small.sorted())")
+        print("fair queue across two processes: the ten small keys started among the first \(first.count) of \(started)+ starts")
+    }
 }
