@@ -69,10 +69,11 @@ public final class JobQueue: Sendable {
     let pauseTransition = Mutex<Task<Void, Never>?>(nil)
 
     /// How long an idle engine or a waiting handle sleeps before it looks for other processes'
-    /// changes: ``Configuration/pollInterval``, or at least a second when the store tells of them
+    /// changes: ``Configuration/pollInterval``, or at least a second while the store tells of them
     /// anyway (on a phone, every wakeup costs battery).
     var idlePollInterval: Duration {
-        notifiedOfChanges.load(ordering: .relaxed) ? max(configuration.pollInterval, .seconds(1)) : configuration.pollInterval
+        notifiedOfChanges.load(ordering: .relaxed) && store.hearsChanges
+            ? max(configuration.pollInterval, .seconds(1)) : configuration.pollInterval
     }
 
     /// Opens (or creates) the SQLite queue file at `path`, migrating its schema to the newest

@@ -154,6 +154,9 @@ extension PostgresJobStore {
         return true
     }
 
+    /// Whether the store's `LISTEN` connection is up.
+    package nonisolated var hearsChanges: Bool { changes.isListening }
+
     /// Changes nothing: connections to a server hold no lock on a file of this device, and a
     /// connection the server dropped during a suspension is replaced at its next use.
     package func setPaused(_ paused: Bool) async {}

@@ -20,7 +20,7 @@ package final class PostgresJobStore: JobStore {
     /// Where the tables live.
     let schema: String
     /// The notification channel of this schema.
-    let channel: String
+    package let channel: String
     let client: PostgresClient
     let logger: Logger
     /// Runs the client's pool and the listener until the store is released.

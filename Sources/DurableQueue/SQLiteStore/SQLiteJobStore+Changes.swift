@@ -14,6 +14,9 @@ extension SQLiteJobStore {
         return startWatch(onChange)
     }
 
+    /// Whether the file is watched (not while the process is paused, nor where it cannot be).
+    package nonisolated var hearsChanges: Bool { changeWatch.withLock { $0 != nil } }
+
     /// Watches the file for `onChange`; false where it cannot be watched.
     @discardableResult
     nonisolated func startWatch(_ onChange: @escaping @Sendable () -> Void) -> Bool {

@@ -116,6 +116,12 @@ package protocol JobStore: JobStoreReader {
     @discardableResult
     func observeChanges(_ onChange: @escaping @Sendable () -> Void) -> Bool
 
+    /// Whether the store hears other processes' changes now: false while the way it hears them is
+    /// down (a PostgreSQL store whose `LISTEN` connection was lost, which then calls the observer
+    /// once so that idle engines poll every ``JobQueue/Configuration/pollInterval`` until it hears
+    /// them again).
+    var hearsChanges: Bool { get }
+
     /// The directory that holds the store's file: the base `{queue}` of stored paths (see
     /// ``FileBases``); nil for a store on a server.
     var directory: String? { get }

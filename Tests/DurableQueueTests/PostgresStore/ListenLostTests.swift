@@ -1,0 +1,71 @@
+import DurableQueuePostgres
+import DurableQueueTestSupport
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+@testable import DurableQueue
+
+/// When each named job's handler started.
+private final class Starts: Sendable {
+    private let starts = Mutex<[String: ContinuousClock.Instant]>([:])
+    func record(_ name: String) { starts.withLock { $0[name] = .now } }
+    subscript(_ name: String) -> ContinuousClock.Instant? { starts.withLock { $0[name] } }
+}
+
+/// Records when it started, returns its input.
+private struct Stamp: Job {
+    static let name = "stamp"
+    let starts: Starts
+    func run(_ input: String, context: JobContext) async throws -> String {
+        starts.record(input)
+        return input
+    }
+}
+
+/// The connection that `LISTEN`s for other nodes' changes, killed by the server
+/// (`pg_terminate_backend`): the store says so in its log, idle engines poll at once, and it
+/// listens again by itself; the wake-up latency of a job enqueued elsewhere, in each mode.
+@Suite(.enabled(if: TestEnvironment.serversEnabled, Comment(rawValue: TestEnvironment.skipReason)), .timeLimit(.minutes(1)))
+struct ListenLostTests {
+    @Test func anEngineWhoseListenerIsKilledPollsAtOnceAndListensAgain() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = LogRecorder(capacity: 50)
+        let url = try await TestPostgresServer.url(schema: TestPostgresServer.schema(for: directory))
+        let store = try await PostgresJobStore(PostgresStorage(url: url), logger: log.logger(level: .info))
+        let starts = Starts()
+        let worker = try JobQueue(store: store, configuration: JobQueue.Configuration(pollInterval: .milliseconds(100)))
+        worker.register(Stamp(starts: starts))
+        let other = try await StoreBackend.postgres.queue(in: directory)
+        let engine = Task { try await worker.run() }
+        defer { engine.cancel() }
+        try await eventually("the store listens") { store.hearsChanges }
+
+        /// From the enqueue in another store to the handler's start.
+        func wakeUp(_ name: String) async throws -> Duration {
+            let sent = ContinuousClock.now
+            _ = try await other.enqueue(Stamp.self, name).result(timeout: .seconds(10))
+            return try #require(starts[name]) - sent
+        }
+        let listening = try await wakeUp("listening")
+        // The engine now sleeps its idle wait (a second while it listens) when the server kills
+        // the listening connection.
+        let killed = try await other.transaction { transaction in
+            try transaction.query(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1 AND pid <> pg_backend_pid()",
+                [.text("LISTEN \"\(store.channel)\";")])
+        }
+        #expect(killed.count == 2, "both stores' listeners (the worker's and the other's): \(killed)")
+        try await eventually("the store knows it no longer listens", seconds: 2) { !store.hearsChanges }
+        let polling = try await wakeUp("polling")
+        #expect(polling < .milliseconds(500), "the engine polls every 100 ms at once: \(polling)")
+
+        try await eventually("the store listens again", seconds: 10) { store.hearsChanges }
+        let again = try await wakeUp("again")
+        #expect(log.text.contains("lost the connection that listens for other nodes' changes"), "\(log.text)")
+        #expect(log.text.contains("listening for other nodes' changes again"), "\(log.text)")
+        print("LISTEN lost: wake-up \(listening) listening, \(polling) polling, \(again) listening again")
+    }
+}
