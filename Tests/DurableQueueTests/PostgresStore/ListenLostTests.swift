@@ -59,6 +59,8 @@ struct ListenLostTests {
         }
         #expect(killed.count == 2, "both stores' listeners (the worker's and the other's): \(killed)")
         try await eventually("the store knows it no longer listens", seconds: 2) { !store.hearsChanges }
+        // The engine, woken by the loss, went back to its idle wait: now as long as the poll interval.
+        try await Task.sleep(for: .milliseconds(200))
         let polling = try await wakeUp("polling")
         #expect(polling < .milliseconds(500), "the engine polls every 100 ms at once: \(polling)")
 
