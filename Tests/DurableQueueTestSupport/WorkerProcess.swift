@@ -21,13 +21,18 @@ package final class WorkerProcess {
     /// Starts `executable` with `arguments` in `directory` (default: the current one); its standard
     /// error goes to `errorLog` (appended), or nowhere. With `fileSizeLimit` (in KiB) the worker
     /// cannot grow any file past that size: a write beyond fails (EFBIG) as on a full disk, and the
-    /// SIGXFSZ that would kill it is ignored.
+    /// SIGXFSZ that would kill it is ignored. With `clockOffset` (libfaketime's `+10m`, `-10m`) the
+    /// worker's wall clock is that far off (Debian's `faketime`; its monotonic clocks are left alone).
     package init(
         _ arguments: [String], executable: String = "durableq-test-worker", directory: String? = nil,
-        errorLog: String? = nil, fileSizeLimit: Int? = nil
+        errorLog: String? = nil, fileSizeLimit: Int? = nil, clockOffset: String? = nil
     ) throws {
         let path = Self.productsDirectory.appendingPathComponent(executable)
-        if let fileSizeLimit {
+        if let clockOffset {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/faketime")
+            process.arguments = ["-m", "-f", clockOffset, path.path] + arguments
+            process.environment = ProcessInfo.processInfo.environment.merging(["FAKETIME_DONT_FAKE_MONOTONIC": "1"]) { $1 }
+        } else if let fileSizeLimit {
             // An ignored signal stays ignored across exec; bash's `ulimit -f` counts KiB.
             process.executableURL = URL(fileURLWithPath: "/bin/bash")
             process.arguments = ["-c", "trap '' XFSZ; ulimit -f \(fileSizeLimit); exec \"$0\" \"$@\"", path.path] + arguments
