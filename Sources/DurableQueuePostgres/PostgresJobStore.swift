@@ -19,6 +19,8 @@ package final class PostgresJobStore: JobStore {
     package let location: String
     /// Where the tables live.
     let schema: String
+    /// How long a call waits for the server (``PostgresStorage/callTimeout``).
+    let callTimeout: Duration
     /// The notification channel of this schema.
     package let channel: String
     let client: PostgresClient
@@ -43,6 +45,7 @@ package final class PostgresJobStore: JobStore {
         self.location = storage.location
         self.schema = storage.schema
         self.channel = "durablequeue_\(storage.schema.lowercased())"
+        self.callTimeout = storage.callTimeout
         self.logger = logger
         let client = PostgresClient(configuration: storage.clientConfiguration, backgroundLogger: logger)
         self.client = client
@@ -89,7 +92,33 @@ package final class PostgresJobStore: JobStore {
         let operation = operation()
         // A call finishes what it began even when its caller's task is cancelled (a shutdown gives
         // running jobs back from a cancelled task): the pool refuses connections to cancelled tasks.
-        return try await Task { try await runWrite(operation, notify: notify, transaction: transaction, body) }.value
+        return try await bounded(operation) { [self] in try await runWrite(operation, notify: notify, transaction: transaction, body) }
+    }
+
+    /// `call`'s value, run in a task of its own (it finishes what it began even when its caller's
+    /// task is cancelled), or a storage error once ``PostgresStorage/callTimeout`` passed without
+    /// it: a query whose connection died as the server crashed was seen never to hear back. The
+    /// call is then left to end by itself; what it writes is fenced as every write is.
+    private func bounded<T: Sendable>(_ operation: String, _ call: @escaping @Sendable () async throws -> T) async throws -> T {
+        let task = Task { try await call() }
+        let timeout = callTimeout
+        let location = location
+        let answered = FirstAnswer()
+        return try await withCheckedThrowingContinuation { continuation in
+            let timer = Task {
+                try? await Task.sleep(for: timeout)
+                guard !Task.isCancelled, answered.claim() else { return }
+                continuation.resume(
+                    throwing: DurableQueueError(
+                        .storage, "could not \(operation): no answer from the database server within \(timeout)", path: location))
+            }
+            Task {
+                let result = await task.result
+                timer.cancel()
+                guard answered.claim() else { return }
+                continuation.resume(with: result)
+            }
+        }
     }
 
     private func runWrite<T: Sendable>(
@@ -132,7 +161,7 @@ package final class PostgresJobStore: JobStore {
         async throws -> T
     {
         let operation = operation()
-        return try await Task {
+        return try await bounded(operation) { [self] in
             do {
                 return try await client.withConnection { connection in
                     try await body(PostgresSession(connection: connection, logger: logger))
@@ -140,7 +169,7 @@ package final class PostgresJobStore: JobStore {
             } catch {
                 throw Self.mapped(error, operation: operation, location: location)
             }
-        }.value
+        }
     }
 
     /// Whether `error` says the transaction lost a race that running it again settles.
@@ -244,4 +273,12 @@ extension PostgresStorage {
         case .require: .require(.makeClientConfiguration())
         }
     }
+}
+
+/// Which of two racers answers a continuation: the first to claim it.
+private final class FirstAnswer: Sendable {
+    private let claimed = Atomic<Bool>(false)
+
+    /// Whether this call is the first.
+    func claim() -> Bool { claimed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged }
 }

@@ -42,6 +42,10 @@ public struct PostgresStorage: Sendable, Hashable {
     public var maximumConnections: Int
     /// Whether to encrypt. Default `.prefer`.
     public var tls: TLSMode
+    /// The longest a store call waits for the server's answer before it fails with a storage error
+    /// (which an engine retries): a call whose connection died at the wrong moment of a server
+    /// crash may otherwise never hear back. Default 60 s; `call_timeout_ms` in a URL.
+    public var callTimeout: Duration = .seconds(60)
 
     /// A database reached over TCP.
     public init(
@@ -72,7 +76,8 @@ public struct PostgresStorage: Sendable, Hashable {
     }
 
     /// A database named by a URL, as libpq reads one:
-    /// `postgres://user[:password]@host[:port]/database[?schema=S&sslmode=disable|prefer|require]`.
+    /// `postgres://user[:password]@host[:port]/database[?schema=S&sslmode=disable|prefer|require]`
+    /// (also `max_connections=N`, `call_timeout_ms=N`).
     /// `host=/directory` in the query reaches the server's socket in that directory instead.
     ///
     /// - Throws: `invalidArgument` for a URL that is not such a one (the password is never repeated).
@@ -97,6 +102,12 @@ public struct PostgresStorage: Sendable, Hashable {
                 password: components.password, database: database, schema: query["schema"] ?? "public", tls: tls)
         }
         if let maximum = query["max_connections"].flatMap(Int.init) { maximumConnections = maximum }
+        if let timeout = query["call_timeout_ms"] {
+            guard let milliseconds = Int64(timeout) else {
+                throw DurableQueueError(.invalidArgument, "call_timeout_ms must be a whole number of milliseconds, not '\(timeout.prefix(40))'")
+            }
+            callTimeout = .milliseconds(milliseconds)
+        }
     }
 
     /// Throws `invalidArgument` naming the first setting out of range.
@@ -107,6 +118,9 @@ public struct PostgresStorage: Sendable, Hashable {
             schema.count <= 48
         else {
             throw DurableQueueError(.invalidArgument, "the schema name '\(schema)' must be letters, digits and _ (at most 48)")
+        }
+        guard callTimeout > .zero else {
+            throw DurableQueueError(.invalidArgument, "callTimeout must be positive, not \(callTimeout)")
         }
         guard maximumConnections >= 1 else {
             throw DurableQueueError(.invalidArgument, "maximumConnections must be at least 1, not \(maximumConnections)")

@@ -244,7 +244,8 @@ func work(
         say("ready")
         if untilDone {
             group.addTask {
-                while try await queue.unfinishedJobCount() > 0 { try await Task.sleep(for: .milliseconds(20)) }
+                // A count that fails (the server restarting) is not the end: the engine decides when to give up.
+                while (try? await queue.unfinishedJobCount()) != 0 { try await Task.sleep(for: .milliseconds(20)) }
             }
             // Whichever ends first: the work, or the engine (which then stopped for an error).
             try await group.next()

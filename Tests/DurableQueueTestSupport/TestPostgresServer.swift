@@ -143,36 +143,65 @@ package enum TestPostgresServer {
     }
 
     private static func start() throws -> Running {
-        let bin = try binaries()
-        let directory = try TemporaryDirectory(in: memoryBackedDirectory ?? FileManager.default.temporaryDirectory)
-        let data = directory.path("data")
-        let log = directory.path("server.log")
-        // initdb refuses to run as root: the server runs as the postgres user Debian creates.
-        let runAs = geteuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []
-        if geteuid() == 0 {
-            try run(["/bin/chown", "postgres:postgres", directory.url.path])
+        let server = try Server.initialise()
+        Stopper.register(stop: server.stopCommand, directory: server.directory)
+        return Running(port: server.port, log: server.log)
+    }
+
+    /// A server initialised on a directory of its own and started.
+    fileprivate struct Server: Sendable {
+        let directory: TemporaryDirectory
+        let data: String
+        let log: String
+        let port: Int
+        /// The prefix that runs a command as the postgres user when the tests run as root.
+        let runAs: [String]
+        let bin: String
+        /// Whether every commit is flushed before it returns (the shared server trades that away
+        /// for speed: a crash of it would lose commits).
+        let durable: Bool
+
+        /// Initialises a server (initdb, trust authentication) on a new directory and starts it on a
+        /// free port.
+        static func initialise(durable: Bool = false) throws -> Server {
+            let bin = try binaries()
+            let directory = try TemporaryDirectory(in: memoryBackedDirectory ?? FileManager.default.temporaryDirectory)
+            // initdb refuses to run as root: the server runs as the postgres user Debian creates.
+            let runAs = geteuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []
+            if geteuid() == 0 {
+                try run(["/bin/chown", "postgres:postgres", directory.url.path])
+            }
+            let server = Server(
+                directory: directory, data: directory.path("data"), log: directory.path("server.log"), port: try freePort(),
+                runAs: runAs, bin: bin, durable: durable)
+            try run(runAs + ["\(bin)/initdb", "-D", server.data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"])
+            // Lock waits longer than deadlock_timeout (1 s) and deadlocks are logged, each line with its
+            // database, for the tests that must show there are none.
+            let settings = "log_lock_waits = on\nlog_line_prefix = '%m [%p] db=%d '\n"
+            let configuration = try FileHandle(forWritingTo: URL(fileURLWithPath: server.data + "/postgresql.conf"))
+            try configuration.seekToEnd()
+            try configuration.write(contentsOf: Data(settings.utf8))
+            try configuration.close()
+            try server.start()
+            return server
         }
-        try run(runAs + ["\(bin)/initdb", "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"])
-        // Lock waits longer than deadlock_timeout (1 s) and deadlocks are logged, each line with its
-        // database, for the tests that must show there are none.
-        let settings = "log_lock_waits = on\nlog_line_prefix = '%m [%p] db=%d '\n"
-        let configuration = try FileHandle(forWritingTo: URL(fileURLWithPath: data + "/postgresql.conf"))
-        try configuration.seekToEnd()
-        try configuration.write(contentsOf: Data(settings.utf8))
-        try configuration.close()
-        let port = try freePort()
-        let options = [
-            "-p \(port)", "-k \(directory.url.path)", "-c listen_addresses=127.0.0.1", "-c max_connections=600",
-            "-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off",
-        ].joined(separator: " ")
-        do {
-            try run(runAs + ["\(bin)/pg_ctl", "-D", data, "-l", log, "-w", "-t", "60", "-o", options, "start"])
-        } catch {
-            let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            throw ServerError("PostgreSQL did not start: \(error)\n\(output)")
+
+        /// Starts the server (after a crash: it recovers from its log first).
+        func start() throws {
+            let options = (
+                ["-p \(port)", "-k \(directory.url.path)", "-c listen_addresses=127.0.0.1", "-c max_connections=600"]
+                    + (durable ? [] : ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"])
+            ).joined(separator: " ")
+            do {
+                try run(runAs + ["\(bin)/pg_ctl", "-D", data, "-l", log, "-w", "-t", "60", "-o", options, "start"])
+            } catch {
+                let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                throw ServerError("PostgreSQL did not start: \(error)\n\(output)")
+            }
         }
-        Stopper.register(stop: runAs + ["\(bin)/pg_ctl", "-D", data, "-m", "immediate", "stop"], directory: directory)
-        return Running(port: port, log: log)
+
+        /// The command that stops the server at once.
+        var stopCommand: [String] { runAs + ["\(bin)/pg_ctl", "-D", data, "-m", "immediate", "stop"] }
     }
 
     /// Runs `arguments` and waits for it (posix_spawn and waitpid: nothing else reaps it); its
@@ -222,19 +251,82 @@ package enum TestPostgresServer {
         try RefusingPort().port
     }
 
-    /// Stops the server when the test process exits.
+    /// Stops the servers when the test process exits.
     private enum Stopper {
-        nonisolated(unsafe) static var command: [String] = []
-        nonisolated(unsafe) static var directory: TemporaryDirectory?
+        nonisolated(unsafe) static var servers: [(command: [String], directory: TemporaryDirectory)] = []
+        static let lock = NSLock()
 
         static func register(stop: [String], directory: TemporaryDirectory) {
-            command = stop
-            self.directory = directory
-            atexit {
-                try? TestPostgresServer.run(Stopper.command)
-                Stopper.directory?.remove()
+            lock.withLock {
+                if servers.isEmpty {
+                    atexit {
+                        for server in Stopper.lock.withLock({ Stopper.servers }) {
+                            try? TestPostgresServer.run(server.command)
+                            server.directory.remove()
+                        }
+                    }
+                }
+                servers.append((stop, directory))
             }
         }
+    }
+
+    /// A server of one test's own, durable (every commit flushed), which the test crashes (every
+    /// server process killed with SIGKILL, as the OOM killer would) and starts again.
+    package final class Own: Sendable {
+        private let server: Server
+
+        private init(_ server: Server) { self.server = server }
+
+        /// Initialises and starts a server (seconds: on a thread of its own).
+        package static func start() async throws -> Own {
+            let server = try await onOwnThread { Result { try Server.initialise(durable: true) } }.get()
+            Stopper.register(stop: server.stopCommand, directory: server.directory)
+            return Own(server)
+        }
+
+        /// A `postgres://` URL for schema `schema` of the server's own database.
+        package func url(schema: String) -> String {
+            "postgres://postgres@127.0.0.1:\(server.port)/postgres?schema=\(schema)&sslmode=disable&max_connections=4"
+        }
+
+        /// Kills every server process with SIGKILL: the postmaster's children, then the postmaster.
+        /// Its lock files are removed (nothing of the server runs any more; a killed process that
+        /// nobody reaps would otherwise look alive to the next start's checks).
+        package func crash() throws {
+            let lockFile = server.data + "/postmaster.pid"
+            let pidFile = try String(contentsOfFile: lockFile, encoding: .utf8)
+            guard let pid = pidFile.split(separator: "\n").first.flatMap({ Int32($0) }) else {
+                throw ServerError("no postmaster pid in \(lockFile)")
+            }
+            for child in Self.children(of: pid) { _ = Foundation.kill(child, SIGKILL) }
+            guard Foundation.kill(pid, SIGKILL) == 0 else { throw ServerError("could not kill the postmaster: errno \(errno)") }
+            try FileManager.default.removeItem(atPath: lockFile)
+            let socket = server.directory.path(".s.PGSQL.\(server.port)")
+            for file in [socket, socket + ".lock"] { try? FileManager.default.removeItem(atPath: file) }
+        }
+
+        /// The processes whose parent is `parent` (from /proc).
+        private static func children(of parent: Int32) -> [Int32] {
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+            return entries.compactMap(Int32.init).filter { pid in
+                guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                    let close = stat.lastIndex(of: ")")
+                else { return false }
+                // After "pid (name) state ": the parent's pid.
+                let fields = stat[stat.index(after: close)...].split(separator: " ")
+                return fields.count > 1 && Int32(fields[1]) == parent
+            }
+        }
+
+        /// Starts the crashed server again (it recovers first).
+        package func restart() async throws {
+            let server = server
+            try await onOwnThread { Result { try server.start() } }.get()
+        }
+
+        /// The server's log.
+        package var log: String { (try? String(contentsOfFile: server.log, encoding: .utf8)) ?? "" }
     }
 
     struct ServerError: Error, CustomStringConvertible {

@@ -1,0 +1,66 @@
+import DurableQueueTestSupport
+import Foundation
+import Testing
+
+@testable import DurableQueue
+@testable import DurableQueuePostgres
+
+/// The PostgreSQL server crashes (every server process killed with SIGKILL) in the middle of a drain
+/// by three worker processes, then starts again: the engines reconnect by themselves and say why
+/// they waited; nothing is lost, no job succeeds twice, nothing is left running.
+@Suite(.serialized, .tags(.crash), .timeLimit(.minutes(3)), .enabled(if: TestEnvironment.serversEnabled, Comment(rawValue: TestEnvironment.skipReason)))
+struct ServerRestartTests {
+    @Test func threeWorkersGoOnByThemselvesAfterTheServerCrashesAndStartsAgain() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let server = try await TestPostgresServer.Own.start()
+        // A call the crash leaves without an answer fails after 5 s (the default is a minute).
+        let url = server.url(schema: "restart") + "&call_timeout_ms=5000"
+        let store = try await PostgresJobStore(PostgresStorage(url: url))
+        let count = 600
+        let ids = try await store.enqueue(
+            (0..<count).map { NewJob(queue: "default", kind: "record", input: "{\"index\":\($0)}") }, now: Date().millisecondsSince1970
+        ).map(\.id.rawValue)
+        let log = directory.path("work.log")
+        let errors = (0..<3).map { directory.path("worker-\($0).err") }
+        let workers = try (0..<3).map { index in
+            try WorkerProcess(
+                ["work", url, log, "--until-done", "--lease-ms", "3000", "--job-ms", "30", "--max-jobs", "8", "--storage-timeout-ms", "60000"],
+                errorLog: errors[index])
+        }
+        try await eventually("a third of the jobs started", seconds: 60) { (try WorkLog(path: log).starts.count) >= count / 3 }
+        try server.crash()
+        let crashedAt = Date().millisecondsSince1970
+        try await Task.sleep(for: .seconds(1))
+        try await server.restart()
+        let restartedAt = Date().millisecondsSince1970
+        let deadline = ContinuousClock.now + .seconds(60)
+        while workers.contains(where: \.process.isRunning), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        if workers.contains(where: \.process.isRunning) {
+            let text = errors.map { (try? String(contentsOfFile: $0, encoding: .utf8)) ?? "" }.map {
+                $0.split(separator: "\n").filter { !$0.contains("PostgresNIO") && !$0.contains("job attempt ended") && !$0.contains("job started") }.suffix(12).joined(separator: "\n")
+            }
+            let states = Dictionary(grouping: try await store.jobs(JobFilter(limit: 10_000)), by: \.state).mapValues(\.count)
+            Issue.record("workers still running a minute after the restart; jobs \(states):\n\(text.joined(separator: "\n---\n"))")
+            for worker in workers { worker.kill() }
+        }
+        for worker in workers { #expect(await worker.waitForExit() == 0) }
+
+        let after = try await PostgresJobStore(PostgresStorage(url: url))
+        let jobs = try await after.jobs(JobFilter(limit: 10_000))
+        #expect(jobs.count == count && jobs.allSatisfy { $0.state == .succeeded }, "\(Dictionary(grouping: jobs, by: \.state).mapValues(\.count))")
+        var succeededTwice: [Int64] = []
+        for job in ids where try await after.history(of: JobID(job)).filter({ $0.to == .succeeded }).count != 1 {
+            succeededTwice.append(job)
+        }
+        #expect(succeededTwice.isEmpty, "jobs whose history shows other than one success: \(succeededTwice)")
+        // Each engine started jobs again within seconds of the restart.
+        let work = try WorkLog(path: log)
+        let firstAfter = work.starts.filter { $0.at > restartedAt }.map(\.at).min()
+        let resumedIn = try #require(firstAfter) - restartedAt
+        #expect(resumedIn < 10_000, "first start \(resumedIn) ms after the restart")
+        let text = errors.map { (try? String(contentsOfFile: $0, encoding: .utf8)) ?? "" }
+        #expect(text.allSatisfy { $0.contains("will try again") }, "each worker says why it waited:\n\(text.joined(separator: "\n---\n"))")
+        print("server crash: \(work.starts.count) starts for \(count) jobs, down \(restartedAt - crashedAt) ms, first start \(resumedIn) ms after the restart")
+    }
+}
