@@ -100,7 +100,6 @@ package final class PostgresJobStore: JobStore {
     /// it: a query whose connection died as the server crashed was seen never to hear back. The
     /// call is then left to end by itself; what it writes is fenced as every write is.
     private func bounded<T: Sendable>(_ operation: String, _ call: @escaping @Sendable () async throws -> T) async throws -> T {
-        let task = Task { try await call() }
         let timeout = callTimeout
         let location = location
         let answered = FirstAnswer()
@@ -113,7 +112,8 @@ package final class PostgresJobStore: JobStore {
                         .storage, "could not \(operation): no answer from the database server within \(timeout)", path: location))
             }
             Task {
-                let result = await task.result
+                let result: Result<T, any Error>
+                do { result = .success(try await call()) } catch { result = .failure(error) }
                 timer.cancel()
                 guard answered.claim() else { return }
                 continuation.resume(with: result)
