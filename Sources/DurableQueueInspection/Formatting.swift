@@ -92,8 +92,12 @@ package enum Formatting {
         return limits
     }
 
-    /// When a queue may next start a job (ms since 1970), from `now`: `in 3s`, `now`; nil for no wait.
+    /// When a queue or a key may next start a job (ms since 1970), from `now`: `in 250ms`, `in 3s`,
+    /// `in 2h03m` (a second or more as ``duration(seconds:)`` writes it), `now`; nil for no wait.
     package static func nextStart(_ at: Int64?, now: Int64) -> String? {
-        at.map { $0 > now ? "in \(duration(Duration.milliseconds($0 - now)))" : "now" }
+        at.map { at in
+            guard at > now else { return "now" }
+            return at - now < 1_000 ? "in \(at - now)ms" : "in \(duration(seconds: Double(at - now) / 1000))"
+        }
     }
 }
