@@ -80,8 +80,7 @@ extension PostgresJobStore {
                     limits.map { $0.rateLimit?.window.milliseconds ?? 0 },
                 ])
         }
-        if !queue.keyLimits.needsStartRecord, !queue.keyOverrides.values.contains(where: \.needsStartRecord) {
-            // No key is throttled or rate-limited any more: none waits for a start it no longer has.
+        if queue.endsKeyStartLimits(after: previous) {
             try await session.execute(
                 """
                 UPDATE partition_keys SET next_start_at = 0, end_gap_ms = 0, recent_starts = '{}'

@@ -76,7 +76,7 @@ private struct Ledger: Job {
         let logPath = directory.path("ledger.log")
         let queue = try await backend.queue(in: directory)
         let postgres = backend.name != StoreBackend.sqlite.name
-        try await queue.transaction { tx in try tx.execute("CREATE TABLE ledger (job_id bigint NOT NULL, attempt bigint NOT NULL)") }
+        _ = try await queue.transaction { tx in try tx.execute("CREATE TABLE ledger (job_id bigint NOT NULL, attempt bigint NOT NULL)") }
         let job = try await queue.enqueue(Ledger.self, 1_500, options: EnqueueOptions(queue: postgres ? "postgres" : "default"))
 
         let frozen = try WorkerProcess(["work", path, logPath, "--lease-ms", "500", "--heartbeat-ms", "150"])

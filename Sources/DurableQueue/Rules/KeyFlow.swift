@@ -188,6 +188,21 @@ package struct KeyWalk: Sendable {
     }
 }
 
+extension QueueConfiguration {
+    /// Whether any key of the queue is throttled or rate-limited (by the queue's own key limits or
+    /// an override's): only then are keys' starts stored.
+    package var limitsKeyStarts: Bool {
+        keyLimits.needsStartRecord || keyOverrides.values.contains(where: \.needsStartRecord)
+    }
+
+    /// Whether changing the queue from `previous` to these settings ends every throttle and rate
+    /// limit of its keys: the keys' stored next starts and end gaps are then cleared, so that none
+    /// waits for a limit it no longer has.
+    package func endsKeyStartLimits(after previous: QueueConfiguration?) -> Bool {
+        (previous?.limitsKeyStarts ?? false) && !limitsKeyStarts
+    }
+}
+
 extension KeyLimits {
     /// The limits as a store keeps them in columns: a concurrency limit, a throttle interval (0:
     /// none) and where it is measured from, a rate limit's count (0: none) and window.

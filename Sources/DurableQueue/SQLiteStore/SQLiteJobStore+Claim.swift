@@ -186,7 +186,7 @@ extension SQLiteJobStore {
         if limits.needsStartRecord {
             try connection.query(Self.keyStartsStatement, [queue, key]) { row in
                 state.nextStart = row.int64(0)
-                state.recentStarts = Self.times(fromJSON: row.string(1))
+                state.recentStarts = (try? JSONTextDecoder.decode([Int64].self, from: row.string(1))) ?? []
             }
         }
         return state
@@ -206,14 +206,10 @@ extension SQLiteJobStore {
                 ON CONFLICT (queue, key) DO UPDATE SET
                     next_start_at = max(next_start_at, excluded.next_start_at), end_gap_ms = excluded.end_gap_ms,
                     recent_starts = excluded.recent_starts
-                """, [queue, record.key, record.nextStart, record.endGap, Self.jsonArray(record.recentStarts)])
+                """, [queue, record.key, record.nextStart, record.endGap, try JSONTextEncoder.encode(record.recentStarts)])
         }
     }
 
-    /// The times of a JSON array of integers as the store writes them (`[1, 2]`).
-    static func times(fromJSON text: String) -> [Int64] {
-        text.dropFirst().dropLast().split(separator: ",").compactMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
-    }
 
     /// Moves scheduled jobs whose time has come to `pending`, with their event rows; called once a
     /// probe of idx_jobs_next_scheduled found one (usually none is due).
@@ -275,8 +271,4 @@ extension SQLiteJobStore {
         (try? JSONTextEncoder.encode(strings)) ?? "[]"
     }
 
-    /// `times` as a JSON array (`[1,2]`).
-    static func jsonArray(_ times: [Int64]) -> String {
-        "[" + times.map(String.init).joined(separator: ",") + "]"
-    }
 }

@@ -72,11 +72,12 @@ extension SQLiteJobStore {
                 queue.keyRateLimit?.count ?? 0, queue.keyRateLimit?.window.milliseconds ?? 0,
             ])
         if previous?.keyOverrides != queue.keyOverrides { try storeKeyOverrides(queue) }
-        if !queue.keyLimits.needsStartRecord, !queue.keyOverrides.values.contains(where: \.needsStartRecord) {
-            // No key is throttled or rate-limited any more: none waits for a start it no longer has.
+        if queue.endsKeyStartLimits(after: previous) {
             try connection.execute(
-                "UPDATE partition_keys SET next_start_at = 0, end_gap_ms = 0, recent_starts = '[]' WHERE queue = ? AND next_start_at > 0",
-                [queue.name])
+                """
+                UPDATE partition_keys SET next_start_at = 0, end_gap_ms = 0, recent_starts = '[]'
+                WHERE queue = ? AND (next_start_at > 0 OR end_gap_ms > 0)
+                """, [queue.name])
         }
         knownQueues.insert(queue.name)
         knownQueueSettings.forget(queue.name)

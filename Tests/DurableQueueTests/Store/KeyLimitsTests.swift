@@ -107,5 +107,15 @@ import Testing
             try await store.configure(QueueConfiguration("sync"), now: 3_500)
             #expect(try await take(store, at: 4_000) == ["a1"])
         }
+        // A throttle from the end removed while a job runs: its end keeps no gap.
+        try await withStore(backend) { store, _ in
+            try await store.configure(QueueConfiguration("sync", keyThrottle: Throttle(.seconds(60), measuredFrom: .end)), now: 0)
+            _ = try await store.enqueue(["a0", "a1"].map { keyed("a", $0) }, now: 1_000)
+            #expect(try await take(store, at: 2_000) == ["a0"])
+            try await store.configure(QueueConfiguration("sync"), now: 2_500)
+            try await succeed(store, ["a0"], at: 3_000)
+            #expect(try await store.keyCounts(queue: "sync").first { $0.key == "a" }?.nextStartAt == nil, "no next start shown")
+            #expect(try await take(store, at: 3_001) == ["a1"])
+        }
     }
 }
