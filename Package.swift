@@ -150,6 +150,7 @@ let package = Package(
                 .embedInCode("0009_handed_off.sql"), .embedInCode("0010_job_steps.sql"),
                 .embedInCode("0011_signals.sql"), .embedInCode("0012_fair_keys.sql"),
                 .embedInCode("0013_key_limits.sql"),
+                .embedInCode("0014_sql_enqueue.sql"),
             ],
             swiftSettings: swiftSettings
         ),

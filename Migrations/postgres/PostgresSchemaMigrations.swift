@@ -18,5 +18,6 @@ package enum PostgresSchemaMigrations {
         (11, "signals", String(decoding: PackageResources._011_signals_sql, as: UTF8.self)),
         (12, "fair_keys", String(decoding: PackageResources._012_fair_keys_sql, as: UTF8.self)),
         (13, "key_limits", String(decoding: PackageResources._013_key_limits_sql, as: UTF8.self)),
+        (14, "sql_enqueue", String(decoding: PackageResources._014_sql_enqueue_sql, as: UTF8.self)),
     ]
 }

@@ -59,6 +59,26 @@ package enum TestPostgresServer {
         }.get()
     }
 
+    /// What `psql` prints (unaligned, rows only) for `script`, run from a file on the server's own
+    /// database with `variables` set (`:'name'` puts one in as a literal, `:"name"` as an identifier),
+    /// stopping at its first error, which it throws with psql's output (verbose: with the SQLSTATE).
+    package static func psql(_ script: String, variables: [String: String] = [:]) async throws -> String {
+        let bin = try binaries()
+        let port = try await port()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("dq-psql-\(UUID().uuidString).sql")
+        try script.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let settings = (["ON_ERROR_STOP": "1", "VERBOSITY": "verbose"].merging(variables) { $1 }).sorted { $0.key < $1.key }
+        return try await onOwnThread {
+            Result {
+                try output(
+                    of: ["\(bin)/psql", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-X", "-q", "-t", "-A"]
+                        + settings.flatMap { ["-v", "\($0.key)=\($0.value)"] } + ["-f", file.path]
+                ).trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+        }.get()
+    }
+
     /// A schema name of its own for the store in `directory`: the same directory, the same schema
     /// (two stores on it are two processes sharing one database).
     package static func schema(for directory: TemporaryDirectory) -> String {
