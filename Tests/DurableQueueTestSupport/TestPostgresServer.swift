@@ -180,10 +180,12 @@ package enum TestPostgresServer {
         /// Whether every commit is flushed before it returns (the shared server trades that away
         /// for speed: a crash of it would lose commits).
         let durable: Bool
+        /// The addresses it listens on (`listen_addresses`).
+        let listenAddresses: String
 
         /// Initialises a server (initdb, trust authentication) on a new directory and starts it on a
-        /// free port.
-        static func initialise(durable: Bool = false) throws -> Server {
+        /// free port, listening on 127.0.0.1 and `alsoListeningOn` (whose /16 it then trusts too).
+        static func initialise(durable: Bool = false, alsoListeningOn address: String? = nil) throws -> Server {
             let bin = try binaries()
             let directory = try TemporaryDirectory(in: memoryBackedDirectory ?? FileManager.default.temporaryDirectory)
             // initdb refuses to run as root: the server runs as the postgres user Debian creates.
@@ -193,7 +195,7 @@ package enum TestPostgresServer {
             }
             let server = Server(
                 directory: directory, data: directory.path("data"), log: directory.path("server.log"), port: try freePort(),
-                runAs: runAs, bin: bin, durable: durable)
+                runAs: runAs, bin: bin, durable: durable, listenAddresses: ["127.0.0.1", address].compactMap { $0 }.joined(separator: ","))
             try run(runAs + ["\(bin)/initdb", "-D", server.data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"])
             // Lock waits longer than deadlock_timeout (1 s) and deadlocks are logged, each line with its
             // database, for the tests that must show there are none.
@@ -202,6 +204,13 @@ package enum TestPostgresServer {
             try configuration.seekToEnd()
             try configuration.write(contentsOf: Data(settings.utf8))
             try configuration.close()
+            if let address {
+                let network = address.split(separator: ".").prefix(2).joined(separator: ".") + ".0.0/16"
+                let hba = try FileHandle(forWritingTo: URL(fileURLWithPath: server.data + "/pg_hba.conf"))
+                try hba.seekToEnd()
+                try hba.write(contentsOf: Data("host all all \(network) trust\n".utf8))
+                try hba.close()
+            }
             try server.start()
             return server
         }
@@ -209,7 +218,7 @@ package enum TestPostgresServer {
         /// Starts the server (after a crash: it recovers from its log first).
         func start() throws {
             let options = (
-                ["-p \(port)", "-k \(directory.url.path)", "-c listen_addresses=127.0.0.1", "-c max_connections=600"]
+                ["-p \(port)", "-k \(directory.url.path)", "-c listen_addresses=\(listenAddresses)", "-c max_connections=600"]
                     + (durable ? [] : ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"])
             ).joined(separator: " ")
             do {
@@ -298,16 +307,17 @@ package enum TestPostgresServer {
 
         private init(_ server: Server) { self.server = server }
 
-        /// Initialises and starts a server (seconds: on a thread of its own).
-        package static func start() async throws -> Own {
-            let server = try await onOwnThread { Result { try Server.initialise(durable: true) } }.get()
+        /// Initialises and starts a server (seconds: on a thread of its own), listening on 127.0.0.1
+        /// and `alsoListeningOn` (an address of this host, such as a ``NetworkNamespace``'s).
+        package static func start(alsoListeningOn address: String? = nil) async throws -> Own {
+            let server = try await onOwnThread { Result { try Server.initialise(durable: true, alsoListeningOn: address) } }.get()
             Stopper.register(stop: server.stopCommand, directory: server.directory)
             return Own(server)
         }
 
-        /// A `postgres://` URL for schema `schema` of the server's own database.
-        package func url(schema: String) -> String {
-            "postgres://postgres@127.0.0.1:\(server.port)/postgres?schema=\(schema)&sslmode=disable&max_connections=4"
+        /// A `postgres://` URL for schema `schema` of the server's own database, at `host`.
+        package func url(schema: String, host: String = "127.0.0.1") -> String {
+            "postgres://postgres@\(host):\(server.port)/postgres?schema=\(schema)&sslmode=disable&max_connections=4"
         }
 
         /// Kills every server process with SIGKILL: the postmaster's children, then the postmaster.

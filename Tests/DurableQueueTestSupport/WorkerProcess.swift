@@ -23,12 +23,16 @@ package final class WorkerProcess {
     /// cannot grow any file past that size: a write beyond fails (EFBIG) as on a full disk, and the
     /// SIGXFSZ that would kill it is ignored. With `clockOffset` (libfaketime's `+10m`, `-10m`) the
     /// worker's wall clock is that far off (Debian's `faketime`; its monotonic clocks are left alone).
+    /// With `namespace` it runs in that network namespace: another host, as far as the network goes.
     package init(
         _ arguments: [String], executable: String = "durableq-test-worker", directory: String? = nil,
-        errorLog: String? = nil, fileSizeLimit: Int? = nil, clockOffset: String? = nil
+        errorLog: String? = nil, fileSizeLimit: Int? = nil, clockOffset: String? = nil, namespace: NetworkNamespace? = nil
     ) throws {
         let path = Self.productsDirectory.appendingPathComponent(executable)
-        if let clockOffset {
+        if let namespace {
+            process.executableURL = URL(fileURLWithPath: namespace.prefix[0])
+            process.arguments = Array(namespace.prefix.dropFirst()) + [path.path] + arguments
+        } else if let clockOffset {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/faketime")
             process.arguments = ["-m", "-f", clockOffset, path.path] + arguments
             process.environment = ProcessInfo.processInfo.environment.merging(["FAKETIME_DONT_FAKE_MONOTONIC": "1"]) { $1 }

@@ -61,6 +61,16 @@ extension JobEngine {
             for lease in held where lease.cancelRequested { state.stop(lease.attempt, .cancelRequested) }
         } catch {
             _ = storageFailed(error, while: "renew the leases of \(running.count) running job(s)")
+            // Not renewed, and past its lease: another worker may have taken the job back (this host
+            // cut off, the store out of reach), so the handler is told to stop now rather than work on
+            // for a result the store would discard. While the store answers, it alone says what is lost.
+            let current = now
+            let expired = running.filter { (state.leaseExpiry(of: $0) ?? .max) <= current }
+            guard !expired.isEmpty else { return }
+            logger.info(
+                "the leases of \(expired.count) running job(s) expired before the store could renew them; their handlers are stopped",
+                metadata: ["job.ids": "\(expired.map(\.job.rawValue))"])
+            for attempt in expired { state.stop(attempt, .leaseLost) }
         }
     }
 
