@@ -35,11 +35,11 @@ import Testing
         let store = try await backend.make(directory)
         let now = Date().millisecondsSince1970
         // Every key: one at a time, 300 ms between starts; "vip:" keys: two at once, three starts a second.
-        try await store.configure(
-            QueueConfiguration(
-                "sync", partitionLimit: 1, keyThrottle: Throttle(.milliseconds(300)),
-                keyOverrides: ["vip:*": KeyLimits(concurrencyLimit: 2, rateLimit: RateLimit(3, per: .seconds(1)))]),
-            now: now)
+        // Paused until the three workers are ready: one started early on a loaded machine did all.
+        let configuration = QueueConfiguration(
+            "sync", isPaused: true, partitionLimit: 1, keyThrottle: Throttle(.milliseconds(300)),
+            keyOverrides: ["vip:*": KeyLimits(concurrencyLimit: 2, rateLimit: RateLimit(3, per: .seconds(1)))])
+        try await store.configure(configuration, now: now)
         let keyNames = ["a", "b", "vip:c"]
         let jobs = (0..<30).map { index in
             var new = NewJob(queue: "sync", kind: "record", input: "{\"index\":\(index)}")
@@ -52,6 +52,8 @@ import Testing
         let workers = try (0..<3).map { _ in
             try WorkerProcess(["work", path, directory.path("work.log"), "--until-done", "--job-ms", "200", "--max-jobs", "4"])
         }
+        for worker in workers { #expect(await worker.waitForLine("ready")) }
+        try await store.setSuspended(false, queue: "sync", now: Date().millisecondsSince1970)
         for worker in workers { #expect(await worker.waitForExit() == 0) }
 
         let spans = try await attempts(try await backend.make(directory), keys: keys)
