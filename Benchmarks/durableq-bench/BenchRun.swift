@@ -34,7 +34,8 @@ func runBench() async throws {
     let backlogSize = Int(options["backlog"] ?? "") ?? 1_000_000
     let repeats = max(1, Int(options["repeat"] ?? "") ?? 3)
     let all = ["enqueue", "batch", "drain", "scheduled", "group", "steps", "fair", "keyed", "keys", "latency", "backlog", "processes", "throttle", "open", "idle"]
-    let chosen = Set(options["only"].map { $0.split(separator: ",").map(String.init) } ?? all)
+    // A transaction held open through a drain: on PostgreSQL only.
+    let chosen = Set(options["only"].map { $0.split(separator: ",").map(String.init) } ?? all + (options["postgres"] == nil ? [] : ["held"]))
     let directory = URL(fileURLWithPath: options["dir"] ?? ".build/bench-runs/\(Int(Date().timeIntervalSince1970))", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 
@@ -111,6 +112,11 @@ func runBench() async throws {
     if chosen.contains("throttle") { report(try await workloads.throttle()) }
     if chosen.contains("open") { report(try await workloads.openToFirstClaim(rounds: max(5, repeats))) }
     if chosen.contains("idle") { report(try await workloads.idle()) }
+    if chosen.contains("held") {
+        var held: [Measurement] = []
+        for _ in 0..<repeats { held.append(try await workloads.held()) }
+        report(median(held))
+    }
     if chosen.contains("backlog") {
         var backlog = try await workloads.backlog(backlogSize, rounds: repeats)
         let empty = results.first { $0.workload == "drain" }?.jobsPerSecond

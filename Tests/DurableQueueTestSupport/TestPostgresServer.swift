@@ -59,10 +59,10 @@ package enum TestPostgresServer {
         }.get()
     }
 
-    /// What `psql` prints (unaligned, rows only) for `script`, run from a file on the server's own
-    /// database with `variables` set (`:'name'` puts one in as a literal, `:"name"` as an identifier),
+    /// What `psql` prints (unaligned, rows only) for `script`, run from a file on `database` (the
+    /// server's own by default) with `variables` set (`:'name'` puts one in as a literal, `:"name"` as an identifier),
     /// stopping at its first error, which it throws with psql's output (verbose: with the SQLSTATE).
-    package static func psql(_ script: String, variables: [String: String] = [:]) async throws -> String {
+    package static func psql(_ script: String, variables: [String: String] = [:], database: String = "postgres") async throws -> String {
         let bin = try binaries()
         let port = try await port()
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("dq-psql-\(UUID().uuidString).sql")
@@ -72,7 +72,7 @@ package enum TestPostgresServer {
         return try await onOwnThread {
             Result {
                 try output(
-                    of: ["\(bin)/psql", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-X", "-q", "-t", "-A"]
+                    of: ["\(bin)/psql", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database, "-X", "-q", "-t", "-A"]
                         + settings.flatMap { ["-v", "\($0.key)=\($0.value)"] } + ["-f", file.path]
                 ).trimmingCharacters(in: .whitespacesAndNewlines)
             }
