@@ -8,4 +8,4 @@ WITH claimed AS (
     RETURNING id
 )
 SELECT coalesce(array_agg(id), '{}') AS claimed FROM claimed \gset
-UPDATE jobs SET state = 2, updated_at = now() WHERE id = ANY (:'claimed'::bigint[]) AND state = 1;
+UPDATE jobs SET state = 2, updated_at = now() WHERE id = ANY (:claimed::bigint[]) AND state = 1;

@@ -24,10 +24,11 @@ for run in $(seq 1 "$runs"); do
         transactions=$(( n / 32 / clients ))
         out=$("$bin/pgbench" -h 127.0.0.1 -p "$port" -U postgres -n -M prepared -c "$clients" -j "$clients" -t "$transactions" -f claim32.sql floor32 2>&1)
         tps=$(echo "$out" | sed -n 's/^tps = \([0-9.]*\) .*/\1/p' | tail -1)
+        [ -n "$tps" ] || { echo "pgbench failed: $out" >&2; exit 1; }
         left=$("${psql[@]}" -d floor32 -t -A -c "SELECT count(*) FROM jobs WHERE state <> 2")
         echo "{\"system\":\"pgbench floor, 32 jobs per transaction\",\"clients\":$clients,\"run\":$run,\"jobs\":$(( transactions * clients * 32 )),\"jobs_per_sec\":$(echo "$tps * 32" | bc),\"unfinished\":$left,\"settings\":\"$settings\"}"
     done
     line=$(../../.build/release/durableq-bench --only drain --n "$n" --repeat 1 --dir /tmp/pg-floor-bench \
-        --postgres "postgres://postgres@127.0.0.1:$port/postgres" | grep '"workload":"drain"')
+        --postgres "postgres://postgres@127.0.0.1:$port/postgres" | grep '"workload": "drain"')
     echo "{\"system\":\"DurableQueue drain (durableq-bench, default settings)\",\"run\":$run,\"result\":$line}"
 done
