@@ -339,6 +339,11 @@ final class EngineState: Sendable {
         state.withLock { $0.running[attempt]?.leaseExpiresAt }
     }
 
+    /// Whether `attempt` runs here and was told to stop already.
+    func isStopping(_ attempt: AttemptID) -> Bool {
+        state.withLock { $0.running[attempt]?.stop.reason != nil }
+    }
+
     /// Notes that the leases of `attempts` were renewed until `expiresAt`.
     func renewed(_ attempts: some Sequence<AttemptID>, until expiresAt: Int64) {
         state.withLock { state in

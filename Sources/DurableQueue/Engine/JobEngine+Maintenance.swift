@@ -65,7 +65,7 @@ extension JobEngine {
             // cut off, the store out of reach), so the handler is told to stop now rather than work on
             // for a result the store would discard. While the store answers, it alone says what is lost.
             let current = now
-            let expired = running.filter { (state.leaseExpiry(of: $0) ?? .max) <= current }
+            let expired = running.filter { (state.leaseExpiry(of: $0) ?? .max) <= current && !state.isStopping($0) }
             guard !expired.isEmpty else { return }
             logger.info(
                 "the leases of \(expired.count) running job(s) expired before the store could renew them; their handlers are stopped",
