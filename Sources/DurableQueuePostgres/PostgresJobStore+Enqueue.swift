@@ -13,6 +13,7 @@ extension PostgresJobStore {
         guard !jobs.isEmpty else { return [] }
         let operation = jobs.count == 1 ? "enqueue a '\(jobs[0].kind)' job on queue '\(jobs[0].queue)'" : "enqueue \(jobs.count) jobs"
         if jobs.allSatisfy({ $0.uniqueKey == nil || $0.uniquePolicy == .allow }) {
+            if jobs.count == 1, let id = try await insertOne(jobs[0], operation: operation, now: now) { return [.inserted(id)] }
             let records = try JobCodec.encode(jobs.enumerated().map { InsertedJob($1, position: $0, now: now) })
             // One statement, atomic by itself; creating a missing queue first may commit on its own.
             let ids = try await write(operation, notify: false, transaction: false) { [self] session in
@@ -34,6 +35,48 @@ extension PostgresJobStore {
             for job in jobs { outcomes.append(try await insert(session, job, now: now)) }
             return outcomes
         }
+    }
+
+    /// Inserts `job` (without a unique key to apply) with its tags in one statement of bound values
+    /// (a batch's JSON records cost the client their encoding and the server their parsing, the
+    /// most of an awaited enqueue's work); nil when its queue is fair, whose jobs take their keys'
+    /// tags: the batch's way then.
+    private func insertOne(_ job: NewJob, operation: String, now: Int64) async throws -> JobID? {
+        let state = ((job.runAt ?? now) > now ? JobState.scheduled : JobState.pending).rawValue
+        let id = try await write(operation, notify: false, transaction: false) { [self] session in
+            try await ensureQueuesExist(session, [job.queue], now: now)
+            return try await session.rows(
+                InsertOne.self,
+                [
+                    job.queue, job.kind, state, job.priority.rawValue, job.runAt ?? now, job.maxAttempts, job.retryPolicy,
+                    job.timeoutMilliseconds, job.input, now, job.throttleIntervalMilliseconds, job.traceContext, job.partitionKey,
+                    Array(Set(job.tags)).sorted(), channel,
+                ]
+            ).first?.int64(0)
+        }
+        return id.map { JobID($0) }
+    }
+
+    /// Inserts one job of a queue that is not fair, from bound values (`$1` its queue … `$14` its
+    /// tags), notifies channel `$15`, and returns its id; no row when the queue is fair.
+    private enum InsertOne: PreparedSQL {
+        static let name = "durablequeue_insert_one"
+        static let sql = """
+            WITH q AS (SELECT name, mode, throttle_interval_ms FROM queues WHERE name = $1 AND fairness = 'none'),
+            n AS (SELECT nextval(pg_get_serial_sequence('jobs', 'id')) AS id FROM q),
+            inserted AS (
+                INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy, timeout_ms,
+                                  input, created_at, updated_at, throttle_interval_ms, throttle_interval_source, trace_context,
+                                  partition_key, created_state)
+                SELECT n.id, q.name, $2, $3, $4, CASE q.mode WHEN 'lifo' THEN -n.id ELSE n.id END, $5, $6::int, $7::text,
+                       $8::bigint, $9::jsonb, $10, $10, coalesce($11::bigint, q.throttle_interval_ms),
+                       CASE WHEN $11::bigint IS NULL THEN 'queue' ELSE 'job' END, $12::text, $13::text, $3
+                FROM q, n
+                RETURNING id
+            ),
+            tagged AS (INSERT INTO job_tags (tag, job_id) SELECT unnest($14::text[]), id FROM inserted)
+            SELECT id, pg_notify($15, '') FROM inserted
+            """
     }
 
     /// The outcomes of `jobs` inserted with `ids`, in order.

@@ -19,8 +19,8 @@ package final class PostgresJobStore: JobStore {
     package let location: String
     /// Where the tables live.
     let schema: String
-    /// How long a call waits for the server (``PostgresStorage/callTimeout``).
-    let callTimeout: Duration
+    /// Fails calls that wait for the server longer than ``PostgresStorage/callTimeout``.
+    private let watchdog: CallWatchdog
     /// The notification channel of this schema.
     package let channel: String
     let client: PostgresClient
@@ -45,7 +45,7 @@ package final class PostgresJobStore: JobStore {
         self.location = storage.location
         self.schema = storage.schema
         self.channel = "durablequeue_\(storage.schema.lowercased())"
-        self.callTimeout = storage.callTimeout
+        self.watchdog = CallWatchdog(timeout: storage.callTimeout)
         self.logger = logger
         let client = PostgresClient(configuration: storage.clientConfiguration, backgroundLogger: logger)
         self.client = client
@@ -100,21 +100,20 @@ package final class PostgresJobStore: JobStore {
     /// it: a query whose connection died as the server crashed was seen never to hear back. The
     /// call is then left to end by itself; what it writes is fenced as every write is.
     private func bounded<T: Sendable>(_ operation: String, _ call: @escaping @Sendable () async throws -> T) async throws -> T {
-        let timeout = callTimeout
+        let watchdog = watchdog
         let location = location
         let answered = FirstAnswer()
         return try await withCheckedThrowingContinuation { continuation in
-            let timer = Task {
-                try? await Task.sleep(for: timeout)
-                guard !Task.isCancelled, answered.claim() else { return }
+            let token = watchdog.watch {
+                guard answered.claim() else { return }
                 continuation.resume(
                     throwing: DurableQueueError(
-                        .storage, "could not \(operation): no answer from the database server within \(timeout)", path: location))
+                        .storage, "could not \(operation): no answer from the database server within \(watchdog.timeout)", path: location))
             }
             Task {
                 let result: Result<T, any Error>
                 do { result = .success(try await call()) } catch { result = .failure(error) }
-                timer.cancel()
+                watchdog.finished(token)
                 guard answered.claim() else { return }
                 continuation.resume(with: result)
             }
