@@ -44,7 +44,8 @@ public struct PostgresStorage: Sendable, Hashable {
     public var tls: TLSMode
     /// The longest a store call waits for the server's answer before it fails with a storage error
     /// (which an engine retries): a call whose connection died at the wrong moment of a server
-    /// crash may otherwise never hear back. Default 60 s; `call_timeout_ms` in a URL.
+    /// crash may otherwise never hear back. It fails within a quarter of this (at most a second)
+    /// after the limit. Default 60 s; `call_timeout_ms` in a URL.
     public var callTimeout: Duration = .seconds(60)
 
     /// A database reached over TCP.
