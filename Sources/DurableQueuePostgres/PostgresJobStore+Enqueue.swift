@@ -13,7 +13,11 @@ extension PostgresJobStore {
         guard !jobs.isEmpty else { return [] }
         let operation = jobs.count == 1 ? "enqueue a '\(jobs[0].kind)' job on queue '\(jobs[0].queue)'" : "enqueue \(jobs.count) jobs"
         if jobs.allSatisfy({ $0.uniqueKey == nil || $0.uniquePolicy == .allow }) {
-            if jobs.count == 1, let id = try await insertOne(jobs[0], operation: operation, now: now) { return [.inserted(id)] }
+            if jobs.count == 1 {
+                if let id = try await insertOne(jobs[0], operation: operation, now: now) { return [.inserted(id)] }
+                // Its queue is fair: the job takes its key's tag.
+                return try await insertWithFairTags(jobs, operation: operation, now: now)
+            }
             let records = try JobCodec.encode(jobs.enumerated().map { InsertedJob($1, position: $0, now: now) })
             // One statement, atomic by itself; creating a missing queue first may commit on its own.
             let ids = try await write(operation, notify: false, transaction: false) { [self] session in
@@ -21,14 +25,8 @@ extension PostgresJobStore {
                 return try await session.rows(InsertBatch.self, [records, now, channel]).first?.cells[0].decode([Int64]?.self)
             }
             if let ids { return try Self.outcomes(ids, of: jobs) }
-            // A job of the batch is for a fair queue: the statement inserted nothing. Their tags
-            // first, then the same statement with them, in one transaction.
-            return try await write(operation, notify: false) { [self] session in
-                let orderKeys = try await fairTags(session, of: jobs)
-                let records = try JobCodec.encode(jobs.enumerated().map { InsertedJob($1, position: $0, now: now, orderKey: orderKeys[$0]) })
-                let ids = try await session.rows(InsertBatch.self, [records, now, channel]).first?.cells[0].decode([Int64]?.self)
-                return try Self.outcomes(ids ?? [], of: jobs)
-            }
+            // A job of the batch is for a fair queue: the statement inserted nothing.
+            return try await insertWithFairTags(jobs, operation: operation, now: now)
         }
         return try await write(operation) { [self] session in
             var outcomes: [EnqueueOutcome] = []
@@ -40,7 +38,7 @@ extension PostgresJobStore {
     /// Inserts `job` (without a unique key to apply) with its tags in one statement of bound values
     /// (a batch's JSON records cost the client their encoding and the server their parsing, the
     /// most of an awaited enqueue's work); nil when its queue is fair, whose jobs take their keys'
-    /// tags: the batch's way then.
+    /// tags (``insertWithFairTags(_:operation:now:)``).
     private func insertOne(_ job: NewJob, operation: String, now: Int64) async throws -> JobID? {
         let state = ((job.runAt ?? now) > now ? JobState.scheduled : JobState.pending).rawValue
         let id = try await write(operation, notify: false, transaction: false) { [self] session in
@@ -77,6 +75,17 @@ extension PostgresJobStore {
             tagged AS (INSERT INTO job_tags (tag, job_id) SELECT unnest($14::text[]), id FROM inserted)
             SELECT id, pg_notify($15, '') FROM inserted
             """
+    }
+
+    /// Inserts `jobs` (none with a unique key to apply), some of them for fair queues: their tags
+    /// first, then ``InsertBatch`` with them, in one transaction.
+    private func insertWithFairTags(_ jobs: [NewJob], operation: String, now: Int64) async throws -> [EnqueueOutcome] {
+        try await write(operation, notify: false) { [self] session in
+            let orderKeys = try await fairTags(session, of: jobs)
+            let records = try JobCodec.encode(jobs.enumerated().map { InsertedJob($1, position: $0, now: now, orderKey: orderKeys[$0]) })
+            let ids = try await session.rows(InsertBatch.self, [records, now, channel]).first?.cells[0].decode([Int64]?.self)
+            return try Self.outcomes(ids ?? [], of: jobs)
+        }
     }
 
     /// The outcomes of `jobs` inserted with `ids`, in order.

@@ -48,16 +48,7 @@ package enum TestPostgresServer {
     }
 
     /// What `psql` prints for `sql` (one value, unaligned), run on the server's own database.
-    private static func query(_ sql: String) async throws -> String {
-        let bin = try binaries()
-        let port = try await port()
-        return try await onOwnThread {
-            Result {
-                try output(of: ["\(bin)/psql", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-X", "-t", "-A", "-c", sql])
-                    .trimmingCharacters(in: .whitespacesAndNewlines)
-            }
-        }.get()
-    }
+    private static func query(_ sql: String) async throws -> String { try await psql(sql) }
 
     /// What `psql` prints (unaligned, rows only) for `script`, run from a file on `database` (the
     /// server's own by default) with `variables` set (`:'name'` puts one in as a literal, `:"name"` as an identifier),
@@ -122,24 +113,12 @@ package enum TestPostgresServer {
     /// killed: a transaction whose COMMIT it sent before dying still commits after its death, so what
     /// the process last wrote is known only once its connections are gone.
     package static func waitForConnectionsToEnd(ofProcess pid: Int32) async throws {
-        let bin = try binaries()
-        let port = try await port()
-        // From a file: psql fills in its variables (here the pattern, quoted) there, not in -c.
-        let script = FileManager.default.temporaryDirectory.appendingPathComponent("dq-pg-\(UUID().uuidString).sql")
-        try "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE :'pattern';\n"
-            .write(to: script, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: script) }
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
-            let left = try await onOwnThread {
-                Result {
-                    try output(of: [
-                        "\(bin)/psql", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-X", "-t", "-A",
-                        "-v", "pattern=DurableQueue pid \(pid) on %", "-f", script.path,
-                    ])
-                }
-            }.get()
-            if left.trimmingCharacters(in: .whitespacesAndNewlines) == "0" { return }
+            let left = try await psql(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE :'pattern';",
+                variables: ["pattern": "DurableQueue pid \(pid) on %"])
+            if left == "0" { return }
             try await Task.sleep(for: .milliseconds(20))
         }
         throw ServerError("process \(pid)'s connections were still open 10 s after it was killed")

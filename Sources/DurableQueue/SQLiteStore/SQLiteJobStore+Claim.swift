@@ -210,7 +210,6 @@ extension SQLiteJobStore {
         }
     }
 
-
     /// Moves scheduled jobs whose time has come to `pending`, with their event rows; called once a
     /// probe of idx_jobs_next_scheduled found one (usually none is due).
     ///
@@ -270,5 +269,4 @@ extension SQLiteJobStore {
         // Encoding an array of strings cannot fail.
         (try? JSONTextEncoder.encode(strings)) ?? "[]"
     }
-
 }

@@ -94,14 +94,13 @@ struct HeldSnapshotTests {
     /// The plan PostgreSQL gives the claim (``PostgresJobStore/ClaimNext``) now, for a queue with
     /// pending jobs, as a generic plan: the store prepares it once per connection.
     private func claimPlan(_ database: String) async throws -> String {
-        let plan = try await TestPostgresServer.psql(
+        try await TestPostgresServer.psql(
             """
             SET search_path TO durablequeue;
             SET plan_cache_mode = force_generic_plan;
             PREPARE claim (text, text[], bigint[], bigint, text, bigint, bigint) AS \(PostgresJobStore.ClaimNext.sql);
             EXPLAIN (COSTS OFF) EXECUTE claim ('default', '{tick}', '{}', 64, 'plan', 1, 0);
             """, database: database)
-        return plan
     }
 
     /// The dead rows of `jobs` after a `VACUUM` of it, as the server's statistics count them.
