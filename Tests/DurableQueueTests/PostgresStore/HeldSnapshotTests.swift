@@ -81,10 +81,12 @@ struct HeldSnapshotTests {
         let deadAfter = try await deadRows(database)
 
         for plan in [planBefore, planDuring] {
-            #expect(plan.contains("Index Scan using idx_jobs_next_pending"), "\(plan)")
+            #expect(pendingWalk(plan).contains("Index Scan using idx_jobs_next_pending"), "\(plan)")
             #expect(!plan.contains("Sort") && !plan.contains("Seq Scan on jobs"), "\(plan)")
         }
-        #expect(planDuring == planBefore)
+        // The walk of the pending jobs is the same; how the claimed rows are then found by id
+        // (bitmap or plain index scan of the primary key) follows the table's statistics.
+        #expect(pendingWalk(planDuring) == pendingWalk(planBefore), "before:\n\(planBefore)\nduring:\n\(planDuring)")
         #expect(deadDuring >= third, "dead rows a vacuum could not remove while the snapshot was held: \(deadDuring)")
         #expect(deadAfter < third / 10, "dead rows left after the snapshot ended and a vacuum ran: \(deadAfter)")
         let rates = [before, during, after].map { String(format: "%.0f", $0) }
@@ -101,6 +103,11 @@ struct HeldSnapshotTests {
             PREPARE claim (text, text[], bigint[], bigint, text, bigint, bigint) AS \(PostgresJobStore.ClaimNext.sql);
             EXPLAIN (COSTS OFF) EXECUTE claim ('default', '{tick}', '{}', 64, 'plan', 1, 0);
             """, database: database)
+    }
+
+    /// The part of a claim's plan that picks the pending jobs (its `picked` step).
+    private func pendingWalk(_ plan: String) -> String {
+        plan.components(separatedBy: "CTE claimed").first?.components(separatedBy: "CTE picked").last ?? plan
     }
 
     /// The dead rows of `jobs` after a `VACUUM` of it, as the server's statistics count them.
