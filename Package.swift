@@ -75,6 +75,7 @@ let package = Package(
                 .embedInCode("0017_signals.sql"),
                 .embedInCode("0018_fair_keys.sql"),
                 .embedInCode("0019_key_limits.sql"),
+                .embedInCode("0020_lost_attempts.sql"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -151,6 +152,7 @@ let package = Package(
                 .embedInCode("0011_signals.sql"), .embedInCode("0012_fair_keys.sql"),
                 .embedInCode("0013_key_limits.sql"),
                 .embedInCode("0014_sql_enqueue.sql"),
+                .embedInCode("0015_lost_attempts.sql"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -48,6 +48,7 @@ package enum SchemaMigrations {
         SchemaMigration(version: 17, name: "0017_signals", bytes: PackageResources._017_signals_sql),
         SchemaMigration(version: 18, name: "0018_fair_keys", bytes: PackageResources._018_fair_keys_sql),
         SchemaMigration(version: 19, name: "0019_key_limits", bytes: PackageResources._019_key_limits_sql),
+        SchemaMigration(version: 20, name: "0020_lost_attempts", bytes: PackageResources._020_lost_attempts_sql),
     ]
 
     /// The newest schema version this build knows.

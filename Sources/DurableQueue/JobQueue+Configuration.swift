@@ -59,6 +59,13 @@ extension JobQueue {
         /// in `pending`, their attempts unspent). A setting of this process, as ``queues`` is.
         /// Default: none.
         public var queueNetworkRequirements: [String: NetworkRequirement] = [:]
+        /// How many attempts in a row a job may lose to its worker stopping (a lease that expired, a
+        /// process gone: a crash, `kill -9`) before it fails as a poison job, whatever retries it has
+        /// left, so that a job that takes its worker down is not run again forever. An attempt that
+        /// saved a new checkpoint or committed a durable step made progress and starts the count again;
+        /// attempts given back at a pause or shutdown do not count. Applied by whichever process
+        /// takes the job back. Default 3; nil: never. Find such jobs with `durableq list --poisoned`.
+        public var lostAttemptLimit: Int? = 3
 
         /// Creates a configuration; see each property for its default.
         public init(
@@ -99,6 +106,9 @@ extension JobQueue {
             if pollInterval <= .zero { throw DurableQueueError.invalidArgument("pollInterval", "\(pollInterval) is not positive") }
             if storageFailureTimeout <= .zero {
                 throw DurableQueueError.invalidArgument("storageFailureTimeout", "\(storageFailureTimeout) is not positive")
+            }
+            if let lostAttemptLimit, lostAttemptLimit < 1 {
+                throw DurableQueueError.invalidArgument("lostAttemptLimit", "\(lostAttemptLimit) is below 1 (nil: no limit)")
             }
             if gracefulShutdownTimeout < .zero {
                 throw DurableQueueError.invalidArgument("gracefulShutdownTimeout", "\(gracefulShutdownTimeout) is negative")

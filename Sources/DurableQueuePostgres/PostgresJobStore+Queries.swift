@@ -78,6 +78,7 @@ extension PostgresJobStore {
         if let states = filter.states { add("j.state = ANY($?::text[])", states.map(\.rawValue).sorted()) }
         if let queues = filter.queues { add("j.queue = ANY($?::text[])", queues.sorted()) }
         if let kinds = filter.kinds { add("j.kind = ANY($?::text[])", kinds.sorted()) }
+        if let failureType = filter.failureType { add("j.error ->> 'type' = $?", failureType) }
         if let search = filter.search {
             add(
                 """

@@ -23,7 +23,8 @@ extension PostgresJobStore {
                 """
                 UPDATE jobs SET state = 'pending', attempts = 0, progressed_attempts = 0, checkpoint_attempt = NULL,
                                 cancel_requested = 0, run_at = $2, lease_owner = NULL,
-                                lease_expires_at = NULL, finished_at = NULL, updated_at = $2
+                                lease_expires_at = NULL, finished_at = NULL, updated_at = $2, lost_in_a_row = 0,
+                                last_lost_attempt = NULL
                 WHERE id = $1
                 """, [id.rawValue, now])
             try await appendEvent(

@@ -12,10 +12,11 @@
 //       Runs an engine and asks the "step" cache for KEY (computed by a "step" job of up to 300 ms, input
 //       41); prints "value N".
 //   durableq-test-worker work PATH LOG [--until-done] [--lease-ms N] [--heartbeat-ms N] [--job-ms N] [--max-jobs N]
-//                                  [--storage-timeout-ms N] [--announce-starts] [--ignore-cancel]
+//                                  [--storage-timeout-ms N] [--lost-attempt-limit N] [--announce-starts] [--ignore-cancel]
 //       Runs a JobQueue engine (leases of --lease-ms, default 1,000, renewed every --heartbeat-ms, default a
 //       third of the lease; at most N jobs at once, default 16; giving up on failing writes after
-//       --storage-timeout-ms, default 30 s: it then exits 1 with the error) with the "record" job type, whose attempts append "start ID ATTEMPT PID MS"
+//       --storage-timeout-ms, default 30 s: it then exits 1 with the error; poison jobs after
+//       --lost-attempt-limit attempts lost in a row, default 3, 0 for none) with the "record" job type, whose attempts append "start ID ATTEMPT PID MS"
 //       lines to LOG, take 1 to N (default 8) ms, then append "finish ID ATTEMPT PID MS" when they return
 //       a value, and "end ID ATTEMPT PID MS" however they end (MS: the wall clock in ms since 1970).
 //       With --ignore-cancel the wait is in 10 ms steps and ignores cancellation, as a careless handler would. Prints "ready"
@@ -221,14 +222,15 @@ func openQueue(
 /// Runs the engine; with `untilDone`, stops it once every job has finished.
 func work(
     path: String, logPath: String, untilDone: Bool, leaseMilliseconds: Int64, heartbeatMilliseconds: Int64?, jobMilliseconds: Int,
-    maxJobs: Int, storageTimeoutMilliseconds: Int, announcesStarts: Bool, ignoresCancellation: Bool
+    maxJobs: Int, storageTimeoutMilliseconds: Int, lostAttemptLimit: Int?, announcesStarts: Bool, ignoresCancellation: Bool
 ) async throws {
     var logger = Logger(label: "worker") { StreamLogHandler.standardError(label: $0) }
     logger.logLevel = .debug
-    let configuration = JobQueue.Configuration(
+    var configuration = JobQueue.Configuration(
         maxConcurrentJobs: maxJobs, leaseDuration: .milliseconds(leaseMilliseconds),
         heartbeatInterval: .milliseconds(heartbeatMilliseconds ?? leaseMilliseconds / 3), pollInterval: .milliseconds(20),
         storageFailureTimeout: .milliseconds(storageTimeoutMilliseconds))
+    configuration.lostAttemptLimit = lostAttemptLimit
     let queue = try await openQueue(path, configuration: configuration, logger: logger)
     let recorder = AttemptRecorder(
         log: LineLog(path: logPath), longestMilliseconds: jobMilliseconds, announcesStarts: announcesStarts,
@@ -299,6 +301,7 @@ do {
             leaseMilliseconds: Int64(number(after: "--lease-ms") ?? 1_000),
             heartbeatMilliseconds: number(after: "--heartbeat-ms").map(Int64.init), jobMilliseconds: number(after: "--job-ms") ?? 8,
             maxJobs: number(after: "--max-jobs") ?? 16, storageTimeoutMilliseconds: number(after: "--storage-timeout-ms") ?? 30_000,
+            lostAttemptLimit: number(after: "--lost-attempt-limit").map { $0 == 0 ? nil : $0 } ?? 3,
             announcesStarts: rest.contains("--announce-starts"), ignoresCancellation: rest.contains("--ignore-cancel"))
     case "sqlite-memory" where arguments.count >= 3:
         if arguments.dropFirst(3).contains("--initialize-first") { sqlite3_initialize() }
@@ -325,7 +328,7 @@ do {
             try await group.waitForAll()
         }
     default:
-        FileHandle.standardError.write(Data("usage: durableq-test-worker enqueue PATH COUNT | compose PATH | report-handoff PATH JOB ATTEMPT OUTPUT | cache PATH LOG KEY | sqlite-memory PATH [--initialize-first] | tick PATH LOG | work PATH LOG [--until-done] [--lease-ms N] [--heartbeat-ms N] [--job-ms N] [--max-jobs N] [--storage-timeout-ms N] [--announce-starts] [--ignore-cancel]\n".utf8))
+        FileHandle.standardError.write(Data("usage: durableq-test-worker enqueue PATH COUNT | compose PATH | report-handoff PATH JOB ATTEMPT OUTPUT | cache PATH LOG KEY | sqlite-memory PATH [--initialize-first] | tick PATH LOG | work PATH LOG [--until-done] [--lease-ms N] [--heartbeat-ms N] [--job-ms N] [--max-jobs N] [--storage-timeout-ms N] [--lost-attempt-limit N] [--announce-starts] [--ignore-cancel]\n".utf8))
         exit(2)
     }
 } catch {

@@ -60,9 +60,9 @@ extension JobStore {
         try await finish(endings, now: now, thenClaim: nil).states
     }
 
-    /// Takes back running jobs whose lease expired before `now`.
-    package func recoverExpiredLeases(now: Int64) async throws -> [RecoveredJob] {
-        try await recoverExpiredLeases(now: now, deadOwners: [])
+    /// Takes back running jobs whose lease expired before `now`; poison jobs only with a `lostAttemptLimit`.
+    package func recoverExpiredLeases(now: Int64, lostAttemptLimit: Int? = nil) async throws -> [RecoveredJob] {
+        try await recoverExpiredLeases(now: now, deadOwners: [], lostAttemptLimit: lostAttemptLimit)
     }
 
     /// Records that `job` succeeded at `now`, under worker "w1".

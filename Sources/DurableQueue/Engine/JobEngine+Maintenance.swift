@@ -96,7 +96,8 @@ extension JobEngine {
                 dead = LocalWorker.deadOwners(among: try await store.leaseOwners(), currentWorkerID: configuration.workerID)
             }
             // Not a sign that writes work again: a recovery that finds nothing writes nothing.
-            let recovered = try await store.recoverExpiredLeases(now: now, deadOwners: dead)
+            let recovered = try await store.recoverExpiredLeases(
+                now: now, deadOwners: dead, lostAttemptLimit: configuration.lostAttemptLimit)
             let timedOut = try await store.endPassedWaits(now: now)
             if !timedOut.isEmpty {
                 logger.debug("\(timedOut.count) wait(s) for a signal timed out")
@@ -107,11 +108,15 @@ extension JobEngine {
             // A hand-off past its deadline: its carrier stops the transfer.
             if recovered.contains(where: { $0.handOff != nil }) { await stopOrphanedTransfers() }
             for job in recovered {
-                logger.info(
-                    "recovered a job whose worker stopped",
-                    metadata: [
-                        "job.id": "\(job.id)", "job.state": "\(job.state.rawValue)", "worker.id": "\(job.previousOwner ?? "?")",
-                    ])
+                let metadata: Logger.Metadata = [
+                    "job.id": "\(job.id)", "job.state": "\(job.state.rawValue)", "worker.id": "\(job.previousOwner ?? "?")",
+                ]
+                if job.isPoison {
+                    logger.warning("failed a poison job: its worker stopped during too many attempts in a row", metadata: metadata)
+                    metrics.poisoned(queue: job.queue, kind: job.kind)
+                } else {
+                    logger.info("recovered a job whose worker stopped", metadata: metadata)
+                }
             }
             jobChanges.signal()
             wake.signal()

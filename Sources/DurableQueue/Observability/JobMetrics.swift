@@ -12,6 +12,7 @@ struct JobMetrics: Sendable {
         static let cancelled = "durablequeue_jobs_cancelled_total"
         static let handedOff = "durablequeue_jobs_handed_off_total"
         static let waiting = "durablequeue_jobs_waiting_total"
+        static let poisoned = "durablequeue_jobs_poisoned_total"
         static let waitTime = "durablequeue_job_wait_seconds"
         static let runTime = "durablequeue_job_run_seconds"
         static let queueDepth = "durablequeue_queue_depth"
@@ -42,6 +43,12 @@ struct JobMetrics: Sendable {
             }
         if let name { Counter(label: name, dimensions: dimensions(job)).increment() }
         Timer(label: Name.runTime, dimensions: dimensions(job)).recordMilliseconds(max(0, ranMilliseconds))
+    }
+
+    /// Counts a job that failed as a poison job (``LostAttempts``) when recovery took it back.
+    func poisoned(queue: String, kind: String) {
+        guard hasBackend else { return }
+        Counter(label: Name.poisoned, dimensions: [("queue", queue), ("kind", kind)]).increment()
     }
 
     /// Whether the app bootstrapped a metrics backend: without one, reports go nowhere, and what

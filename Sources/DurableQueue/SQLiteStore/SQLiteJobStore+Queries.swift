@@ -74,7 +74,7 @@ extension SQLiteJobStore {
     /// states, so that finished jobs (usually most of the file) are never read.
     package func countJobs(_ filter: JobFilter) throws -> Int {
         if filter.states == JobFilter.unfinished && filter.queues == nil && filter.kinds == nil && filter.tag == nil
-            && filter.search == nil
+            && filter.search == nil && filter.failureType == nil
         {
             return try unfinishedJobCount()
         }
@@ -105,6 +105,10 @@ extension SQLiteJobStore {
         if let kinds = filter.kinds {
             conditions.append("j.kind IN (SELECT value FROM json_each(?))")
             arguments.append(jsonArray(kinds.sorted()))
+        }
+        if let failureType = filter.failureType {
+            conditions.append("json_extract(j.error, '$.type') = ?")
+            arguments.append(failureType)
         }
         if let search = filter.search {
             let number = arguments.count + 1

@@ -17,19 +17,23 @@ package struct JobFilter: Sendable, Hashable {
     /// Only jobs whose id is this text, or whose kind, unique key, a tag or input contains it
     /// (ignoring ASCII case): a search box's words.
     package var search: String?
+    /// Only jobs whose stored error (``JobFailure``) has this type, such as
+    /// ``LostAttempts/poisonFailureType``.
+    package var failureType: String?
     /// At most this many jobs (listings only).
     package var limit: Int
     package var order: Order
 
     package init(
         states: Set<JobState>? = nil, queues: Set<String>? = nil, kinds: Set<String>? = nil, tag: String? = nil,
-        search: String? = nil, limit: Int = 100, order: Order = .newestFirst
+        search: String? = nil, failureType: String? = nil, limit: Int = 100, order: Order = .newestFirst
     ) {
         self.states = states
         self.queues = queues
         self.kinds = kinds
         self.tag = tag
         self.search = search
+        self.failureType = failureType
         self.limit = limit
         self.order = order
     }
@@ -37,6 +41,11 @@ package struct JobFilter: Sendable, Hashable {
     /// Jobs in `state` (any if nil) of `queue` (any if nil) with `tag` (any if nil), newest first.
     package init(state: JobState? = nil, queue: String? = nil, tag: String? = nil, limit: Int = 100) {
         self.init(states: state.map { [$0] }, queues: queue.map { [$0] }, tag: tag, limit: limit)
+    }
+
+    /// The jobs that failed as poison jobs (``LostAttempts``), newest first.
+    package static func poisoned(limit: Int = 100) -> JobFilter {
+        JobFilter(states: [.failed], failureType: LostAttempts.poisonFailureType, limit: limit)
     }
 
     /// The states of a job that has not finished.

@@ -52,8 +52,9 @@ package protocol JobStore: JobStoreReader {
 
     /// Takes back running jobs whose lease expired before `now`, or whose worker is one of
     /// `deadOwners`, and handed-off jobs whose hand-off passed its deadline: to `pending` (the
-    /// attempt counts), `cancelled` or `failed`.
-    func recoverExpiredLeases(now: Int64, deadOwners: [String]) async throws -> [RecoveredJob]
+    /// attempt counts), `cancelled` or `failed` (``ExpiredLease/verdict(deadOwners:lostAttemptLimit:)``),
+    /// storing each job's attempts lost in a row (``LostAttempts``).
+    func recoverExpiredLeases(now: Int64, deadOwners: [String], lostAttemptLimit: Int?) async throws -> [RecoveredJob]
 
     /// Running jobs of `owner` whose cancel was requested.
     func cancelRequested(owner: String) async throws -> [JobID]

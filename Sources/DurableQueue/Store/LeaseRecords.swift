@@ -19,15 +19,27 @@ package struct HeldLease: Sendable, Hashable {
 package struct RecoveredJob: Sendable, Hashable {
     package var id: JobID
     package var previousOwner: String?
-    /// `pending` to run again, `failed` when no attempt is left, `cancelled` when a cancel was requested.
+    /// `pending` to run again, `failed` when no attempt is left or the job is poison, `cancelled`
+    /// when a cancel was requested.
     package var state: JobState
+    /// The job's queue and kind (a metric's dimensions).
+    package var queue: String
+    package var kind: String
+    /// Whether the job failed as a poison job (``LostAttempts``).
+    package var isPoison: Bool
     /// Where the attempt was handed off, when a hand-off passed its deadline: its carrier must stop it.
     package var handOff: HandOffTarget?
 
-    package init(id: JobID, previousOwner: String?, state: JobState, handOff: HandOffTarget? = nil) {
+    package init(
+        id: JobID, previousOwner: String?, state: JobState, queue: String, kind: String, isPoison: Bool = false,
+        handOff: HandOffTarget? = nil
+    ) {
         self.id = id
         self.previousOwner = previousOwner
         self.state = state
+        self.queue = queue
+        self.kind = kind
+        self.isPoison = isPoison
         self.handOff = handOff
     }
 }

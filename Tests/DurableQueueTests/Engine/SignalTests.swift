@@ -179,7 +179,7 @@ private struct Impatient: Job {
         try await withStore(backend) { store, _ in
             let id = try await store.add(job())
             _ = try await store.claim(queue: "default", limit: 1, owner: "frozen", leaseDuration: 1_000, now: 1_000)
-            _ = try await store.recoverExpiredLeases(now: 5_000, deadOwners: [])
+            _ = try await store.recoverExpiredLeases(now: 5_000)
             _ = try await store.claim(queue: "default", limit: 1, owner: "live", leaseDuration: 30_000, now: 6_000)
             #expect(try await store.waitForSignal(AttemptID(job: id, number: 1), owner: "frozen", name: "go", deadline: nil, now: 7_000) == nil)
             _ = try await store.signal(id, name: "go", payload: "1", now: 7_000)

@@ -94,7 +94,7 @@ private struct Twice: Job {
         try await withStore(backend) { store, _ in
             let id = try await store.add(job())
             _ = try await store.claim(queue: "default", limit: 1, owner: "frozen", leaseDuration: 1_000, now: 1_000)
-            _ = try await store.recoverExpiredLeases(now: 5_000, deadOwners: [])
+            _ = try await store.recoverExpiredLeases(now: 5_000)
             _ = try await store.claim(queue: "default", limit: 1, owner: "live", leaseDuration: 30_000, now: 6_000)
             let stale = AttemptID(job: id, number: 1)
             let step = StepRecord(job: id, name: "charge", attempt: 1, output: "\"stale\"", recordedAt: 7_000)

@@ -24,7 +24,7 @@ import Testing
             _ = try await store.claim(queue: "default", limit: 1, owner: "dead", leaseDuration: 1_000, now: 1_000)
             #expect(try await store.recoverExpiredLeases(now: 1_999).isEmpty)
             let recovered = try await store.recoverExpiredLeases(now: 2_001)
-            #expect(recovered == [RecoveredJob(id: id, previousOwner: "dead", state: .pending)])
+            #expect(recovered == [RecoveredJob(id: id, previousOwner: "dead", state: .pending, queue: "default", kind: "test")])
             let record = try await store.job(id)
             #expect(record.state == .pending && record.attempts == 1 && record.leaseOwner == nil)
             #expect(record.error?.type == "LeaseExpired")

@@ -42,14 +42,44 @@ import Testing
 
     @Test func anExpiredLeaseCountsItsAttemptAndACancelWins() {
         let lease = ExpiredLease(id: JobID(7), owner: "w1", attempts: 3, countedAttempts: 2, maxAttempts: 3, cancelRequested: false)
-        let again = lease.verdict(deadOwners: [])
+        let again = lease.verdict(deadOwners: [], lostAttemptLimit: 3)
         #expect(again.state == .pending && again.reason == "worker 'w1' stopped during attempt 3 (lease expired)" && again.failure.retryable)
         var last = lease
         last.countedAttempts = 3
-        #expect(last.verdict(deadOwners: ["w1"]).reason == "worker 'w1' stopped during attempt 3 (its process is gone); no attempts left")
-        #expect(last.verdict(deadOwners: []).state == .failed && !last.verdict(deadOwners: []).failure.retryable)
+        #expect(last.verdict(deadOwners: ["w1"], lostAttemptLimit: 3).reason == "worker 'w1' stopped during attempt 3 (its process is gone); no attempts left")
+        #expect(last.verdict(deadOwners: [], lostAttemptLimit: 3).state == .failed && !last.verdict(deadOwners: [], lostAttemptLimit: 3).failure.retryable)
         last.cancelRequested = true
-        #expect(last.verdict(deadOwners: []).state == .cancelled)
+        #expect(last.verdict(deadOwners: [], lostAttemptLimit: 3).state == .cancelled)
+    }
+
+    @Test func aJobWhoseWorkerStopsDuringAttemptsInARowWithoutProgressIsPoison() {
+        // Attempt 5 lost after attempts 3 and 4 were: the third in a row.
+        var lease = ExpiredLease(
+            id: JobID(7), owner: "w1", attempts: 5, countedAttempts: 5, maxAttempts: nil, cancelRequested: false,
+            lost: LostAttempts(inARow: 2, lastLost: 4))
+        let poison = lease.verdict(deadOwners: [], lostAttemptLimit: 3)
+        #expect(poison.state == .failed && poison.isPoison && poison.lost == LostAttempts(inARow: 3, lastLost: 5))
+        #expect(poison.failure.type == LostAttempts.poisonFailureType && !poison.failure.retryable)
+        #expect(poison.reason.hasPrefix("worker 'w1' stopped during attempt 5 (lease expired); its worker stopped during 3 attempts in a row"))
+        // No limit, a higher one: the job runs again, the count kept.
+        #expect(lease.verdict(deadOwners: [], lostAttemptLimit: nil).state == .pending)
+        #expect(lease.verdict(deadOwners: [], lostAttemptLimit: 4).lost == LostAttempts(inARow: 3, lastLost: 5))
+        // Attempt 4 ended otherwise (the last lost was 3): the count starts again.
+        lease.lost = LostAttempts(inARow: 2, lastLost: 3)
+        #expect(lease.verdict(deadOwners: [], lostAttemptLimit: 3).lost == LostAttempts(inARow: 1, lastLost: 5))
+        // An attempt that made progress is not counted.
+        lease.lost = LostAttempts(inARow: 2, lastLost: 4)
+        lease.madeProgress = true
+        let progressed = lease.verdict(deadOwners: [], lostAttemptLimit: 3)
+        #expect(progressed.state == .pending && progressed.lost == LostAttempts(inARow: 0, lastLost: 5))
+        // A cancel still wins; a hand-off past its deadline is no lost attempt.
+        lease.madeProgress = false
+        lease.cancelRequested = true
+        #expect(lease.verdict(deadOwners: [], lostAttemptLimit: 3).state == .cancelled)
+        lease.cancelRequested = false
+        lease.handOff = HandOffTarget(carrier: "c", reference: "r", deadline: 1)
+        let handOff = lease.verdict(deadOwners: [], lostAttemptLimit: 3)
+        #expect(handOff.state == .pending && !handOff.isPoison && handOff.lost == LostAttempts())
     }
 
     @Test func aCancelEndsAWaitingJobFlagsARunningOneOnceAndLeavesAFinishedOne() {
