@@ -54,10 +54,26 @@ import Testing
         #expect(records.count == count, "no job lost (seed \(seed))")
         #expect(try await store.historyIsConsistent(), "seed \(seed)")
         var interrupted = 0
+        var poisonJobs = 0
         for record in records {
             let started = log.startedAttempts(of: record.id.rawValue)
             let history = try await store.history(of: record.id)
-            #expect([.succeeded, .cancelled].contains(record.state), "job \(record.id) ended \(record.state) (seed \(seed))")
+            // The kills land on the same jobs round after round (the oldest pending first): a job whose
+            // worker stopped during three attempts in a row fails as a poison job (record jobs save no
+            // progress), unless a cancel ended it then; no other ends so.
+            let ends = history.filter { $0.from == .running && $0.to != .running }
+            let lostInARow = ends.reversed().prefix { $0.reason?.contains("lease expired") == true }.count
+            let poisoned = record.state == .failed && record.error?.type == LostAttempts.poisonFailureType
+            #expect([.succeeded, .cancelled].contains(record.state) || poisoned, "job \(record.id) ended \(record.state) (seed \(seed))")
+            if poisoned {
+                poisonJobs += 1
+                #expect(lostInARow >= 3 && ends.suffix(3).map(\.attempt) == Array(record.attempts - 2...record.attempts), "job \(record.id): \(ends) (seed \(seed))")
+                #expect(started.allSatisfy { $0 <= record.attempts }, "poison job \(record.id) started again (seed \(seed))")
+            }
+            #expect(ends.dropLast().reduce(into: (run: 0, most: 0)) { counts, end in
+                counts.run = end.reason?.contains("lease expired") == true ? counts.run + 1 : 0
+                counts.most = max(counts.most, counts.run)
+            }.most < 3, "job \(record.id) lost three attempts in a row and ran again (seed \(seed))")
             // Every attempt that started was claimed and ended in the history; a killed one as "lease expired".
             for attempt in Set(started) {
                 #expect(history.contains { $0.to == .running && $0.from == .pending && $0.attempt == attempt }, "job \(record.id) attempt \(attempt) (seed \(seed))")
@@ -81,7 +97,7 @@ import Testing
                 #expect(started.allSatisfy { $0 <= attemptsAtCancel }, "job \(record.id) started after its cancel (seed \(seed))")
             }
         }
-        print("crash test: seed \(seed), \(interrupted) interrupted attempts, \(cancelled.count) cancelled, \(log.starts.count) starts")
+        print("crash test: seed \(seed), \(interrupted) interrupted attempts, \(cancelled.count) cancelled, \(poisonJobs) poison jobs, \(log.starts.count) starts")
         #expect(interrupted > 0, "the kills interrupted no attempt; the test proved nothing (seed \(seed))")
     }
 

@@ -92,6 +92,30 @@ private func seed(_ directory: TemporaryDirectory) async throws -> (pending: Job
         #expect(input?["to"] as? String == "ada@example.com")
     }
 
+    @Test func listPoisonedShowsOnlyTheJobsThatFailedAsPoison() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let ids = try await seed(directory)
+        let store = try SQLiteJobStore(path: directory.path("durableq.sqlite"))
+        let poison = try await store.add(job("mail", kind: "send", maxAttempts: nil), now: 4_000)
+        for round in 0..<3 {
+            let now = Int64(5_000 + 3_000 * round)
+            _ = try await store.claim(queue: "mail", limit: 1, owner: "dead", leaseDuration: 1_000, now: now, excluding: [ids.running, ids.pending])
+            _ = try await store.recoverExpiredLeases(now: now + 2_000, lostAttemptLimit: 3)
+        }
+        let here = directory.url.path
+
+        let listed = try await durableq(["list", "--poisoned", "--json"], in: here).objects()
+        #expect(listed.map { $0["id"] as? Int } == [Int(poison.rawValue)], "\(listed)")
+        #expect((listed.first?["error"] as? [String: Any])?["type"] as? String == "PoisonJob")
+        #expect(try await durableq(["list", "--state", "failed", "--json"], in: here).objects().count == 2)
+        #expect(try await durableq(["list", "--poisoned", "--queue", "api", "--json"], in: here).objects().isEmpty)
+        let table = try await durableq(["list", "--poisoned"], in: here)
+        #expect(table.status == 0 && table.stdout.contains("\(poison)") && !table.stdout.contains("\(ids.failed) "), "\(table.stdout)")
+        let refused = try await durableq(["list", "--poisoned", "--state", "pending"], in: here)
+        #expect(refused.status != 0 && refused.stderr.contains("poison jobs are failed"), "\(refused.stderr)")
+    }
+
     @Test func humanOutputIsATableAndShowsTheHistory() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

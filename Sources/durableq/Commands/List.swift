@@ -2,7 +2,7 @@ import ArgumentParser
 import DurableQueue
 import DurableQueueInspection
 
-/// `durableq list`: jobs, newest first, filtered by state, queue and tag.
+/// `durableq list`: jobs, newest first, filtered by state, queue and tag, or the poison jobs.
 struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List jobs, newest first.")
 
@@ -15,15 +15,23 @@ struct List: AsyncParsableCommand {
     var queue: String?
     @Option(help: "Only jobs with this tag.")
     var tag: String?
+    @Flag(help: "Only poison jobs: failed because their worker stopped during too many attempts in a row.")
+    var poisoned = false
     @Option(parsing: .unconditional, help: "At most this many jobs.")
     var limit: Int = 50
 
     func validate() throws {
         guard limit > 0 else { throw ValidationError("--limit must be positive, not \(limit)") }
+        if poisoned, let state, state != .failed {
+            throw ValidationError("poison jobs are failed: --poisoned with --state \(state.rawValue) matches no job")
+        }
     }
 
     func run() async throws {
-        let jobs = try await database.openForReading().reader.jobs(JobFilter(state: state, queue: queue, tag: tag, limit: limit))
+        var filter = poisoned ? JobFilter.poisoned(limit: limit) : JobFilter(state: state, limit: limit)
+        filter.queues = queue.map { [$0] }
+        filter.tag = tag
+        let jobs = try await database.openForReading().reader.jobs(filter)
         if output.json {
             JSONValue.array(jobs.map(\.json)).print()
             return

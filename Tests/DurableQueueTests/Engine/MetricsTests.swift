@@ -51,4 +51,25 @@ private let testMetrics: TestMetrics = {
             #expect(try metrics.expectTimer(JobMetrics.Name.waitTime, flaky).values.count == 4)
         }
     }
+
+    @Test(arguments: StoreBackend.all) func aPoisonJobIsCountedWhenRecoveryFailsIt(_ backend: StoreBackend) async throws {
+        let metrics = testMetrics
+        let name = "poison-\(UUID().uuidString)"
+        var configuration = JobQueue.Configuration(
+            leaseDuration: .milliseconds(400), heartbeatInterval: .milliseconds(100), pollInterval: .milliseconds(20))
+        configuration.lostAttemptLimit = 1
+        try await withRunningQueue(on: backend, configuration: configuration) { queue in
+            // A job of a kind this process does not run, claimed by a worker that is gone: its lease
+            // runs out, and this engine's recovery fails it at once (a limit of one lost attempt).
+            let now = queue.now
+            let id = try await queue.store.enqueue(NewJob(queue: name, kind: "crasher", input: "{}", maxAttempts: nil), now: now).id
+            let request = ClaimRequest(owner: "gone", leaseDuration: 1, now: now, room: 1, kinds: ["crasher"], queues: [name])
+            #expect(try await queue.store.claim(request).map(\.id) == [id])
+            let dimensions = [("queue", name), ("kind", "crasher")]
+            try await eventually("the poison job is counted") {
+                metrics.counterTotal(label: JobMetrics.Name.poisoned, dimensions: dimensions) == 1
+            }
+            #expect(try await queue.store.job(id).error?.type == LostAttempts.poisonFailureType)
+        }
+    }
 }
