@@ -76,6 +76,7 @@ let package = Package(
                 .embedInCode("0018_fair_keys.sql"),
                 .embedInCode("0019_key_limits.sql"),
                 .embedInCode("0020_lost_attempts.sql"),
+                .embedInCode("0021_deleted_jobs.sql"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -153,6 +154,7 @@ let package = Package(
                 .embedInCode("0013_key_limits.sql"),
                 .embedInCode("0014_sql_enqueue.sql"),
                 .embedInCode("0015_lost_attempts.sql"),
+                .embedInCode("0016_deleted_jobs.sql"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -20,5 +20,6 @@ package enum PostgresSchemaMigrations {
         (13, "key_limits", String(decoding: PackageResources._013_key_limits_sql, as: UTF8.self)),
         (14, "sql_enqueue", String(decoding: PackageResources._014_sql_enqueue_sql, as: UTF8.self)),
         (15, "lost_attempts", String(decoding: PackageResources._015_lost_attempts_sql, as: UTF8.self)),
+        (16, "deleted_jobs", String(decoding: PackageResources._016_deleted_jobs_sql, as: UTF8.self)),
     ]
 }

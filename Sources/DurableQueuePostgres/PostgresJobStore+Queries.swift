@@ -79,6 +79,12 @@ extension PostgresJobStore {
         if let queues = filter.queues { add("j.queue = ANY($?::text[])", queues.sorted()) }
         if let kinds = filter.kinds { add("j.kind = ANY($?::text[])", kinds.sorted()) }
         if let failureType = filter.failureType { add("j.error ->> 'type' = $?", failureType) }
+        if let errorText = filter.errorText {
+            add("strpos(lower((j.error ->> 'type') || ': ' || (j.error ->> 'message')), lower($?)) > 0", errorText)
+        }
+        if let createdFrom = filter.createdFrom { add("j.created_at >= $?", createdFrom) }
+        if let createdBefore = filter.createdBefore { add("j.created_at < $?", createdBefore) }
+        if let afterID = filter.afterID { add("j.id > $?", afterID.rawValue) }
         if let search = filter.search {
             add(
                 """

@@ -20,8 +20,9 @@ package enum ManualRetry {
         }
     }
 
-    /// The history row's reason for a job retried after `attempts` attempts.
-    package static func reason(afterAttempts attempts: Int) -> String {
-        "retry requested after \(attempts) attempt(s)"
+    /// The history row's reason for a job retried after `attempts` attempts, by `via` (a bulk
+    /// action's words) if not by itself.
+    package static func reason(afterAttempts attempts: Int, via: String? = nil) -> String {
+        "retry requested after \(attempts) attempt(s)" + (via.map { "; \($0)" } ?? "")
     }
 }

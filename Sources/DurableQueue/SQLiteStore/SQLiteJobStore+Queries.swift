@@ -74,7 +74,8 @@ extension SQLiteJobStore {
     /// states, so that finished jobs (usually most of the file) are never read.
     package func countJobs(_ filter: JobFilter) throws -> Int {
         if filter.states == JobFilter.unfinished && filter.queues == nil && filter.kinds == nil && filter.tag == nil
-            && filter.search == nil && filter.failureType == nil
+            && filter.search == nil && filter.failureType == nil && filter.errorText == nil && filter.createdFrom == nil
+            && filter.createdBefore == nil && filter.afterID == nil
         {
             return try unfinishedJobCount()
         }
@@ -109,6 +110,22 @@ extension SQLiteJobStore {
         if let failureType = filter.failureType {
             conditions.append("json_extract(j.error, '$.type') = ?")
             arguments.append(failureType)
+        }
+        if let errorText = filter.errorText {
+            conditions.append("instr(lower(json_extract(j.error, '$.type') || ': ' || json_extract(j.error, '$.message')), lower(?)) > 0")
+            arguments.append(errorText)
+        }
+        if let createdFrom = filter.createdFrom {
+            conditions.append("j.created_at >= ?")
+            arguments.append(createdFrom)
+        }
+        if let createdBefore = filter.createdBefore {
+            conditions.append("j.created_at < ?")
+            arguments.append(createdBefore)
+        }
+        if let afterID = filter.afterID {
+            conditions.append("j.id > ?")
+            arguments.append(afterID.rawValue)
         }
         if let search = filter.search {
             let number = arguments.count + 1

@@ -6,34 +6,38 @@ extension SQLiteJobStore {
     ///   failed or been cancelled, belongs to a sequence or group, or another unfinished job holds
     ///   its unique key. Nothing changes when it throws.
     package func retry(_ id: JobID, now: Int64) throws {
-        try write("retry job \(id)") {
-            var found: (state: JobState, attempts: Int, group: Int64?, uniqueKey: String?)?
-            try connection.query("SELECT state, attempts, group_id, unique_key FROM jobs WHERE id = ?", [id.rawValue]) { row in
-                found = (try JobState(stored: row.string(0)), Int(row.int64(1)), row.optionalInt64(2), row.optionalString(3))
-            }
-            guard let found else { throw DurableQueueError.jobNotFound(id) }
-            var holder: Int64?
-            if let key = found.uniqueKey {
-                try connection.query(
-                    """
-                    SELECT id FROM jobs
-                    WHERE unique_key = ? AND id != ? AND \(Self.holdsUniqueKey) LIMIT 1
-                    """, [key, id.rawValue]
-                ) { holder = $0.int64(0) }
-            }
-            try ManualRetry.check(
-                id, state: found.state, group: found.group.map { GroupID($0) }, uniqueKey: found.uniqueKey,
-                uniqueKeyHolder: holder.map { JobID($0) })
-            try connection.execute(
-                """
-                UPDATE jobs SET state = 'pending', attempts = 0, progressed_attempts = 0, checkpoint_attempt = NULL,
-                                cancel_requested = 0, run_at = ?2, lease_owner = NULL,
-                                lease_expires_at = NULL, finished_at = NULL, updated_at = ?2, lost_in_a_row = 0,
-                                last_lost_attempt = NULL
-                WHERE id = ?1
-                """, [id.rawValue, now])
-            try appendEvent(
-                id, now: now, from: found.state, to: .pending, attempt: 0, reason: ManualRetry.reason(afterAttempts: found.attempts))
+        try write("retry job \(id)") { try retryJob(id, now: now, via: nil) }
+    }
+
+    /// Retries job `id` inside the caller's write transaction, `via` (a bulk action) added to the
+    /// history's reason; throws as ``retry(_:now:)`` does, before writing anything.
+    func retryJob(_ id: JobID, now: Int64, via: String?) throws {
+        var found: (state: JobState, attempts: Int, group: Int64?, uniqueKey: String?)?
+        try connection.query("SELECT state, attempts, group_id, unique_key FROM jobs WHERE id = ?", [id.rawValue]) { row in
+            found = (try JobState(stored: row.string(0)), Int(row.int64(1)), row.optionalInt64(2), row.optionalString(3))
         }
+        guard let found else { throw DurableQueueError.jobNotFound(id) }
+        var holder: Int64?
+        if let key = found.uniqueKey {
+            try connection.query(
+                """
+                SELECT id FROM jobs
+                WHERE unique_key = ? AND id != ? AND \(Self.holdsUniqueKey) LIMIT 1
+                """, [key, id.rawValue]
+            ) { holder = $0.int64(0) }
+        }
+        try ManualRetry.check(
+            id, state: found.state, group: found.group.map { GroupID($0) }, uniqueKey: found.uniqueKey,
+            uniqueKeyHolder: holder.map { JobID($0) })
+        try connection.execute(
+            """
+            UPDATE jobs SET state = 'pending', attempts = 0, progressed_attempts = 0, checkpoint_attempt = NULL,
+                            cancel_requested = 0, run_at = ?2, lease_owner = NULL,
+                            lease_expires_at = NULL, finished_at = NULL, updated_at = ?2, lost_in_a_row = 0,
+                            last_lost_attempt = NULL
+            WHERE id = ?1
+            """, [id.rawValue, now])
+        try appendEvent(
+            id, now: now, from: found.state, to: .pending, attempt: 0, reason: ManualRetry.reason(afterAttempts: found.attempts, via: via))
     }
 }

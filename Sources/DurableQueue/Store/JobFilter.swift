@@ -20,6 +20,14 @@ package struct JobFilter: Sendable, Hashable {
     /// Only jobs whose stored error (``JobFailure``) has this type, such as
     /// ``LostAttempts/poisonFailureType``.
     package var failureType: String?
+    /// Only jobs whose stored error's type or message contains this text (ignoring ASCII case).
+    package var errorText: String?
+    /// Only jobs created at or after this time (ms since 1970).
+    package var createdFrom: Int64?
+    /// Only jobs created before this time (ms since 1970).
+    package var createdBefore: Int64?
+    /// Only jobs whose id is above this one (a listing's next page, oldest first).
+    package var afterID: JobID?
     /// At most this many jobs (listings only).
     package var limit: Int
     package var order: Order
