@@ -13,7 +13,7 @@ struct DurableQ: AsyncParsableCommand {
             Exit status: 0 ok, 1 a job or the command failed, 2 bad usage, 130 interrupted (Ctrl-C).
             """,
         subcommands: [
-            Demo.self, Download.self, Run.self, Status.self, List.self, Show.self, Cancel.self, Retry.self, Signal.self, Pause.self,
+            Demo.self, Download.self, Run.self, Status.self, List.self, Show.self, Cancel.self, Retry.self, Bulk.self, Signal.self, Pause.self,
             Resume.self, KeyLimitsCommand.self, Schedules.self, Prune.self, Watch.self, Serve.self,
         ]
     )

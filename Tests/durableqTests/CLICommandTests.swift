@@ -116,6 +116,37 @@ private func seed(_ directory: TemporaryDirectory) async throws -> (pending: Job
         #expect(refused.status != 0 && refused.stderr.contains("poison jobs are failed"), "\(refused.stderr)")
     }
 
+    @Test func bulkActionsCountFirstThenChangeTheJobsAFilterMatches() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let ids = try await seed(directory)
+        let here = directory.url.path
+
+        let dry = try await durableq(["bulk", "retry", "--queue", "mail", "--error", "MAILBOX", "--dry-run", "--json"], in: here).object()
+        #expect(dry["matched"] as? Int == 1 && dry["changed"] as? Int == 0 && dry["dry_run"] as? Bool == true, "\(dry)")
+        #expect(dry["selection"] as? String == #"queue mail, error contains "MAILBOX""#)
+        let retried = try await durableq(["bulk", "retry", "--queue", "mail", "--error", "MAILBOX"], in: here)
+        #expect(retried.status == 0 && retried.stdout.contains("retry: 1 of 1 matching job(s) changed"), "\(retried)")
+        let store = try SQLiteJobStore(path: directory.path("durableq.sqlite"))
+        #expect(try await store.job(ids.failed).state == .pending)
+        #expect(try await store.history(of: ids.failed).last?.reason?.contains("retry by a bulk action") == true)
+
+        // Created more than an hour ago (the seed's jobs at 1970's first seconds): the running job, asked to stop.
+        let cancelled = try await durableq(["bulk", "cancel", "--kind", "send", "--created-before", "1h", "--json"], in: here).object()
+        #expect(cancelled["matched"] as? Int == 2 && cancelled["changed"] as? Int == 2, "\(cancelled)")
+        #expect(try await store.job(ids.running).cancelRequested)
+        #expect(try await store.job(ids.pending).state == .pending)
+
+        let deleted = try await durableq(["bulk", "delete", "--state", "succeeded", "--created-from", "1970-01-01T00:00:00Z", "--json"], in: here).object()
+        #expect(deleted["changed"] as? Int == 1, "\(deleted)")
+        await #expect(throws: DurableQueueError.self) { _ = try await store.job(ids.succeeded) }
+
+        for bad in [["bulk", "explode"], ["bulk", "retry", "--created-from", "yesterday"]] {
+            let refused = try await durableq(bad, in: here)
+            #expect(refused.status == 2, "\(bad): \(refused)")
+        }
+    }
+
     @Test func humanOutputIsATableAndShowsTheHistory() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
