@@ -12,6 +12,7 @@ extension Dashboard {
 
         router.get("/") { request, _ -> Response in .html(try await overviewPage(actionsEnabled: guardMiddleware.isAuthorized(request))) }
         router.get("/jobs") { request, _ -> Response in .html(try await jobsPage(request, actionsEnabled: guardMiddleware.isAuthorized(request))) }
+        router.get("/failed") { request, _ -> Response in .html(try await failedPage(request, actionsEnabled: guardMiddleware.isAuthorized(request))) }
         router.get("/jobs/:id") { request, context -> Response in
             let id = try RequestValues.jobID(context)
             let (job, history, steps) = try await reading {
@@ -54,6 +55,7 @@ extension Dashboard {
         router.get("/api/schedules") { _, _ -> Response in .json(.array(try await reading { try await queue.schedules() }.map(\.json))) }
         router.get("/api/events") { _, _ -> Response in liveUpdates() }
 
+        router.post("/api/jobs/bulk") { request, _ -> Response in try await bulk(request) }
         router.post("/api/jobs/:id/cancel") { request, context -> Response in try await cancel(request, context) }
         router.post("/api/jobs/:id/retry") { request, context -> Response in try await retry(request, context) }
         router.post("/api/jobs/:id/signal") { request, context -> Response in try await signal(request, context) }
@@ -108,7 +110,17 @@ extension Dashboard {
         let (jobs, total, queueNames) = try await reading {
             (try await queue.reader.jobs(filter), try await queue.reader.count(filter), try await queue.reader.queueNames())
         }
-        return JobsPage(filter: filter, jobs: jobs, total: total, queueNames: queueNames, actionsEnabled: actionsEnabled).render()
+        let notice = try await bulkNotice(request, filter: filter, actionsEnabled: actionsEnabled)
+        return JobsPage(filter: filter, jobs: jobs, total: total, queueNames: queueNames, actionsEnabled: actionsEnabled, bulk: notice).render()
+    }
+
+    private func failedPage(_ request: Request, actionsEnabled: Bool) async throws -> String {
+        var filter = try RequestValues.jobFilter(request)
+        filter = JobFilter(states: [.failed], queues: filter.queues, limit: filter.limit)
+        let (jobs, total, queueNames) = try await reading {
+            (try await queue.reader.jobs(filter), try await queue.reader.count(filter), try await queue.reader.queueNames())
+        }
+        return FailedPage(queueName: filter.queues?.first, jobs: jobs, total: total, queueNames: queueNames, actionsEnabled: actionsEnabled).render()
     }
 
     private static func asset(_ text: String, type: String) -> Response {

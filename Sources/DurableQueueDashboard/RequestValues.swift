@@ -27,8 +27,8 @@ enum RequestValues {
         return name
     }
 
-    /// The job filter a listing's query asks for: `state`, `queue`, `kind`, `tag`, `q` (search)
-    /// and `limit` (1…500, default 50), newest first.
+    /// The job filter a listing's query asks for: `state`, `queue`, `kind`, `tag`, `error` (text
+    /// of the last error), `q` (search) and `limit` (1…500, default 50), newest first.
     static func jobFilter(_ request: Request) throws -> JobFilter {
         let query = request.uri.queryParameters
         var filter = JobFilter(limit: 50)
@@ -42,6 +42,7 @@ enum RequestValues {
         filter.queues = try text(query.get("queue"), name: "queue").map { [$0] }
         filter.kinds = try text(query.get("kind"), name: "kind").map { [$0] }
         filter.tag = try text(query.get("tag"), name: "tag")
+        filter.errorText = try text(query.get("error"), name: "error")
         filter.search = try text(query.get("q"), name: "q")
         if let limit = query.get("limit") {
             guard let value = Int(limit), (1...maximumLimit).contains(value) else {
@@ -50,6 +51,33 @@ enum RequestValues {
             filter.limit = value
         }
         return filter
+    }
+
+    /// The bulk action a query names in `name` (`retry`, `cancel`, `delete`); nil when absent.
+    static func bulkAction(_ request: Request, name: String) throws -> BulkAction? {
+        guard let value = try text(request.uri.queryParameters.get(name), name: name) else { return nil }
+        guard let action = BulkAction(rawValue: value) else {
+            throw DashboardFailure(
+                .badRequest, "unknown action '\(value)': use one of \(BulkAction.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return action
+    }
+
+    /// The jobs a bulk action takes: those of `filter`, which may not search (a search's words
+    /// match ids, inputs and keys too loosely to change jobs by).
+    static func selection(_ filter: JobFilter) throws -> JobSelection {
+        guard filter.search == nil else {
+            throw DashboardFailure(.badRequest, "a search cannot select jobs for a bulk action: use state, queue, kind, tag or error")
+        }
+        return JobSelection(states: filter.states, queues: filter.queues, kinds: filter.kinds, tag: filter.tag, errorContains: filter.errorText)
+    }
+
+    /// `filter`'s fields as the jobs page's query carries them.
+    static func queryItems(_ filter: JobFilter) -> [(String, String?)] {
+        [
+            ("state", filter.states?.first?.rawValue), ("queue", filter.queues?.first), ("kind", filter.kinds?.first),
+            ("tag", filter.tag), ("error", filter.errorText), ("q", filter.search),
+        ]
     }
 
     /// A path value as a positive number.

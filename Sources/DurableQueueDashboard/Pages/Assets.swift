@@ -38,6 +38,7 @@ enum Assets {
         form.action { display: inline; margin: 0 6px 0 0; }
         button { font: inherit; padding: 4px 12px; border-radius: 5px; border: 1px solid #b8c2d6; background: #fff; cursor: pointer; }
         button.danger { border-color: #e0a19d; color: #a32018; }
+        a.button { display: inline-block; padding: 4px 12px; border-radius: 5px; border: 1px solid #b8c2d6; background: #fff; text-decoration: none; }
         button:disabled { opacity: .45; cursor: not-allowed; }
         .actions { margin: 10px 0; }
         .notice { background: #fff8e1; border: 1px solid #f0dc9c; padding: 6px 10px; border-radius: 6px; font-size: 13px; }

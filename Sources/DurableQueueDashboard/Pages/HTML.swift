@@ -23,9 +23,14 @@ enum HTML {
 
     /// A query string (from `?`) of the non-empty values, percent-encoded and escaped for an attribute.
     static func query(_ items: [(String, String?)]) -> String {
+        escape(rawQuery(items))
+    }
+
+    /// A query string (from `?`) of the non-empty values, percent-encoded (for a redirect's location).
+    static func rawQuery(_ items: [(String, String?)]) -> String {
         var components = URLComponents()
         components.queryItems = items.compactMap { name, value in value.flatMap { $0.isEmpty ? nil : URLQueryItem(name: name, value: $0) } }
-        return components.percentEncodedQuery.map { escape("?" + $0.replacingOccurrences(of: "+", with: "%2B")) } ?? ""
+        return components.percentEncodedQuery.map { "?" + $0.replacingOccurrences(of: "+", with: "%2B") } ?? ""
     }
 
     /// A path segment percent-encoded (for a queue name in a URL).

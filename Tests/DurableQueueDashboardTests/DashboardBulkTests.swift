@@ -1,0 +1,87 @@
+import DurableQueue
+import DurableQueueDashboard
+import DurableQueueDashboardTestSupport
+import DurableQueueTestSupport
+import Foundation
+import NIOHTTP1
+import Testing
+
+/// Bulk actions from the dashboard: counted first (a dry run on the jobs page), then carried out
+/// through the library by a form or the JSON API, with the token; the failed-jobs page.
+@Suite(.timeLimit(.minutes(2))) struct DashboardBulkTests {
+    @Test(arguments: StoreBackend.all) func theJSONAPICountsFirstThenRetriesWhatTheFilterSelects(_ backend: StoreBackend) async throws {
+        try await DashboardFixture.with(backend) { fixture in
+            let mail = EnqueueOptions(queue: "mail")
+            let refused = try await [0, 1].asyncMap { try await fixture.workers.enqueue(Refuse.self, "r\($0)", options: mail).id }
+            let elsewhere = try await fixture.workers.enqueue(Refuse.self, "other", options: EnqueueOptions(queue: "other")).id
+            _ = try await fixture.workers.drain()
+            let path = "/api/jobs/bulk?action=retry&state=failed&queue=mail"
+
+            #expect(try await fixture.send(path + "&dry_run=1", method: .POST).status == 403)
+            let dry = try await fixture.send(path + "&dry_run=1", method: .POST, authorized: true)
+            #expect(dry.status == 200, "\(dry.body)")
+            #expect(try dry.object()["matched"] as? Int == 2 && dry.object()["changed"] as? Int == 0 && dry.object()["dry_run"] as? Bool == true)
+            let done = try await fixture.send(path, method: .POST, authorized: true)
+            #expect(try done.object()["changed"] as? Int == 2 && done.object()["selection"] as? String == "state failed, queue mail", "\(done.body)")
+            for id in refused {
+                let job = try await fixture.send("/api/jobs/\(id.rawValue)").object()
+                #expect(job["state"] as? String == "pending")
+                let reasons = (job["history"] as? [[String: Any]] ?? []).compactMap { $0["reason"] as? String }
+                #expect(reasons.last == "retry requested after 1 attempt(s); retry by a bulk action (state failed, queue mail)", "\(reasons)")
+            }
+            #expect(try await fixture.send("/api/jobs/\(elsewhere.rawValue)").object()["state"] as? String == "failed")
+
+            for bad in ["/api/jobs/bulk?state=failed", "/api/jobs/bulk?action=explode", "/api/jobs/bulk?action=retry&q=mail"] {
+                let answer = try await fixture.send(bad, method: .POST, authorized: true)
+                #expect(answer.status == 400, "\(bad): \(answer.body)")
+            }
+        }
+    }
+
+    @Test func theJobsPageCountsBeforeItsButtonDeletesAndThenSaysWhatChanged() async throws {
+        try await DashboardFixture.with { fixture in
+            for index in 0..<3 { _ = try await fixture.workers.enqueue(Echo.self, "e\(index)") }
+            let waiting = try await fixture.workers.enqueue(Echo.self, "later", options: EnqueueOptions(delay: .seconds(3600))).id
+            _ = try await fixture.workers.drain()
+            let cookie = ("Cookie", "durableq_token=\(fixture.dashboard.token)")
+
+            #expect(!(try await fixture.send("/jobs?state=succeeded&bulk=delete").body.contains("would take")), "no count without the token")
+            let preview = try await fixture.send("/jobs?state=succeeded&bulk=delete", headers: [cookie]).body
+            #expect(preview.contains("Delete would take 3 job(s) (state succeeded)"), "\(preview)")
+            #expect(preview.contains(#"action="/api/jobs/bulk?action=delete&amp;state=succeeded""#), "\(preview)")
+            #expect(try await fixture.workers.unfinishedJobCount() == 1)
+
+            let form = [cookie, ("Content-Type", "application/x-www-form-urlencoded"), ("Origin", fixture.base)]
+            let posted = try await fixture.send("/api/jobs/bulk?action=delete&state=succeeded", method: .POST, headers: form, body: "")
+            #expect(posted.status == 303, "\(posted)")
+            let location = try #require(posted.headers["Location"].first)
+            #expect(location == "/jobs?state=succeeded&done=delete&changed=3&matched=3")
+            let after = try await fixture.send(location, headers: [cookie]).body
+            #expect(after.contains("delete: 3 of 3 matching job(s) changed.") && after.contains("No jobs match."), "\(after)")
+            #expect(try await fixture.send("/api/jobs/\(waiting.rawValue)").object()["state"] as? String == "scheduled")
+        }
+    }
+
+    @Test func theFailedJobsPageShowsErrorsAndLeadsToARetryOfAll() async throws {
+        try await DashboardFixture.with { fixture in
+            _ = try await fixture.workers.enqueue(Refuse.self, "no", options: EnqueueOptions(queue: "mail"))
+            _ = try await fixture.workers.enqueue(Echo.self, "yes")
+            _ = try await fixture.workers.drain()
+            let page = try await fixture.send("/failed").body
+            #expect(page.contains("1 failed job.") && page.contains("<b>Refusal</b>: refused on purpose"), "\(page)")
+            #expect(!page.contains("retry-all"), "no action without the token")
+            let cookie = ("Cookie", "durableq_token=\(fixture.dashboard.token)")
+            let acting = try await fixture.send("/failed?queue=mail", headers: [cookie]).body
+            #expect(acting.contains(#"href="/jobs?state=failed&amp;queue=mail&amp;bulk=retry">Retry all 1 failed job(s)"#), "\(acting)")
+            #expect(try await fixture.send("/failed?queue=other").body.contains("No job has failed."))
+        }
+    }
+}
+
+extension Array {
+    fileprivate func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
+}
