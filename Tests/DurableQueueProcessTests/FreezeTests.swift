@@ -21,7 +21,11 @@ import Testing
         // handlers go on and return values after its 300 ms leases have expired and the other worker
         // has taken their jobs back. The second worker runs only 4 jobs at once: jobs it takes back
         // from the first wait while the first, thawed, finishes its stale attempts and claims again.
-        let arguments = ["work", path, logPath, "--until-done", "--lease-ms", "300", "--job-ms", "300", "--ignore-cancel"]
+        // A job may be frozen with its worker several times in a row: no limit of lost attempts
+        // (poison jobs are PoisonProcessTests' concern).
+        let arguments = [
+            "work", path, logPath, "--until-done", "--lease-ms", "300", "--job-ms", "300", "--ignore-cancel", "--lost-attempt-limit", "0",
+        ]
         let workers = try [16, 4].enumerated().map { index, jobs in
             try WorkerProcess(arguments + ["--max-jobs", "\(jobs)"], errorLog: directory.path("worker-\(index).err"))
         }

@@ -49,7 +49,7 @@ import Testing
         // Each command's line starts with two spaces and its name; wrapped help is indented further.
         let commands = section.split(separator: "\n").filter { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }
             .compactMap { $0.split(separator: " ").first.map(String.init) }.filter { $0.allSatisfy(\.isLowercase) }
-        #expect(commands.count == 15, "\(commands)")
+        #expect(commands.count == 16, "\(commands)")
         for command in commands {
             #expect(readme.contains("`durableq \(command)"), "the README shows `durableq \(command)`")
         }
