@@ -77,6 +77,7 @@ let package = Package(
                 .embedInCode("0019_key_limits.sql"),
                 .embedInCode("0020_lost_attempts.sql"),
                 .embedInCode("0021_deleted_jobs.sql"),
+                .embedInCode("0022_dependencies.sql"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -155,6 +156,7 @@ let package = Package(
                 .embedInCode("0014_sql_enqueue.sql"),
                 .embedInCode("0015_lost_attempts.sql"),
                 .embedInCode("0016_deleted_jobs.sql"),
+                .embedInCode("0017_dependencies.sql"),
             ],
             swiftSettings: swiftSettings
         ),

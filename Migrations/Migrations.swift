@@ -50,6 +50,7 @@ package enum SchemaMigrations {
         SchemaMigration(version: 19, name: "0019_key_limits", bytes: PackageResources._019_key_limits_sql),
         SchemaMigration(version: 20, name: "0020_lost_attempts", bytes: PackageResources._020_lost_attempts_sql),
         SchemaMigration(version: 21, name: "0021_deleted_jobs", bytes: PackageResources._021_deleted_jobs_sql),
+        SchemaMigration(version: 22, name: "0022_dependencies", bytes: PackageResources._022_dependencies_sql),
     ]
 
     /// The newest schema version this build knows.

@@ -21,5 +21,6 @@ package enum PostgresSchemaMigrations {
         (14, "sql_enqueue", String(decoding: PackageResources._014_sql_enqueue_sql, as: UTF8.self)),
         (15, "lost_attempts", String(decoding: PackageResources._015_lost_attempts_sql, as: UTF8.self)),
         (16, "deleted_jobs", String(decoding: PackageResources._016_deleted_jobs_sql, as: UTF8.self)),
+        (17, "dependencies", String(decoding: PackageResources._017_dependencies_sql, as: UTF8.self)),
     ]
 }

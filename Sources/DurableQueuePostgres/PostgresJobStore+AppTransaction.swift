@@ -98,7 +98,9 @@ private final class PostgresAppTransaction: AppTransaction {
     func insert(_ job: NewJob) throws -> EnqueueOutcome {
         try wait { [store, session, now] in
             do {
-                return try await store.insert(session, job, now: now)
+                let outcome = try await store.insert(session, job, now: now)
+                try await store.attachDependencies(session, of: [job], outcomes: [outcome], now: now)
+                return outcome
             } catch let error as DurableQueueError {
                 throw error
             } catch {

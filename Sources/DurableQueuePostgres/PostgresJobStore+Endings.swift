@@ -10,9 +10,13 @@ extension PostgresJobStore {
     }
 
     /// ``jobEnded(_:_:now:)`` for a caller that has read the job's group already, and may know that
-    /// no cache entry exists at all (`cacheInUse` false).
-    func jobEnded(_ session: PostgresSession, _ id: JobID, group: GroupID?, cacheInUse: Bool = true, now: Int64) async throws {
+    /// no cache entry exists at all (`cacheInUse` false) or that no dependency waits
+    /// (`dependenciesWaiting` false).
+    func jobEnded(
+        _ session: PostgresSession, _ id: JobID, group: GroupID?, cacheInUse: Bool = true, dependenciesWaiting: Bool = true, now: Int64
+    ) async throws {
         if cacheInUse { try await recordCacheOutcome(session, ofJob: id, now: now) }
         if let group { try await advanceGroup(session, group, now: now) }
+        if dependenciesWaiting { try await resolveDependents(session, of: id, now: now) }
     }
 }

@@ -12,7 +12,7 @@ extension PostgresJobStore {
         for job in jobs { try job.validate() }
         guard !jobs.isEmpty else { return [] }
         let operation = jobs.count == 1 ? "enqueue a '\(jobs[0].kind)' job on queue '\(jobs[0].queue)'" : "enqueue \(jobs.count) jobs"
-        if jobs.allSatisfy({ $0.uniqueKey == nil || $0.uniquePolicy == .allow }) {
+        if jobs.allSatisfy({ ($0.uniqueKey == nil || $0.uniquePolicy == .allow) && $0.dependencies.isEmpty }) {
             if jobs.count == 1 {
                 if let id = try await insertOne(jobs[0], operation: operation, now: now) { return [.inserted(id)] }
                 // Its queue is fair: the job takes its key's tag.
@@ -31,7 +31,19 @@ extension PostgresJobStore {
         return try await write(operation) { [self] session in
             var outcomes: [EnqueueOutcome] = []
             for job in jobs { outcomes.append(try await insert(session, job, now: now)) }
+            try await attachDependencies(session, of: jobs, outcomes: outcomes, now: now)
             return outcomes
+        }
+    }
+
+    /// Attaches each inserted job's dependencies (``attachDependencies(_:_:_:now:)``); a job that a
+    /// unique key kept from being inserted has none attached.
+    func attachDependencies(_ session: PostgresSession, of jobs: [NewJob], outcomes: [EnqueueOutcome], now: Int64) async throws {
+        for (job, outcome) in zip(jobs, outcomes) where !job.dependencies.isEmpty {
+            switch outcome {
+            case .inserted(let id), .replaced(let id, _): try await attachDependencies(session, id, job.dependencies, now: now)
+            case .existing: continue
+            }
         }
     }
 

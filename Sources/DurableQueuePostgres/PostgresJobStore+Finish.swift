@@ -10,6 +10,7 @@ extension PostgresJobStore {
         return try await write("record the end of \(endings.count) attempt(s)", notify: false) { [self] session in
             var rows: [JobID: EndingRow] = [:]
             var cacheInUse = false
+            var dependenciesWaiting = false
             // The jobs whose keys keep a gap after each end (a key throttle measured from the end).
             var gapped: Set<JobID> = []
             for row in try await session.rows(LockEnded.self, [endings.map(\.id.rawValue)]) {
@@ -28,13 +29,16 @@ extension PostgresJobStore {
                 rows[ending.id] = row
             }
             if !changes.ids.isEmpty {
-                try await session.rows(RecordEndings.self, changes.values + [now, channel])
+                let recordedRow = try await session.rows(RecordEndings.self, changes.values + [now, channel]).first
+                dependenciesWaiting = try recordedRow?.bool(1) ?? false
             }
             for (id, state) in recorded.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
                 guard let row = rows[id] else { continue }
                 try await recordEnd(
                     session, queue: row.queue, interval: row.throttleInterval, key: gapped.contains(id) ? row.partitionKey : nil, now: now)
-                if state.isTerminal { try await jobEnded(session, id, group: row.group, cacheInUse: cacheInUse, now: now) }
+                if state.isTerminal {
+                    try await jobEnded(session, id, group: row.group, cacheInUse: cacheInUse, dependenciesWaiting: dependenciesWaiting, now: now)
+                }
             }
             guard let next else { return FinishResult(states: recorded, claimed: []) }
             return FinishResult(states: recorded, claimed: try await claim(session, next))
@@ -118,8 +122,8 @@ extension PostgresJobStore {
             """
     }
 
-    /// Applies the ``EndingChanges`` of `$1` to `$13` at `$14`, appends their history rows in order
-    /// and notifies channel `$15`. Each update is fenced by the attempt it records (state, owner,
+    /// Applies the ``EndingChanges`` of `$1` to `$13` at `$14`, appends their history rows in order,
+    /// notifies channel `$15`, and says whether a dependency waits for one of the jobs. Each update is fenced by the attempt it records (state, owner,
     /// attempt number) as well as by the row lock ``LockEnded`` took for the check; an attempt that
     /// does not count (`uncounted`) is taken back from the row's attempts and its history row.
     private enum RecordEndings: PreparedSQL {
@@ -151,7 +155,10 @@ extension PostgresJobStore {
                 SELECT id, $14, "from", state, attempt - CASE WHEN uncounted THEN 1 ELSE 0 END, reason, worker
                 FROM change ORDER BY position
             )
-            SELECT pg_notify($15, '')
+            SELECT pg_notify($15, ''),
+                   -- Read once the jobs' rows are locked: an enqueue that made a job wait for one of them
+                   -- has committed by now, or waits for this transaction and then sees the job ended.
+                   EXISTS (SELECT 1 FROM job_dependencies WHERE parent_id = ANY($1::bigint[]) AND outcome IS NULL)::int
             """
     }
 

@@ -37,6 +37,11 @@ public struct EnqueueOptions: Sendable {
     /// The least time after this job starts (or ends, per the queue's ``Throttle``) before the next
     /// job of its queue starts, instead of the queue's throttle interval. nil uses the queue's.
     public var throttleInterval: Duration?
+    /// The jobs this one waits for, on any queues: it stays `blocked` until they have ended, then
+    /// starts and reads their outputs by name; a dependency that fails cancels it unless its
+    /// ``Dependency/onFailure`` says otherwise. Each must exist already (so no cycle can form).
+    /// Default: none.
+    public var dependsOn: [Dependency] = []
 
     /// Creates options; see each property for its default.
     public init(
@@ -92,6 +97,6 @@ public struct EnqueueOptions: Sendable {
             retryPolicy: try retry.backoff.storedJSON(), timeoutMilliseconds: timeout?.milliseconds,
             uniqueKey: uniqueKey, uniquePolicy: uniquePolicy, uniqueWindowMilliseconds: uniqueWindow?.milliseconds,
             partitionKey: partitionKey, tags: tags,
-            throttleIntervalMilliseconds: throttleInterval?.milliseconds)
+            throttleIntervalMilliseconds: throttleInterval?.milliseconds, dependencies: dependsOn)
     }
 }

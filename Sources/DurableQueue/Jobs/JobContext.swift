@@ -228,6 +228,45 @@ public struct JobContext: Sendable {
         try await jobQueue.enqueue(type, input, options: options ?? EnqueueOptions(queue: queue), inheriting: priority)
     }
 
+    /// The output of this job's dependency `name` (``EnqueueOptions/dependsOn``), decoded as
+    /// `type`; nil when that job did not succeed (its edge let this job run anyway: ``Dependency/OnFailure/run``
+    /// or ``Dependency/OnFailure/ignore``).
+    ///
+    /// - Throws: `invalidArgument` when the job has no dependency named `name`; a decoding error.
+    public func dependencyOutput<T: Decodable>(_ name: String, as type: T.Type = T.self) async throws -> T? {
+        let dependency = try await dependency(named: name)
+        guard dependency.outcome == .succeeded, let output = dependency.output else { return nil }
+        return try JobCodec.decode(T.self, from: output)
+    }
+
+    /// The outputs of every dependency that succeeded, by name, decoded as `type`: what a job that
+    /// waits for the children another job fanned out reads of them.
+    public func dependencyOutputs<T: Decodable>(as type: T.Type = T.self) async throws -> [String: T] {
+        var outputs: [String: T] = [:]
+        for dependency in try await jobQueue.store.dependencies(of: id) where dependency.outcome == .succeeded {
+            guard let output = dependency.output else { continue }
+            outputs[dependency.name] = try JobCodec.decode(T.self, from: output)
+        }
+        return outputs
+    }
+
+    /// The error of this job's dependency `name` when it failed and its edge says
+    /// ``Dependency/OnFailure/run``; nil otherwise (an ignored failure is not shown).
+    ///
+    /// - Throws: `invalidArgument` when the job has no dependency named `name`.
+    public func dependencyFailure(_ name: String) async throws -> JobFailure? {
+        let dependency = try await dependency(named: name)
+        guard dependency.onFailure == .run, dependency.outcome != .succeeded else { return nil }
+        return dependency.error ?? dependency.outcome.map { JobFailure(type: "Cancelled", message: "job \(dependency.job) was \($0.rawValue)", retryable: false) }
+    }
+
+    private func dependency(named name: String) async throws -> DependencyRecord {
+        guard let dependency = try await jobQueue.store.dependencies(of: id).first(where: { $0.name == name }) else {
+            throw DurableQueueError(.invalidArgument, "job \(id) has no dependency named '\(name)'", jobID: id)
+        }
+        return dependency
+    }
+
     /// `path` as the queue stores it, relative to a base that moves with the app's container; see
     /// ``JobQueue/storedPath(_:)``. For paths a handler keeps in its checkpoint.
     public func storedPath(_ path: String) -> String {

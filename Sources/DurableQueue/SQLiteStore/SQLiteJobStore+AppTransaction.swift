@@ -67,7 +67,11 @@ private final class SQLiteAppTransaction: AppTransaction {
 
     func insert(_ job: NewJob) throws -> EnqueueOutcome {
         let now = now
-        return try store.assumeIsolated { store in try store.insert(job, now: now) }
+        return try store.assumeIsolated { store in
+            let outcome = try store.insert(job, now: now)
+            try store.attachDependencies(of: [job], outcomes: [outcome], now: now)
+            return outcome
+        }
     }
 
     func recordStep(_ step: StepRecord, attempt: AttemptID, owner: String) throws -> Bool {

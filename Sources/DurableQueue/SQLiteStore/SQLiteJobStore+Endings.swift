@@ -7,9 +7,11 @@ extension SQLiteJobStore {
     }
 
     /// ``jobEnded(_:now:)`` for a caller that has read the job's `group_id` already, and may know
-    /// that no cache entry exists at all (`cacheInUse` false) in this transaction.
-    func jobEnded(_ id: JobID, group: GroupID?, cacheInUse: Bool = true, now: Int64) throws {
+    /// that no cache entry exists at all (`cacheInUse` false), or no dependency waits
+    /// (`dependenciesWaiting` false), in this transaction.
+    func jobEnded(_ id: JobID, group: GroupID?, cacheInUse: Bool = true, dependenciesWaiting: Bool = true, now: Int64) throws {
         if cacheInUse { try recordCacheOutcome(ofJob: id, now: now) }
         if let group { try advanceGroup(group, now: now) }
+        if dependenciesWaiting { try resolveDependents(of: id, now: now) }
     }
 }

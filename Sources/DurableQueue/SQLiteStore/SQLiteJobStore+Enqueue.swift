@@ -8,7 +8,20 @@ extension SQLiteJobStore {
     package func enqueue(_ job: NewJob, now: Int64) throws -> EnqueueOutcome {
         try job.validate()
         return try write("enqueue a '\(job.kind)' job on queue '\(job.queue)'") {
-            try insert(job, now: now)
+            let outcome = try insert(job, now: now)
+            try attachDependencies(of: [job], outcomes: [outcome], now: now)
+            return outcome
+        }
+    }
+
+    /// Attaches each inserted job's dependencies (``attachDependencies(_:_:now:)``); a job that a
+    /// unique key kept from being inserted has none attached.
+    func attachDependencies(of jobs: [NewJob], outcomes: [EnqueueOutcome], now: Int64) throws {
+        for (job, outcome) in zip(jobs, outcomes) where !job.dependencies.isEmpty {
+            switch outcome {
+            case .inserted(let id), .replaced(let id, _): try attachDependencies(id, job.dependencies, now: now)
+            case .existing: continue
+            }
         }
     }
 
@@ -42,6 +55,7 @@ extension SQLiteJobStore {
                     index += 1
                 }
             }
+            try attachDependencies(of: jobs, outcomes: outcomes, now: now)
             return outcomes
         }
     }

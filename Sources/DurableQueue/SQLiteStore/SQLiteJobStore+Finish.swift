@@ -14,6 +14,7 @@ extension SQLiteJobStore {
             var recorded: [JobID: JobState] = [:]
             // Once per transaction rather than a probe per ending: most files have no cache entries.
             let cacheInUse = try cacheInUse()
+            let dependenciesWaiting = try dependenciesWaiting()
             var events: [EventRow] = []
             for start in stride(from: 0, to: attempts.count, by: Self.rowsPerStatement) {
                 let run = attempts[start..<min(start + Self.rowsPerStatement, attempts.count)]
@@ -35,11 +36,11 @@ extension SQLiteJobStore {
                     recorded[attempt.id] = state
                     events.append(event)
                     try recordEnd(queue: row.queue, interval: row.throttleInterval, key: row.partitionKey, now: now)
-                    guard state.isTerminal, cacheInUse || row.group != nil else { continue }
+                    guard state.isTerminal, cacheInUse || dependenciesWaiting || row.group != nil else { continue }
                     // What depends on the job changes with it, after its history row.
                     try appendEvents(events)
                     events.removeAll()
-                    try jobEnded(attempt.id, group: row.group, cacheInUse: cacheInUse, now: now)
+                    try jobEnded(attempt.id, group: row.group, cacheInUse: cacheInUse, dependenciesWaiting: dependenciesWaiting, now: now)
                     if row.group != nil { rows.removeAll() }
                 }
             }

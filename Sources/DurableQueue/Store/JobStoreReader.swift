@@ -56,6 +56,9 @@ package protocol JobStoreReader: AnyObject, Sendable {
     /// The steps job `id` recorded, in the order they were recorded.
     func steps(of id: JobID) async throws -> [StepRecord]
 
+    /// The dependencies of job `id` (``Dependency``), by name, with the outcome of those whose job ended.
+    func dependencies(of id: JobID) async throws -> [DependencyRecord]
+
     /// The jobs `filter` matches.
     func jobs(_ filter: JobFilter) async throws -> [JobRecord]
 

@@ -21,6 +21,9 @@ package indirect enum CompositionNode: Sendable, Hashable {
             if job.uniqueKey != nil {
                 throw DurableQueueError.invalidArgument("uniqueKey", "a job in a sequence or group cannot have a unique key")
             }
+            if !job.dependencies.isEmpty {
+                throw DurableQueueError.invalidArgument("dependsOn", "a job in a sequence or group waits for its group, not for dependencies")
+            }
             if takesPreviousOutput && (!inSequence || isFirstStep) {
                 throw DurableQueueError.invalidArgument(
                     "steps", "only a step after another step of a sequence can take the previous step's output")

@@ -33,6 +33,8 @@ package struct NewJob: Sendable, Hashable {
     /// The enqueuer's trace context (a tracer's injected fields, as JSON text), restored as the
     /// parent of each attempt's span; nil when no tracer recorded one.
     package var traceContext: String?
+    /// The jobs it waits for (``Dependency``): it is `blocked` until they have ended.
+    package var dependencies: [Dependency] = []
 
     /// Creates a job description; only the kind and input have no default.
     package init(
@@ -40,7 +42,7 @@ package struct NewJob: Sendable, Hashable {
         maxAttempts: Int? = 3, retryPolicy: String? = nil, timeoutMilliseconds: Int64? = nil,
         uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep, uniqueWindowMilliseconds: Int64? = nil,
         partitionKey: String? = nil, tags: [String] = [],
-        throttleIntervalMilliseconds: Int64? = nil, traceContext: String? = nil
+        throttleIntervalMilliseconds: Int64? = nil, traceContext: String? = nil, dependencies: [Dependency] = []
     ) {
         self.queue = queue
         self.kind = kind
@@ -57,6 +59,7 @@ package struct NewJob: Sendable, Hashable {
         self.tags = tags
         self.throttleIntervalMilliseconds = throttleIntervalMilliseconds
         self.traceContext = traceContext
+        self.dependencies = dependencies
     }
 
     /// Throws `invalidArgument` naming the first field out of range.
@@ -83,6 +86,7 @@ package struct NewJob: Sendable, Hashable {
             throw DurableQueueError.invalidArgument("throttleInterval", "\(throttleIntervalMilliseconds) ms is negative")
         }
         if tags.contains(where: \.isEmpty) { throw DurableQueueError.invalidArgument("tags", "a tag must not be empty") }
+        try DependencyRule.validate(dependencies)
     }
 }
 

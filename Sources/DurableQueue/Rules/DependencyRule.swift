@@ -1,0 +1,62 @@
+/// What becomes of a job that waits for others (``Dependency``) as they end: the one rule both
+/// stores apply, at enqueue and whenever a job it depends on ends.
+package enum DependencyRule {
+    /// A dependency whose job has ended, as the store read it.
+    package struct Ended: Sendable, Hashable {
+        package var name: String
+        package var job: JobID
+        package var onFailure: Dependency.OnFailure
+        /// The state the job ended in: `succeeded`, `failed` or `cancelled`.
+        package var outcome: JobState
+
+        package init(name: String, job: JobID, onFailure: Dependency.OnFailure, outcome: JobState) {
+            self.name = name
+            self.job = job
+            self.onFailure = onFailure
+            self.outcome = outcome
+        }
+    }
+
+    /// What the store does to the dependent.
+    package enum Verdict: Sendable, Hashable {
+        /// It keeps waiting (`blocked`) for `remaining` dependencies.
+        case wait(remaining: Int)
+        /// Every dependency has ended: it starts (`pending`, or `scheduled` until its run time).
+        case start(reason: String)
+        /// A dependency failed whose failure cancels it.
+        case cancel(reason: String)
+    }
+
+    /// The verdict for a dependent in `state` once the dependencies `ended` (all those ended so
+    /// far) are known and `remaining` have not ended. Only a `blocked` dependent changes: one
+    /// cancelled or started otherwise meanwhile is left (``Verdict/wait(remaining:)`` with 0).
+    package static func verdict(state: JobState, ended: [Ended], remaining: Int) -> Verdict {
+        guard state == .blocked else { return .wait(remaining: 0) }
+        if let failed = ended.first(where: { $0.outcome != .succeeded && $0.onFailure == .cancel }) {
+            return .cancel(reason: "dependency '\(failed.name)' (job \(failed.job)) \(failed.outcome.rawValue)")
+        }
+        if remaining > 0 { return .wait(remaining: remaining) }
+        return .start(reason: "its \(ended.count) dependenc\(ended.count == 1 ? "y" : "ies") ended")
+    }
+
+    /// The history reason of a job enqueued to wait for `jobs`.
+    package static func blockedReason(_ jobs: [JobID]) -> String {
+        "waits for job\(jobs.count == 1 ? "" : "s") " + jobs.map { "\($0)" }.joined(separator: ", ")
+    }
+
+    /// The state a dependent takes when it starts: `pending`, or `scheduled` while `runAt` is after `now`.
+    package static func startState(runAt: Int64, now: Int64) -> JobState {
+        runAt > now ? .scheduled : .pending
+    }
+
+    /// Throws `invalidArgument` unless every name is non-empty and unique and no job is named twice.
+    package static func validate(_ dependencies: [Dependency]) throws {
+        var names: Set<String> = []
+        for dependency in dependencies {
+            guard !dependency.name.isEmpty else { throw DurableQueueError.invalidArgument("dependsOn", "a dependency's name must not be empty") }
+            guard names.insert(dependency.name).inserted else {
+                throw DurableQueueError.invalidArgument("dependsOn", "two dependencies are named '\(dependency.name)'")
+            }
+        }
+    }
+}

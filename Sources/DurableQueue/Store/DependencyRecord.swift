@@ -1,0 +1,23 @@
+/// One dependency of a job as the store keeps it (`job_dependencies`).
+package struct DependencyRecord: Sendable, Hashable {
+    package var name: String
+    package var job: JobID
+    package var onFailure: Dependency.OnFailure
+    /// How the job depended on ended; nil while it has not.
+    package var outcome: JobState?
+    /// Its output (JSON text), if it succeeded.
+    package var output: String?
+    /// Its error, if it failed.
+    package var error: JobFailure?
+
+    package init(
+        name: String, job: JobID, onFailure: Dependency.OnFailure, outcome: JobState?, output: String?, error: JobFailure?
+    ) {
+        self.name = name
+        self.job = job
+        self.onFailure = onFailure
+        self.outcome = outcome
+        self.output = output
+        self.error = error
+    }
+}

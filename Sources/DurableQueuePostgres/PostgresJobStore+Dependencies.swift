@@ -1,0 +1,116 @@
+import DurableQueue
+
+extension PostgresJobStore {
+    /// Records the dependencies of job `id`, just inserted at `now`, and applies
+    /// ``DependencyRule``: it waits `blocked` for those not ended, is cancelled by one that failed,
+    /// or stays as inserted. Inside the enqueue's transaction; each job depended on is locked
+    /// (`FOR SHARE`), so that it cannot end unseen between this read and the commit.
+    ///
+    /// - Throws: `invalidArgument` when a dependency names no job.
+    func attachDependencies(_ session: PostgresSession, _ id: JobID, _ dependencies: [Dependency], now: Int64) async throws {
+        var ended: [DependencyRule.Ended] = []
+        var waiting: [JobID] = []
+        for dependency in dependencies.sorted(by: { $0.job.rawValue < $1.job.rawValue }) {
+            guard dependency.job != id,
+                let parent = try await session.rows("SELECT state FROM jobs WHERE id = $1 FOR SHARE", [dependency.job.rawValue]).first
+            else {
+                throw DurableQueueError.invalidArgument("dependsOn", "dependency '\(dependency.name)': there is no job \(dependency.job)")
+            }
+            let state = try JobState(stored: parent.string(0))
+            try await session.execute(
+                """
+                INSERT INTO job_dependencies (job_id, name, parent_id, on_failure, outcome, output, error, resolved_at)
+                SELECT $1, $2, $3, $4, p.outcome, CASE WHEN p.outcome IS NULL THEN NULL ELSE p.output END,
+                       CASE WHEN p.outcome IS NULL THEN NULL ELSE p.error END, CASE WHEN p.outcome IS NULL THEN NULL ELSE $5::bigint END
+                FROM (SELECT CASE WHEN state IN ('succeeded', 'failed', 'cancelled') THEN state END AS outcome, output, error
+                      FROM jobs WHERE id = $3) AS p
+                """, [id.rawValue, dependency.name, dependency.job.rawValue, dependency.onFailure.rawValue, now])
+            if state.isTerminal {
+                ended.append(DependencyRule.Ended(name: dependency.name, job: dependency.job, onFailure: dependency.onFailure, outcome: state))
+            } else {
+                waiting.append(dependency.job)
+            }
+        }
+        guard let row = try await session.rows("SELECT state FROM jobs WHERE id = $1", [id.rawValue]).first else {
+            throw DurableQueueError.jobNotFound(id)
+        }
+        let inserted = try JobState(stored: row.string(0))
+        switch DependencyRule.verdict(state: .blocked, ended: ended, remaining: waiting.count) {
+        case .start:
+            break
+        case .wait:
+            try await session.execute("UPDATE jobs SET state = 'blocked', updated_at = $1 WHERE id = $2", [now, id.rawValue])
+            try await appendEvent(
+                session, id, now: now, from: inserted, to: .blocked, attempt: 0, reason: DependencyRule.blockedReason(waiting.sorted { $0.rawValue < $1.rawValue }))
+        case .cancel(let reason):
+            try await session.execute(
+                "UPDATE jobs SET state = 'cancelled', cancel_requested = 1, finished_at = $1, updated_at = $1 WHERE id = $2", [now, id.rawValue])
+            try await appendEvent(session, id, now: now, from: inserted, to: .cancelled, attempt: 0, reason: reason)
+        }
+    }
+
+    /// Job `id` has ended: the dependencies that waited for it record its outcome and output, and
+    /// each job that waits for it starts, keeps waiting or is cancelled (``DependencyRule``; a
+    /// cancel ends, in turn, what waits for that job). Inside the transaction that ended it.
+    func resolveDependents(_ session: PostgresSession, of id: JobID, now: Int64) async throws {
+        let dependents = try await session.rows(
+            """
+            WITH resolved AS (
+                UPDATE job_dependencies AS d
+                SET outcome = p.state, output = p.output, error = p.error, resolved_at = $2
+                FROM (SELECT state, output, error FROM jobs WHERE id = $1 AND state IN ('succeeded', 'failed', 'cancelled')) AS p
+                WHERE d.parent_id = $1 AND d.outcome IS NULL
+                RETURNING d.job_id
+            )
+            SELECT DISTINCT job_id FROM resolved ORDER BY job_id
+            """, [id.rawValue, now]
+        ).map { JobID(try $0.int64(0)) }
+        for dependent in dependents {
+            guard
+                let row = try await session.rows("SELECT state, run_at FROM jobs WHERE id = $1 FOR UPDATE", [dependent.rawValue]).first
+            else { continue }
+            var ended: [DependencyRule.Ended] = []
+            var remaining = 0
+            for edge in try await session.rows(
+                "SELECT name, parent_id, on_failure, outcome FROM job_dependencies WHERE job_id = $1 ORDER BY name", [dependent.rawValue])
+            {
+                guard let outcome = try edge.optionalString(3) else {
+                    remaining += 1
+                    continue
+                }
+                ended.append(
+                    DependencyRule.Ended(
+                        name: try edge.string(0), job: JobID(try edge.int64(1)),
+                        onFailure: Dependency.OnFailure(rawValue: try edge.string(2)) ?? .cancel, outcome: try JobState(stored: outcome)))
+            }
+            switch DependencyRule.verdict(state: try JobState(stored: row.string(0)), ended: ended, remaining: remaining) {
+            case .wait:
+                continue
+            case .start(let reason):
+                let state = DependencyRule.startState(runAt: try row.int64(1), now: now)
+                try await session.execute("UPDATE jobs SET state = $1, updated_at = $2 WHERE id = $3", [state.rawValue, now, dependent.rawValue])
+                try await appendEvent(session, dependent, now: now, from: .blocked, to: state, attempt: 0, reason: reason)
+            case .cancel(let reason):
+                _ = try await requestCancel(session, dependent, now: now, reason: reason)
+            }
+        }
+    }
+}
+
+extension PostgresJobStore {
+    /// The dependencies of job `id`, by name, with the outcome of those whose job ended.
+    package func dependencies(of id: JobID) async throws -> [DependencyRecord] {
+        try await read("read the dependencies of job \(id)") { session in
+            try await session.rows(
+                "SELECT name, parent_id, on_failure, outcome, output::text, error::text FROM job_dependencies WHERE job_id = $1 ORDER BY name",
+                [id.rawValue]
+            ).map { row in
+                DependencyRecord(
+                    name: try row.string(0), job: JobID(try row.int64(1)),
+                    onFailure: Dependency.OnFailure(rawValue: try row.string(2)) ?? .cancel,
+                    outcome: try row.optionalString(3).map { try JobState(stored: $0) }, output: try row.optionalString(4),
+                    error: try row.optionalString(5).map { try JobCodec.decode(JobFailure.self, from: $0) })
+            }
+        }
+    }
+}
