@@ -1,0 +1,60 @@
+import DurableQueueTestSupport
+import Foundation
+import Testing
+
+@testable import DurableQueue
+
+@Suite(.serialized, .tags(.crash), .timeLimit(.minutes(3))) struct DependencyProcessTests {
+    /// A chain of three "record" jobs on three queues, each waiting for the one before; the worker
+    /// running the first is killed (SIGKILL) mid-attempt, and so is the next one, later: the waits
+    /// survive in the store, and a last worker runs each job once, each after the one it waits for.
+    @Test(arguments: StoreBackend.all) func dependencyWaitsSurviveKilledWorkersAndEachJobRunsOnceAfterItsDependency(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try await backend.location(directory)
+        let logPath = directory.path("work.log")
+        let store = try await backend.make(directory)
+        let now = Date().millisecondsSince1970
+        var chain: [JobID] = []
+        for (index, queue) in ["first", "second", "third"].enumerated() {
+            var job = NewJob(queue: queue, kind: "record", input: "{\"index\":\(index)}", maxAttempts: nil)
+            if let previous = chain.last { job.dependencies = [Dependency("previous", on: previous)] }
+            chain.append(try await store.enqueue([job], now: now)[0].id)
+        }
+        #expect(try await chain.asyncMap { try await store.job($0).state } == [.pending, .blocked, .blocked])
+
+        for _ in 0..<2 {
+            // Attempts of up to two seconds: the kill lands mid-attempt.
+            let worker = try WorkerProcess(["work", path, logPath, "--lease-ms", "500", "--job-ms", "2000", "--announce-starts"])
+            #expect(await worker.nextLine { $0.hasPrefix("started ") } != nil)
+            try await Task.sleep(for: .milliseconds(50))
+            worker.kill()
+            _ = await worker.waitForExit()
+            try await backend.settleAfterKill(ofProcess: worker.process.processIdentifier)
+            #expect(try await store.job(chain[2]).state == .blocked, "the last job still waits")
+        }
+        let last = try WorkerProcess(["work", path, logPath, "--until-done", "--lease-ms", "500", "--job-ms", "20"])
+        #expect(await last.waitForExit() == 0)
+
+        let log = try WorkLog(path: logPath)
+        for (index, id) in chain.enumerated() {
+            let record = try await store.job(id)
+            #expect(record.state == .succeeded)
+            let finishes = log.finishes.filter { $0.job == id.rawValue }
+            #expect(finishes.count == 1, "job \(id) finished once: \(finishes)")
+            guard index > 0, let previous = log.finishes.first(where: { $0.job == chain[index - 1].rawValue }) else { continue }
+            let starts = log.starts.filter { $0.job == id.rawValue }
+            #expect(!starts.isEmpty && starts.allSatisfy { $0.at >= previous.at }, "job \(id) started after job \(chain[index - 1]) finished")
+            let unblocked = try #require(try await store.history(of: id).first { $0.from == .blocked })
+            #expect(unblocked.to == .pending && unblocked.reason == "its 1 dependency ended")
+        }
+    }
+}
+
+extension Array {
+    fileprivate func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
+}
