@@ -51,6 +51,55 @@ import Testing
     }
 }
 
+/// The test's view of the worker's "record" job type (see durableq-test-worker).
+private struct Record: Job {
+    struct Input: Codable, Sendable { var index: Int }
+    static let name = "record"
+    func run(_ input: Input, context: JobContext) async throws -> Int { input.index }
+}
+
+@Suite(.serialized, .tags(.crash), .timeLimit(.minutes(3))) struct BatchCallbackProcessTests {
+    /// A batch of 30 jobs with an onComplete callback; workers killed (SIGKILL) at random moments
+    /// while it runs: the callback job is the batch's one, starts only after every job of the batch
+    /// has ended, and succeeds once.
+    @Test(arguments: StoreBackend.all) func aBatchCallbackFiresOnceAfterTheBatchWhateverTheKills(_ backend: StoreBackend) async throws {
+        let seed = SeededGenerator.testSeed
+        var random = SeededGenerator(state: seed)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try await backend.location(directory)
+        let logPath = directory.path("work.log")
+        let queue = try await backend.queue(in: directory)
+        let batch = try await queue.enqueue(
+            Record.self, batch: (0..<30).map { Record.Input(index: $0) }, options: EnqueueOptions(queue: "batch"),
+            callbacks: BatchCallbacks(onComplete: .job(Record.self, Record.Input(index: 999), options: EnqueueOptions(queue: "callbacks"))))
+        let callback = try #require(batch.onComplete)
+
+        for _ in 0..<4 {
+            let worker = try WorkerProcess(["work", path, logPath, "--lease-ms", "500", "--job-ms", "300", "--max-jobs", "4", "--announce-starts"])
+            #expect(await worker.nextLine { $0.hasPrefix("started ") } != nil, "seed \(seed)")
+            try await Task.sleep(for: .milliseconds(Int.random(in: 50...400, using: &random)))
+            worker.kill()
+            _ = await worker.waitForExit()
+            try await backend.settleAfterKill(ofProcess: worker.process.processIdentifier)
+        }
+        let last = try WorkerProcess(["work", path, logPath, "--until-done", "--lease-ms", "500", "--job-ms", "30"])
+        #expect(await last.waitForExit() == 0, "seed \(seed)")
+
+        let log = try WorkLog(path: logPath)
+        let lastBatchEnd = try #require(log.finishes.filter { batch.jobs.map(\.rawValue).contains($0.job) }.map(\.at).max())
+        #expect(Set(log.finishes.map(\.job)).isSuperset(of: batch.jobs.map(\.rawValue)), "every job of the batch finished (seed \(seed))")
+        let callbackStarts = log.starts.filter { $0.job == callback.rawValue }
+        #expect(!callbackStarts.isEmpty && callbackStarts.allSatisfy { $0.at >= lastBatchEnd }, "seed \(seed): \(callbackStarts)")
+        let record = try await queue.store.job(callback)
+        #expect(record.state == .succeeded)
+        #expect(
+            log.finishes.filter { $0.job == callback.rawValue && $0.attempt == record.attempts }.count == 1,
+            "the callback's recorded attempt ran once (seed \(seed))")
+        #expect(try await queue.store.count(JobFilter(kinds: ["record"])) == 31, "one callback job, never another")
+    }
+}
+
 extension Array {
     fileprivate func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
         var results: [T] = []

@@ -260,6 +260,17 @@ public struct JobContext: Sendable {
         return dependency.error ?? dependency.outcome.map { JobFailure(type: "Cancelled", message: "job \(dependency.job) was \($0.rawValue)", retryable: false) }
     }
 
+    /// In a batch's callback (``JobQueue/enqueue(_:batch:options:callbacks:)``): how many of the
+    /// batch's jobs there are and succeeded, and which failed or were cancelled.
+    ///
+    /// - Throws: `invalidArgument` when this job is not a batch's callback.
+    public func batchSummary() async throws -> BatchSummary {
+        guard let summary = BatchSummary(try await jobQueue.store.dependencies(of: id)) else {
+            throw DurableQueueError(.invalidArgument, "job \(id) is not the callback of a batch", jobID: id)
+        }
+        return summary
+    }
+
     private func dependency(named name: String) async throws -> DependencyRecord {
         guard let dependency = try await jobQueue.store.dependencies(of: id).first(where: { $0.name == name }) else {
             throw DurableQueueError(.invalidArgument, "job \(id) has no dependency named '\(name)'", jobID: id)
