@@ -16,7 +16,9 @@ CREATE TABLE job_dependencies (
     resolved_at INTEGER,
     PRIMARY KEY (job_id, name)
 ) STRICT, WITHOUT ROWID;
--- The edges still waiting, by the job they wait for: what a job's end looks up.
+-- The edges by the job they wait for: a walk down the graph; those still waiting: what a job's end
+-- looks up, and whether any waits at all (a probe per transaction that ends jobs).
+CREATE INDEX idx_job_dependencies_parent ON job_dependencies (parent_id);
 CREATE INDEX idx_job_dependencies_waiting ON job_dependencies (parent_id) WHERE outcome IS NULL;
 
 -- Every edge, with readable times.

@@ -13,6 +13,7 @@ CREATE TABLE job_dependencies (
     resolved_at bigint,
     PRIMARY KEY (job_id, name)
 );
+CREATE INDEX idx_job_dependencies_parent ON job_dependencies (parent_id);
 CREATE INDEX idx_job_dependencies_waiting ON job_dependencies (parent_id) WHERE outcome IS NULL;
 
 CREATE VIEW job_dependency_list AS

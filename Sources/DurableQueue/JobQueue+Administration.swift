@@ -10,6 +10,26 @@ extension JobQueue {
         jobChanges.signal()
     }
 
+    /// Retries the failed jobs of the dependency graph of job `id` — every job linked to it by
+    /// ``Dependency`` edges, either way: each goes back to `pending` with fresh attempts, as
+    /// ``retry(_:)`` does. With `downstream` (the default), the jobs a failure cancelled down the
+    /// graph wait again (`blocked`) for the jobs retried, and run once they succeed; jobs that ran
+    /// anyway, or were cancelled otherwise, are left. One transaction; each change is in the history.
+    ///
+    /// - Returns: Each job changed, with its new state (`pending` or `blocked`).
+    /// - Throws: `jobNotFound`; `invalidArgument` when a failed job belongs to a sequence or group or
+    ///   another unfinished job holds its unique key, or the graph has more than 10,000 jobs
+    ///   (nothing changes).
+    @discardableResult
+    public func retryFailed(inGraphOf id: JobID, downstream: Bool = true) async throws -> [JobID: JobState] {
+        let changed = try await store.retryFailed(inGraphOf: id, downstream: downstream, now: now)
+        if !changed.isEmpty {
+            workArrived()
+            jobChanges.signal()
+        }
+        return changed
+    }
+
     /// Deletes jobs that finished in `state` more than `age` ago, with their history and tags, in
     /// small transactions that never hold the file for long. Jobs of a running group are kept.
     ///

@@ -114,3 +114,62 @@ extension PostgresJobStore {
         }
     }
 }
+
+extension PostgresJobStore {
+    /// Retries the failed jobs of the dependency graph of job `id`, and with `downstream` makes the
+    /// jobs their failure cancelled wait again (``GraphRetry``), in one transaction; the graph's
+    /// jobs are locked in id order.
+    package func retryFailed(inGraphOf id: JobID, downstream: Bool, now: Int64) async throws -> [JobID: JobState] {
+        try await write("retry the failed jobs of the graph of job \(id)") { [self] session in
+            guard try await stateRow(session, id, lock: false) != nil else { throw DurableQueueError.jobNotFound(id) }
+            var nodes: Set<JobID> = [id]
+            var edges: Set<GraphRetry.Edge> = []
+            var frontier = [id]
+            while !frontier.isEmpty {
+                var next: [JobID] = []
+                for row in try await session.rows(
+                    """
+                    SELECT job_id, parent_id, name, on_failure FROM job_dependencies
+                    WHERE job_id = ANY($1::bigint[]) OR parent_id = ANY($1::bigint[])
+                    """, [frontier.map(\.rawValue)])
+                {
+                    let edge = GraphRetry.Edge(
+                        job: JobID(try row.int64(0)), parent: JobID(try row.int64(1)), name: try row.string(2),
+                        onFailure: Dependency.OnFailure(rawValue: try row.string(3)) ?? .cancel)
+                    edges.insert(edge)
+                    for node in [edge.job, edge.parent] where nodes.insert(node).inserted { next.append(node) }
+                }
+                guard nodes.count <= GraphRetry.maximumJobs else {
+                    throw DurableQueueError.invalidArgument("graph", "the graph of job \(id) has more than \(GraphRetry.maximumJobs) jobs")
+                }
+                frontier = next
+            }
+            var states: [JobID: JobState] = [:]
+            for row in try await session.rows(
+                "SELECT id, state FROM jobs WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE", [nodes.map(\.rawValue).sorted()])
+            {
+                states[JobID(try row.int64(0))] = try JobState(stored: row.string(1))
+            }
+            let plan = GraphRetry.plan(states: states, edges: Array(edges), downstream: downstream)
+            let reason = GraphRetry.reason(graphOf: id)
+            var changed: [JobID: JobState] = [:]
+            for job in plan.retry {
+                try await retryJob(session, job, now: now, via: reason)
+                changed[job] = .pending
+            }
+            for (job, names) in plan.waitAgain.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                try await session.execute(
+                    """
+                    UPDATE job_dependencies SET outcome = NULL, output = NULL, error = NULL, resolved_at = NULL
+                    WHERE job_id = $1 AND name = ANY($2::text[])
+                    """, [job.rawValue, names])
+                try await session.execute(
+                    "UPDATE jobs SET state = 'blocked', cancel_requested = 0, finished_at = NULL, updated_at = $1 WHERE id = $2",
+                    [now, job.rawValue])
+                try await appendEvent(session, job, now: now, from: .cancelled, to: .blocked, attempt: 0, reason: reason)
+                changed[job] = .blocked
+            }
+            return changed
+        }
+    }
+}

@@ -156,6 +156,12 @@ package protocol JobStore: JobStoreReader {
     ///   delete, the state it had finished in).
     func apply(_ action: BulkAction, to ids: [JobID], reason: String, now: Int64) async throws -> [JobID: JobState]
 
+    /// Retries the failed jobs of the dependency graph of job `id`, and with `downstream` makes the
+    /// jobs their failure cancelled wait again (``GraphRetry``), in one transaction.
+    ///
+    /// - Returns: Each job changed, with its new state.
+    func retryFailed(inGraphOf id: JobID, downstream: Bool, now: Int64) async throws -> [JobID: JobState]
+
     /// Deletes up to `limit` jobs (and outermost groups) that finished in `state` before the cutoff.
     func prune(state: JobState, finishedBefore: Int64, limit: Int) async throws -> Int
 

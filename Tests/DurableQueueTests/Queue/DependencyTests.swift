@@ -139,6 +139,46 @@ private struct FanOut: Job {
         }
     }
 
+    @Test(arguments: StoreBackend.all) func aGraphsFailedJobsAreRetriedAloneOrWithWhatTheirFailureCancelledDownstream(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
+            let succeeded = try await store.add(job("other", kind: "a"))
+            _ = try await store.claim(queue: "other", limit: 1, owner: "w", leaseDuration: 30_000, now: 1_000)
+            try await store.finish([FinishedAttempt(.first(succeeded), owner: "w", outcome: .succeeded(output: "1"))], now: 1_001)
+            let failing = try await store.add(job("other", kind: "a", maxAttempts: 1), now: 1_100)
+            let b = try await store.add(dependent([Dependency("a", on: failing)]))
+            let c = try await store.add(dependent([Dependency("b", on: b)]))
+            let runs = try await store.add(dependent([Dependency("a", on: failing, onFailure: .run)]))
+            let d = try await store.add(dependent([Dependency("s", on: succeeded), Dependency("a", on: failing)]))
+            func fail(at now: Int64) async throws {
+                let attempt = try #require(try await store.claim(queue: "other", limit: 1, owner: "w", leaseDuration: 30_000, now: now).first)
+                let failure = JobFailure(type: "Boom", message: "boom", retryable: false)
+                try await store.finish([FinishedAttempt(AttemptID(job: failing, number: attempt.attempt), owner: "w", outcome: .failed(failure))], now: now + 1)
+            }
+            try await fail(at: 2_000)
+            #expect(try await [b, c, d, runs].asyncMap { try await store.job($0).state } == [.cancelled, .cancelled, .cancelled, .pending])
+
+            // The failed job alone, from anywhere in its graph.
+            #expect(try await store.retryFailed(inGraphOf: c, downstream: false, now: 3_000) == [failing: .pending])
+            #expect(try await [b, c, d].asyncMap { try await store.job($0).state } == [.cancelled, .cancelled, .cancelled])
+            #expect(try await store.history(of: failing).last?.reason == "retry requested after 1 attempt(s); retry of the failed jobs of the graph of job \(c)")
+            try await fail(at: 4_000)
+
+            // With what its failure cancelled downstream: those wait again; the job that ran anyway is left.
+            let changed = try await store.retryFailed(inGraphOf: c, downstream: true, now: 5_000)
+            #expect(changed == [failing: .pending, b: .blocked, c: .blocked, d: .blocked], "\(changed)")
+            #expect(try await store.job(runs).state == .pending)
+            #expect(try await store.dependencies(of: d).map { $0.outcome } == [nil, .succeeded])
+            #expect(try await store.history(of: b).last?.reason == "retry of the failed jobs of the graph of job \(c)")
+            let attempt = try #require(try await store.claim(queue: "other", limit: 1, owner: "w", leaseDuration: 30_000, now: 6_000).first)
+            try await store.finish([FinishedAttempt(AttemptID(job: failing, number: attempt.attempt), owner: "w", outcome: .succeeded(output: "2"))], now: 6_001)
+            #expect(try await [b, c, d].asyncMap { try await store.job($0).state } == [.pending, .blocked, .pending])
+            _ = try await store.claim(queue: "default", limit: 1, owner: "w", leaseDuration: 30_000, now: 7_000, excluding: [runs, d])
+            try await store.finish([FinishedAttempt(.first(b), owner: "w", outcome: .succeeded(output: "3"))], now: 7_001)
+            #expect(try await store.job(c).state == .pending)
+            await #expect(throws: DurableQueueError.self) { _ = try await store.retryFailed(inGraphOf: JobID(4242), downstream: true, now: 8_000) }
+        }
+    }
+
     @Test(arguments: StoreBackend.all) func aHandlerFansOutChildrenAndAContinuationReceivesTheirOutputs(_ backend: StoreBackend) async throws {
         try await withRunningQueue(
             on: backend, configuration: JobQueue.Configuration(pollInterval: .milliseconds(20)),
