@@ -15,10 +15,15 @@ extension Dashboard {
         router.get("/failed") { request, _ -> Response in .html(try await failedPage(request, actionsEnabled: guardMiddleware.isAuthorized(request))) }
         router.get("/jobs/:id") { request, context -> Response in
             let id = try RequestValues.jobID(context)
-            let (job, history, steps) = try await reading {
-                (try await queue.reader.job(id), try await queue.reader.history(of: id), try await queue.reader.steps(of: id))
+            let (job, history, steps, dependencies) = try await reading {
+                (
+                    try await queue.reader.job(id), try await queue.reader.history(of: id), try await queue.reader.steps(of: id),
+                    try await queue.reader.dependencies(of: id)
+                )
             }
-            return .html(JobPage(job: job, history: history, steps: steps, actionsEnabled: guardMiddleware.isAuthorized(request)).render())
+            return .html(
+                JobPage(job: job, history: history, steps: steps, dependencies: dependencies, actionsEnabled: guardMiddleware.isAuthorized(request))
+                    .render())
         }
         router.get("/queues/:name/keys") { request, context -> Response in
             let name = try RequestValues.queueName(context)
@@ -89,10 +94,13 @@ extension Dashboard {
 
     /// The job with its history and steps, as `durableq show --json` prints it.
     func jobJSON(_ id: JobID) async throws -> JSONValue {
-        let (job, history, steps) = try await reading {
-            (try await queue.reader.job(id), try await queue.reader.history(of: id), try await queue.reader.steps(of: id))
+        let (job, history, steps, dependencies) = try await reading {
+            (
+                try await queue.reader.job(id), try await queue.reader.history(of: id), try await queue.reader.steps(of: id),
+                try await queue.reader.dependencies(of: id)
+            )
         }
-        return job.json(history: history, steps: steps)
+        return job.json(history: history, steps: steps, dependencies: dependencies)
     }
 
     private func overviewPage(actionsEnabled: Bool) async throws -> String {

@@ -31,9 +31,13 @@ extension JobRecord {
 extension JobRecord {
     /// The job as ``json`` shows it, with its events under `history`, oldest first, and its durable
     /// steps under `steps`.
-    package func json(history: [JobEvent], steps: [StepRecord]) -> JSONValue {
+    package func json(history: [JobEvent], steps: [StepRecord], dependencies: [DependencyRecord]) -> JSONValue {
         guard case .object(let members) = json else { return json }
-        return .object(members + [("history", .array(history.map(\.json))), ("steps", .array(steps.map(\.json)))])
+        return .object(
+            members + [
+                ("history", .array(history.map(\.json))), ("steps", .array(steps.map(\.json))),
+                ("dependencies", .array(dependencies.map(\.json))),
+            ])
     }
 }
 
@@ -65,6 +69,18 @@ extension StepRecord {
         .object([
             ("name", .string(name)), ("attempt", .int(Int64(attempt))), ("output", JSONValue.parsing(output)),
             ("recorded_at", .time(recordedAt)),
+        ])
+    }
+}
+
+extension DependencyRecord {
+    /// The dependency as a JSON object: its name, the job, the policy, how the job ended (`waiting`
+    /// until it has), its output embedded as JSON, its error.
+    package var json: JSONValue {
+        .object([
+            ("name", .string(name)), ("job_id", .int(job.rawValue)), ("on_failure", .string(onFailure.rawValue)),
+            ("outcome", .string(outcome?.rawValue ?? "waiting")), ("output", output.map(JSONValue.parsing) ?? .null),
+            ("error", error.map { .object([("type", .string($0.type)), ("message", .string($0.message))]) } ?? .null),
         ])
     }
 }

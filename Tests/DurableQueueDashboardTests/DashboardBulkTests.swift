@@ -62,6 +62,21 @@ import Testing
         }
     }
 
+    @Test func aJobPageShowsWhatTheJobWaitsFor() async throws {
+        try await DashboardFixture.with { fixture in
+            let parent = try await fixture.workers.enqueue(Echo.self, "later", options: EnqueueOptions(delay: .seconds(3600)))
+            var options = EnqueueOptions()
+            options.dependsOn = [Dependency("first", on: parent)]
+            let dependent = try await fixture.workers.enqueue(Echo.self, "after", options: options)
+            let page = try await fixture.send("/jobs/\(dependent.id.rawValue)").body
+            #expect(page.contains("<h2>Dependencies</h2>") && page.contains(#"<a href="/jobs/\#(parent.id.rawValue)">"#), "\(page)")
+            #expect(page.contains(#"<span class="badge blocked">waiting</span>"#) && page.contains("badge blocked\">blocked"), "\(page)")
+            let json = try await fixture.send("/api/jobs/\(dependent.id.rawValue)").object()
+            let edges = try #require(json["dependencies"] as? [[String: Any]])
+            #expect(edges.first?["job_id"] as? Int == Int(parent.id.rawValue) && edges.first?["outcome"] as? String == "waiting")
+        }
+    }
+
     @Test func theFailedJobsPageShowsErrorsAndLeadsToARetryOfAll() async throws {
         try await DashboardFixture.with { fixture in
             _ = try await fixture.workers.enqueue(Refuse.self, "no", options: EnqueueOptions(queue: "mail"))

@@ -147,6 +147,35 @@ private func seed(_ directory: TemporaryDirectory) async throws -> (pending: Job
         }
     }
 
+    @Test func showListsDependenciesAndRetryGraphRetriesWhatFailedAndWhatItCancelled() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SQLiteJobStore(path: directory.path("durableq.sqlite"))
+        let parent = try await store.add(job("mail", kind: "send", maxAttempts: 1))
+        var waiting = job("mail", kind: "send")
+        waiting.dependencies = [Dependency("parent", on: parent)]
+        let dependent = try await store.add(waiting)
+        let here = directory.url.path
+
+        let shown = try await durableq(["show", "\(dependent)", "--json"], in: here).object()
+        let edges = try #require(shown["dependencies"] as? [[String: Any]])
+        #expect(edges.count == 1 && edges[0]["name"] as? String == "parent" && edges[0]["outcome"] as? String == "waiting", "\(edges)")
+        #expect(shown["state"] as? String == "blocked")
+        let human = try await durableq(["show", "\(dependent)"], in: here).stdout
+        #expect(human.contains("dependencies") && human.contains("waiting"), "\(human)")
+
+        _ = try await store.take("mail")
+        let failure = JobFailure(type: "SMTPError", message: "mailbox full", retryable: false)
+        _ = try await store.finish([FinishedAttempt(.first(parent), owner: "w1", outcome: .failed(failure))], now: 3_000)
+        #expect(try await store.job(dependent).state == .cancelled)
+        let retried = try await durableq(["retry", "\(dependent)", "--graph"], in: here)
+        #expect(retried.status == 0 && retried.stdout == "job \(parent): pending\njob \(dependent): blocked\n", "\(retried)")
+        #expect(try await store.job(dependent).state == .blocked)
+        let nothing = try await durableq(["retry", "\(dependent)", "--graph", "--only-failed"], in: here)
+        #expect(nothing.stdout.contains("nothing changed"), "\(nothing)")
+        #expect(try await durableq(["retry", "\(dependent)", "--only-failed"], in: here).status == 2)
+    }
+
     @Test func humanOutputIsATableAndShowsTheHistory() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

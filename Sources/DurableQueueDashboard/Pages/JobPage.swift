@@ -7,6 +7,7 @@ struct JobPage {
     let job: JobRecord
     let history: [JobEvent]
     let steps: [StepRecord]
+    let dependencies: [DependencyRecord]
     let actionsEnabled: Bool
 
     func render() -> String {
@@ -53,6 +54,17 @@ struct JobPage {
                     HTML.escape(event.worker ?? "–"), "<span class=\"wrap\">\(HTML.escape(event.reason ?? ""))</span>",
                 ]
             }, empty: "No events.")
+        if !dependencies.isEmpty {
+            body += "<h2>Dependencies</h2>\n"
+            body += HTML.table(
+                ["Name", "Job", "On failure", "Outcome"],
+                dependencies.map { dependency in
+                    [
+                        HTML.escape(dependency.name), "<a href=\"/jobs/\(dependency.job.rawValue)\">\(dependency.job.rawValue)</a>",
+                        dependency.onFailure.rawValue, dependency.outcome.map(HTML.badge) ?? "<span class=\"badge blocked\">waiting</span>",
+                    ]
+                }, empty: "No dependencies.")
+        }
         if !steps.isEmpty {
             body += "<h2>Steps</h2>\n"
             body += HTML.table(

@@ -3,7 +3,7 @@ import DurableQueue
 import DurableQueueInspection
 import Foundation
 
-/// `durableq show ID`: one job's row, output or error, progress and full history.
+/// `durableq show ID`: one job's row, output or error, progress, full history, dependencies and steps.
 struct Show: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show one job: its row, output or error, progress and history.")
 
@@ -18,7 +18,8 @@ struct Show: AsyncParsableCommand {
         let job = try await store.job(JobID(id))
         let history = try await store.history(of: JobID(id))
         let steps = try await store.steps(of: JobID(id))
-        if output.json { return job.json(history: history, steps: steps).print() }
+        let dependencies = try await store.dependencies(of: JobID(id))
+        if output.json { return job.json(history: history, steps: steps, dependencies: dependencies).print() }
         var fields: [(String, String)] = [
             ("id", String(job.id.rawValue)), ("queue", job.queue), ("kind", job.kind), ("state", job.state.rawValue),
             ("priority", Formatting.priority(job.priority)),
@@ -52,6 +53,15 @@ struct Show: AsyncParsableCommand {
             ])
         }
         table.print()
+        if !dependencies.isEmpty {
+            Terminal.print()
+            Terminal.print("dependencies")
+            var edges = Table(header: ["NAME", "JOB", "ON FAILURE", "OUTCOME"])
+            for dependency in dependencies {
+                edges.rows.append([dependency.name, String(dependency.job.rawValue), dependency.onFailure.rawValue, dependency.outcome?.rawValue ?? "waiting"])
+            }
+            edges.print()
+        }
         guard !steps.isEmpty else { return }
         Terminal.print()
         Terminal.print("steps")
