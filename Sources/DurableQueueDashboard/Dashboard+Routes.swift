@@ -12,6 +12,10 @@ extension Dashboard {
 
         router.get("/") { request, _ -> Response in .html(try await overviewPage(actionsEnabled: guardMiddleware.isAuthorized(request))) }
         router.get("/jobs") { request, _ -> Response in .html(try await jobsPage(request, actionsEnabled: guardMiddleware.isAuthorized(request))) }
+        router.get("/activity") { request, _ -> Response in
+            .html(ActivityPage(activity: try await activity(), actionsEnabled: guardMiddleware.isAuthorized(request)).render())
+        }
+        router.get("/api/activity") { _, _ -> Response in .json(.array(try await activity().map(\.json))) }
         router.get("/failed") { request, _ -> Response in .html(try await failedPage(request, actionsEnabled: guardMiddleware.isAuthorized(request))) }
         router.get("/jobs/:id") { request, context -> Response in
             let id = try RequestValues.jobID(context)
@@ -120,6 +124,16 @@ extension Dashboard {
         }
         let notice = try await bulkNotice(request, filter: filter, actionsEnabled: actionsEnabled)
         return JobsPage(filter: filter, jobs: jobs, total: total, queueNames: queueNames, actionsEnabled: actionsEnabled, bulk: notice).render()
+    }
+
+    /// Each queue's activity over the last hour, from its jobs' history.
+    private func activity() async throws -> [QueueActivity] {
+        let now = Date().millisecondsSince1970
+        let since = now - Int64(QueueActivity.minutes) * 60_000
+        let (events, due) = try await reading {
+            (try await queue.reader.recentEvents(since: since, jobLimit: QueueActivity.jobLimit), try await queue.reader.oldestDue())
+        }
+        return QueueActivity.summarize(events: events, oldestDue: due, now: now)
     }
 
     private func failedPage(_ request: Request, actionsEnabled: Bool) async throws -> String {

@@ -44,6 +44,11 @@ struct DashboardBrowserTests {
             #expect(job.contains(">Retry</button>"))
             #expect(job.contains("<span class=\"badge running\">running</span>") && job.contains("<span class=\"badge failed\">failed</span>"))
 
+            let activity = try await chromium.renderedDOM(fixture.base + "/activity" + token)
+            #expect(activity.contains("<h1>Activity</h1>") && activity.contains("<svg class=\"chart\"") && activity.contains("<rect"))
+            let failedPage = try await chromium.renderedDOM(fixture.base + "/failed" + token)
+            #expect(failedPage.contains("refused on purpose") && failedPage.contains("Retry all 1 failed job(s)"))
+
             let readOnly = try await chromium.renderedDOM(fixture.base + "/jobs/\(failed.rawValue)")
             #expect(readOnly.contains("Read-only") && readOnly.contains("disabled"))
 
@@ -51,7 +56,8 @@ struct DashboardBrowserTests {
             defer { directory.remove() }
             let shots = [
                 ("dashboard-queues.png", "/", 1280, 600), ("dashboard-jobs.png", "/jobs", 1280, 600),
-                ("dashboard-job-phone.png", "/jobs/\(failed.rawValue)", 390, 844),
+                ("dashboard-job-phone.png", "/jobs/\(failed.rawValue)", 390, 844), ("dashboard-activity.png", "/activity", 1280, 700),
+                ("dashboard-failed.png", "/failed", 1280, 420),
             ]
             for (name, path, width, height) in shots {
                 let file = directory.path(name)

@@ -77,6 +77,33 @@ import Testing
         }
     }
 
+    @Test(arguments: StoreBackend.all) func theActivityPageChartsTheLastHourFromTheHistory(_ backend: StoreBackend) async throws {
+        try await DashboardFixture.with(backend) { fixture in
+            for index in 0..<4 { _ = try await fixture.workers.enqueue(Echo.self, "e\(index)", options: EnqueueOptions(queue: "mail")) }
+            _ = try await fixture.workers.enqueue(Refuse.self, "no", options: EnqueueOptions(queue: "mail"))
+            try await fixture.workers.configure(QueueConfiguration("held"))
+            try await fixture.workers.pause(queue: "held")
+            _ = try await fixture.workers.enqueue(Echo.self, "waits", options: EnqueueOptions(queue: "held"))
+            _ = try await fixture.workers.drain()
+
+            let answer = try await fixture.send("/api/activity")
+            let activity = try #require(try answer.json() as? [[String: Any]], "\(answer.body)")
+            let mail = try #require(activity.first { $0["queue"] as? String == "mail" })
+            let minutes = try #require(mail["per_minute"] as? [[String: Int]])
+            #expect(minutes.count == 60)
+            let totals = minutes.reduce(into: [String: Int]()) { totals, minute in for (outcome, count) in minute { totals[outcome, default: 0] += count } }
+            #expect(totals == ["succeeded": 4, "failed": 1, "retried": 0, "cancelled": 0], "\(totals)")
+            #expect((mail["wait"] as? [String: Int])?["count"] == 5 && (mail["run"] as? [String: Int])?["count"] == 5, "\(mail)")
+            let held = try #require(activity.first { $0["queue"] as? String == "held" })
+            #expect(held["oldest_waiting_ms"] as? Int ?? -1 >= 0)
+
+            let page = try await fixture.send("/activity").body
+            #expect(page.contains("<h2>mail</h2>") && page.contains("<svg class=\"chart\"") && page.contains("aria-label=\"5 attempts ended in the last hour on queue mail"), "\(page)")
+            #expect(page.contains("<title>4 succeeded,") && page.contains("<title>1 failed,"), "\(page)")
+            #expect(page.contains("oldest waiting: "))
+        }
+    }
+
     @Test func theFailedJobsPageShowsErrorsAndLeadsToARetryOfAll() async throws {
         try await DashboardFixture.with { fixture in
             _ = try await fixture.workers.enqueue(Refuse.self, "no", options: EnqueueOptions(queue: "mail"))

@@ -59,6 +59,14 @@ package protocol JobStoreReader: AnyObject, Sendable {
     /// The dependencies of job `id` (``Dependency``), by name, with the outcome of those whose job ended.
     func dependencies(of id: JobID) async throws -> [DependencyRecord]
 
+    /// The history rows since `since`, with their jobs' queues and creations, for the activity
+    /// charts (``QueueActivity``): those of the `jobLimit` jobs that finished last since then, and
+    /// of at most `jobLimit` unfinished jobs.
+    func recentEvents(since: Int64, jobLimit: Int) async throws -> [ActivityEvent]
+
+    /// Each queue's earliest due time (`run_at`) of a pending job.
+    func oldestDue() async throws -> [String: Int64]
+
     /// The jobs `filter` matches.
     func jobs(_ filter: JobFilter) async throws -> [JobRecord]
 

@@ -38,6 +38,9 @@ enum Assets {
         form.action { display: inline; margin: 0 6px 0 0; }
         button { font: inherit; padding: 4px 12px; border-radius: 5px; border: 1px solid #b8c2d6; background: #fff; cursor: pointer; }
         button.danger { border-color: #e0a19d; color: #a32018; }
+        .legend span { margin-right: 12px; font-size: 13px; }
+        section.activity { margin: 14px 0 20px; } svg.chart { max-width: 720px; display: block; background: #fff; border: 1px solid var(--line); border-radius: 6px; }
+        .figures { font-size: 13px; color: var(--muted); margin: 4px 0; }
         a.button { display: inline-block; padding: 4px 12px; border-radius: 5px; border: 1px solid #b8c2d6; background: #fff; text-decoration: none; }
         button:disabled { opacity: .45; cursor: not-allowed; }
         .actions { margin: 10px 0; }

@@ -17,7 +17,7 @@ struct PageLayout {
             <link rel="stylesheet" href="/assets/dashboard.css">
             <script src="/assets/dashboard.js" defer></script>
             </head><body>
-            <header><a class="brand" href="/">DurableQueue</a><nav><a href="/">Queues</a><a href="/jobs">Jobs</a><a href="/failed">Failed</a></nav>\
+            <header><a class="brand" href="/">DurableQueue</a><nav><a href="/">Queues</a><a href="/jobs">Jobs</a><a href="/failed">Failed</a><a href="/activity">Activity</a></nav>\
             <span id="live" class="live" title="updates as the queue changes">static</span></header>
             <main id="main">
             \(notice)
