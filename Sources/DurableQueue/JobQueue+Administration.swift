@@ -30,6 +30,26 @@ extension JobQueue {
         return changed
     }
 
+    /// Runs the failed part of a finished sequence or concurrent group again: a sequence from its
+    /// first step that failed (with `downstream`, also from one that was cancelled), with every step
+    /// after it; a concurrent group's failed children (with `downstream`, also its cancelled ones).
+    /// They get fresh attempts, the group runs again under its own rule (a sequence's step takes the
+    /// previous step's output again), and each change is in the job's and the group's history; one
+    /// transaction.
+    ///
+    /// - Returns: The children changed, with their states after (`pending` or `blocked`).
+    /// - Throws: `groupNotFound`; `invalidArgument` for a group that has not ended failed or
+    ///   cancelled, is nested in another (retry the outermost), or holds groups (nothing changes).
+    @discardableResult
+    public func retryFailed(in group: GroupID, downstream: Bool = true) async throws -> [JobID: JobState] {
+        let changed = try await store.retryFailed(group: group, downstream: downstream, now: now)
+        if !changed.isEmpty {
+            workArrived()
+            jobChanges.signal()
+        }
+        return changed
+    }
+
     /// Deletes jobs that finished in `state` more than `age` ago, with their history and tags, in
     /// small transactions that never hold the file for long. Jobs of a running group are kept.
     ///

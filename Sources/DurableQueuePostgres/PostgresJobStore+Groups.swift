@@ -201,6 +201,41 @@ extension PostgresJobStore {
 
     // MARK: - Reading
 
+    /// Puts back the children of finished group `id` that ``GroupRetry`` names (blocked, with fresh
+    /// attempts, each change in the history), runs the group again and lets its rule start them, in
+    /// one transaction (the group's row locked first).
+    package func retryFailed(group id: GroupID, downstream: Bool, now: Int64) async throws -> [JobID: JobState] {
+        try await write("retry the failed jobs of group \(id)") { [self] session in
+            guard let group = try await groupRow(session, id, lock: true) else { throw DurableQueueError.groupNotFound(id) }
+            let again = try GroupRetry.children(
+                toRetryIn: id, kind: group.kind, state: group.state, isNested: group.parent != nil,
+                children: try await children(session, of: id), downstream: downstream)
+            guard !again.isEmpty else { return [:] }
+            let reason = GroupRetry.reason(group: id)
+            for job in again.sorted(by: { $0.rawValue < $1.rawValue }) {
+                guard let row = try await stateRow(session, job, lock: true) else { continue }
+                try await session.execute(
+                    """
+                    UPDATE jobs SET state = 'blocked', attempts = 0, progressed_attempts = 0, checkpoint_attempt = NULL, cancel_requested = 0,
+                                    run_at = $2, lease_owner = NULL, lease_expires_at = NULL, finished_at = NULL, updated_at = $2,
+                                    lost_in_a_row = 0, last_lost_attempt = NULL
+                    WHERE id = $1
+                    """, [job.rawValue, now])
+                try await appendEvent(session, job, now: now, from: row.state, to: .blocked, attempt: 0, reason: reason)
+            }
+            try await session.execute(
+                """
+                UPDATE groups SET state = 'running', cancel_requested = 0, output = NULL, error = NULL, finished_at = NULL, updated_at = $2
+                WHERE id = $1
+                """, [id.rawValue, now])
+            try await appendGroupEvent(session, id, now: now, from: group.state, to: .running, reason: reason)
+            try await advanceGroup(session, id, now: now)
+            var changed: [JobID: JobState] = [:]
+            for job in again { changed[job] = try await stateRow(session, job, lock: false)?.state }
+            return changed
+        }
+    }
+
     private func groupRow(_ session: PostgresSession, _ id: GroupID, lock: Bool) async throws
         -> (kind: GroupKind, state: JobState, maxConcurrent: Int, cancelRequested: Bool, parent: GroupID?)?
     {

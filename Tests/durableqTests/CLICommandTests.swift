@@ -174,6 +174,9 @@ private func seed(_ directory: TemporaryDirectory) async throws -> (pending: Job
         let nothing = try await durableq(["retry", "\(dependent)", "--graph", "--only-failed"], in: here)
         #expect(nothing.stdout.contains("nothing changed"), "\(nothing)")
         #expect(try await durableq(["retry", "\(dependent)", "--only-failed"], in: here).status == 2)
+        #expect(try await durableq(["retry", "\(dependent)", "--graph", "--group"], in: here).status == 2)
+        let notAGroup = try await durableq(["retry", "4242", "--group"], in: here)
+        #expect(notAGroup.status == 1 && notAGroup.stderr.contains("4242"), "\(notAGroup)")
     }
 
     @Test func humanOutputIsATableAndShowsTheHistory() async throws {

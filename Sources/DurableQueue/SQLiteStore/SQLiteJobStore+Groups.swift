@@ -192,6 +192,46 @@ extension SQLiteJobStore {
         if let parent = group.parent { try advanceGroup(parent, now: now) }
     }
 
+    // MARK: - Retrying
+
+    /// Puts back the children of finished group `id` that ``GroupRetry`` names (blocked, with fresh
+    /// attempts, each change in the history), runs the group again and lets its rule start them, in
+    /// one transaction.
+    ///
+    /// - Returns: The children changed, with their states after.
+    /// - Throws: `groupNotFound`; what ``GroupRetry`` throws. Nothing changes when it throws.
+    package func retryFailed(group id: GroupID, downstream: Bool, now: Int64) throws -> [JobID: JobState] {
+        try write("retry the failed jobs of group \(id)") {
+            guard let group = try groupRow(id) else { throw DurableQueueError.groupNotFound(id) }
+            let again = try GroupRetry.children(
+                toRetryIn: id, kind: group.kind, state: group.state, isNested: group.parent != nil, children: try children(of: id),
+                downstream: downstream)
+            guard !again.isEmpty else { return [:] }
+            let reason = GroupRetry.reason(group: id)
+            for job in again {
+                guard let row = try stateRow(job) else { continue }
+                try connection.execute(
+                    """
+                    UPDATE jobs SET state = 'blocked', attempts = 0, progressed_attempts = 0, checkpoint_attempt = NULL, cancel_requested = 0,
+                                    run_at = ?2, lease_owner = NULL, lease_expires_at = NULL, finished_at = NULL, updated_at = ?2,
+                                    lost_in_a_row = 0, last_lost_attempt = NULL
+                    WHERE id = ?1
+                    """, [job.rawValue, now])
+                try appendEvent(job, now: now, from: row.state, to: .blocked, attempt: 0, reason: reason)
+            }
+            try connection.execute(
+                """
+                UPDATE groups SET state = 'running', cancel_requested = 0, output = NULL, error = NULL, finished_at = NULL, updated_at = ?2
+                WHERE id = ?1
+                """, [id.rawValue, now])
+            try appendGroupEvent(id, now: now, from: group.state, to: .running, reason: reason)
+            try advanceGroup(id, now: now)
+            var changed: [JobID: JobState] = [:]
+            for job in again { changed[job] = try stateRow(job)?.state }
+            return changed
+        }
+    }
+
     // MARK: - Cancelling
 
     /// Flags group `id` and cancels every unfinished child, nested groups included.

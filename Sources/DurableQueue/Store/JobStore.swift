@@ -162,6 +162,12 @@ package protocol JobStore: JobStoreReader {
     /// - Returns: Each job changed, with its new state.
     func retryFailed(inGraphOf id: JobID, downstream: Bool, now: Int64) async throws -> [JobID: JobState]
 
+    /// Puts back the children of finished group `id` that ``GroupRetry`` names and runs the group
+    /// again, in one transaction.
+    ///
+    /// - Returns: The children changed, with their states after.
+    func retryFailed(group id: GroupID, downstream: Bool, now: Int64) async throws -> [JobID: JobState]
+
     /// Deletes up to `limit` jobs (and outermost groups) that finished in `state` before the cutoff.
     func prune(state: JobState, finishedBefore: Int64, limit: Int) async throws -> Int
 

@@ -2,7 +2,7 @@ import ArgumentParser
 import DurableQueue
 
 /// `durableq retry ID`: a failed or cancelled job back to pending; with `--graph`, the failed jobs
-/// of its dependency graph and what their failure cancelled.
+/// of its dependency graph and what their failure cancelled; with `--group`, a failed group's failed part.
 struct Retry: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Put a failed or cancelled job back to pending, with a fresh set of attempts (recorded in its history).",
@@ -14,19 +14,28 @@ struct Retry: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Argument(help: "The job's id.")
+    @Argument(help: "The job's id (a group's with --group).")
     var id: Int64
     @Flag(help: "Retry the failed jobs of the job's dependency graph instead, and what their failure cancelled downstream.")
     var graph = false
-    @Flag(help: "With --graph: only the failed jobs; what their failure cancelled stays cancelled.")
+    @Flag(help: "ID is a failed sequence or group: run it again from its failed step (a sequence) or its failed children.")
+    var group = false
+    @Flag(help: "With --graph or --group: only what failed; what was cancelled stays cancelled.")
     var onlyFailed = false
 
     func validate() throws {
-        if onlyFailed && !graph { throw ValidationError("--only-failed goes with --graph") }
+        if graph && group { throw ValidationError("--graph and --group exclude each other") }
+        if onlyFailed && !graph && !group { throw ValidationError("--only-failed goes with --graph or --group") }
     }
 
     func run() async throws {
         let queue = try await database.openQueue(create: false)
+        if group {
+            let changed = try await queue.retryFailed(in: GroupID(id), downstream: !onlyFailed)
+            guard !changed.isEmpty else { return Terminal.print("nothing of group \(id) to run again; nothing changed") }
+            for (job, state) in changed.sorted(by: { $0.key.rawValue < $1.key.rawValue }) { Terminal.print("job \(job): \(state.rawValue)") }
+            return
+        }
         guard graph else {
             try await queue.retry(JobID(id))
             return Terminal.print("job \(id): pending")
