@@ -22,12 +22,7 @@ extension JobQueue {
     ///   (nothing changes).
     @discardableResult
     public func retryFailed(inGraphOf id: JobID, downstream: Bool = true) async throws -> [JobID: JobState] {
-        let changed = try await store.retryFailed(inGraphOf: id, downstream: downstream, now: now)
-        if !changed.isEmpty {
-            workArrived()
-            jobChanges.signal()
-        }
-        return changed
+        retried(try await store.retryFailed(inGraphOf: id, downstream: downstream, now: now))
     }
 
     /// Runs the failed part of a finished sequence or concurrent group again: a sequence from its
@@ -42,7 +37,11 @@ extension JobQueue {
     ///   cancelled, is nested in another (retry the outermost), or holds groups (nothing changes).
     @discardableResult
     public func retryFailed(in group: GroupID, downstream: Bool = true) async throws -> [JobID: JobState] {
-        let changed = try await store.retryFailed(group: group, downstream: downstream, now: now)
+        retried(try await store.retryFailed(group: group, downstream: downstream, now: now))
+    }
+
+    /// Tells the engine and waiting handles of jobs `changed` put back; returns them.
+    private func retried(_ changed: [JobID: JobState]) -> [JobID: JobState] {
         if !changed.isEmpty {
             workArrived()
             jobChanges.signal()

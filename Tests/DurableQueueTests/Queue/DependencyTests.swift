@@ -65,19 +65,22 @@ private struct FanOut: Job {
                 $0.register(Gather())
             }
         ) { queue in
-            try await queue.configure(QueueConfiguration("a"))
-            try await queue.pause(queue: "a")
+            for name in ["a", "b"] {
+                try await queue.configure(QueueConfiguration(name))
+                try await queue.pause(queue: name)
+            }
             let first = try await queue.enqueue(Produce.self, 1, options: EnqueueOptions(queue: "a"))
             let second = try await queue.enqueue(Produce.self, 2, options: EnqueueOptions(queue: "b"))
             var options = EnqueueOptions(queue: "c")
             options.dependsOn = [Dependency("x", on: first), Dependency("y", on: second)]
             let gather = try await queue.enqueue(Gather.self, "", options: options)
+            let waits = try #require(try await queue.store.history(of: gather.id).last)
+            #expect(waits.to == .blocked && waits.reason == "waits for jobs \(first.id), \(second.id)")
+            try await queue.resume(queue: "b")
             #expect(try await second.result(timeout: .seconds(10)) == 20)
             try await Task.sleep(for: .milliseconds(100))
             // One of its jobs is done, the other waits on a paused queue: it is still blocked.
             #expect(try await gather.state() == .blocked)
-            let waits = try #require(try await queue.store.history(of: gather.id).last)
-            #expect(waits.to == .blocked && waits.reason == "waits for jobs \(first.id), \(second.id)")
             try await queue.resume(queue: "a")
             #expect(try await gather.result(timeout: .seconds(10)) == Gather.Output(outputs: ["x": 10, "y": 20], maybeFailure: nil))
             let started = try #require(try await queue.store.history(of: gather.id).first { $0.from == .blocked })
