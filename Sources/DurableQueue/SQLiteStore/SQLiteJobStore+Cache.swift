@@ -45,9 +45,15 @@ extension SQLiteJobStore {
         }
     }
 
-    /// Whether the results cache has any entry: when not, no ending needs looking for its entry.
-    func cacheInUse() throws -> Bool {
-        try connection.scalarInt64("SELECT EXISTS (SELECT 1 FROM cache_entries)") == 1
+    /// Whether the results cache has any entry, and whether any dependency waits for a job to end:
+    /// read once per transaction that ends jobs, in one statement, rather than probed per ending
+    /// (most files have neither).
+    func endingHooksInUse() throws -> (cache: Bool, dependencies: Bool) {
+        var found = (cache: true, dependencies: true)
+        try connection.query(
+            "SELECT EXISTS (SELECT 1 FROM cache_entries), EXISTS (SELECT 1 FROM job_dependencies WHERE outcome IS NULL)"
+        ) { found = ($0.int64(0) == 1, $0.int64(1) == 1) }
+        return found
     }
 
     /// Records how job `id` ended in the cache entry it computes, if any; called in the transaction

@@ -1,10 +1,4 @@
 extension SQLiteJobStore {
-    /// Whether any dependency waits for a job to end: once per transaction that ends jobs, rather
-    /// than a probe per ending (most files have none).
-    func dependenciesWaiting() throws -> Bool {
-        try connection.scalarInt64("SELECT EXISTS (SELECT 1 FROM job_dependencies WHERE outcome IS NULL)") == 1
-    }
-
     /// Records the dependencies of job `id`, just inserted at `now`, and applies
     /// ``DependencyRule``: it waits `blocked` for those not ended, is cancelled by one that failed,
     /// or stays as inserted. Inside the enqueue's transaction.

@@ -12,9 +12,7 @@ extension SQLiteJobStore {
     package func finishAttempts(_ attempts: [FinishedAttempt], now: Int64, thenClaim next: ClaimRequest?) throws -> FinishResult {
         try write("record the end of \(attempts.count) attempt(s)") {
             var recorded: [JobID: JobState] = [:]
-            // Once per transaction rather than a probe per ending: most files have no cache entries.
-            let cacheInUse = try cacheInUse()
-            let dependenciesWaiting = try dependenciesWaiting()
+            let (cacheInUse, dependenciesWaiting) = try endingHooksInUse()
             var events: [EventRow] = []
             for start in stride(from: 0, to: attempts.count, by: Self.rowsPerStatement) {
                 let run = attempts[start..<min(start + Self.rowsPerStatement, attempts.count)]
