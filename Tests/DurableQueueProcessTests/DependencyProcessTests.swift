@@ -75,15 +75,19 @@ private struct Record: Job {
             callbacks: BatchCallbacks(onComplete: .job(Record.self, Record.Input(index: 999), options: EnqueueOptions(queue: "callbacks"))))
         let callback = try #require(batch.onComplete)
 
+        // The kills land on the oldest jobs round after round: no limit of lost attempts (poison jobs
+        // are PoisonProcessTests' concern; a poison job would end the batch failed).
         for _ in 0..<4 {
-            let worker = try WorkerProcess(["work", path, logPath, "--lease-ms", "500", "--job-ms", "300", "--max-jobs", "4", "--announce-starts"])
+            let worker = try WorkerProcess([
+                "work", path, logPath, "--lease-ms", "500", "--job-ms", "300", "--max-jobs", "4", "--announce-starts", "--lost-attempt-limit", "0",
+            ])
             #expect(await worker.nextLine { $0.hasPrefix("started ") } != nil, "seed \(seed)")
             try await Task.sleep(for: .milliseconds(Int.random(in: 50...400, using: &random)))
             worker.kill()
             _ = await worker.waitForExit()
             try await backend.settleAfterKill(ofProcess: worker.process.processIdentifier)
         }
-        let last = try WorkerProcess(["work", path, logPath, "--until-done", "--lease-ms", "500", "--job-ms", "30"])
+        let last = try WorkerProcess(["work", path, logPath, "--until-done", "--lease-ms", "500", "--job-ms", "30", "--lost-attempt-limit", "0"])
         #expect(await last.waitForExit() == 0, "seed \(seed)")
 
         let log = try WorkLog(path: logPath)
