@@ -12,23 +12,22 @@ extension PostgresJobStore {
         try await write("\(action.rawValue) \(ids.count) job(s)") { [self] session in
             var changed: [JobID: JobState] = [:]
             for id in ids.sorted(by: { $0.rawValue < $1.rawValue }) {
-                switch action {
-                case .retry:
-                    do {
+                do {
+                    switch action {
+                    case .retry:
                         try await retryJob(session, id, now: now, via: reason)
                         changed[id] = .pending
-                    } catch let error as DurableQueueError where [.invalidArgument, .jobNotFound].contains(error.code) {
-                        continue  // refused before anything was written
+                    case .cancel:
+                        switch try await requestCancel(session, id, now: now, reason: reason) {
+                        case .cancelled: changed[id] = .cancelled
+                        case .requested: changed[id] = .running
+                        case .alreadyFinished: continue
+                        }
+                    case .delete:
+                        if let state = try await deleteFinishedJob(session, id, reason: reason, now: now) { changed[id] = state }
                     }
-                case .cancel:
-                    guard try await stateRow(session, id, lock: true) != nil else { continue }
-                    switch try await requestCancel(session, id, now: now, reason: reason) {
-                    case .cancelled: changed[id] = .cancelled
-                    case .requested: changed[id] = .running
-                    case .alreadyFinished: continue
-                    }
-                case .delete:
-                    if let state = try await deleteFinishedJob(session, id, reason: reason, now: now) { changed[id] = state }
+                } catch let error as DurableQueueError where error.code == .jobNotFound || (action == .retry && error.code == .invalidArgument) {
+                    continue  // gone meanwhile, or refused by the retry rule, before anything was written
                 }
             }
             return changed

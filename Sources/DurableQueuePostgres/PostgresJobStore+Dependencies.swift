@@ -4,48 +4,47 @@ extension PostgresJobStore {
     /// Records the dependencies of job `id`, just inserted at `now`, and applies
     /// ``DependencyRule``: it waits `blocked` for those not ended, is cancelled by one that failed,
     /// or stays as inserted. Inside the enqueue's transaction; each job depended on is locked
-    /// (`FOR SHARE`), so that it cannot end unseen between this read and the commit.
+    /// (`FOR SHARE`, in id order), so that it cannot end unseen between this read and the commit.
     ///
-    /// - Throws: `invalidArgument` when a dependency names no job.
+    /// - Throws: `invalidArgument` when a dependency names no job, or the job itself.
     func attachDependencies(_ session: PostgresSession, _ id: JobID, _ dependencies: [Dependency], now: Int64) async throws {
-        var ended: [DependencyRule.Ended] = []
-        var waiting: [JobID] = []
+        var edges: [DependencyRecord] = []
         for dependency in dependencies.sorted(by: { $0.job.rawValue < $1.job.rawValue }) {
-            guard dependency.job != id,
-                let parent = try await session.rows("SELECT state FROM jobs WHERE id = $1 FOR SHARE", [dependency.job.rawValue]).first
+            guard dependency.job != id else {
+                throw DurableQueueError.invalidArgument("dependsOn", "dependency '\(dependency.name)': a job cannot depend on itself")
+            }
+            guard
+                let parent = try await session.rows(
+                    "SELECT state, output::text, error::text FROM jobs WHERE id = $1 FOR SHARE", [dependency.job.rawValue]
+                ).first
             else {
                 throw DurableQueueError.invalidArgument("dependsOn", "dependency '\(dependency.name)': there is no job \(dependency.job)")
             }
             let state = try JobState(stored: parent.string(0))
+            let ended = state.isTerminal
             try await session.execute(
                 """
                 INSERT INTO job_dependencies (job_id, name, parent_id, on_failure, outcome, output, error, resolved_at)
-                SELECT $1, $2, $3, $4, p.outcome, CASE WHEN p.outcome IS NULL THEN NULL ELSE p.output END,
-                       CASE WHEN p.outcome IS NULL THEN NULL ELSE p.error END, CASE WHEN p.outcome IS NULL THEN NULL ELSE $5::bigint END
-                FROM (SELECT CASE WHEN state IN ('succeeded', 'failed', 'cancelled') THEN state END AS outcome, output, error
-                      FROM jobs WHERE id = $3) AS p
-                """, [id.rawValue, dependency.name, dependency.job.rawValue, dependency.onFailure.rawValue, now])
-            if state.isTerminal {
-                ended.append(DependencyRule.Ended(name: dependency.name, job: dependency.job, onFailure: dependency.onFailure, outcome: state))
-            } else {
-                waiting.append(dependency.job)
-            }
+                VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8)
+                """,
+                [id.rawValue, dependency.name, dependency.job.rawValue, dependency.onFailure.rawValue, ended ? state.rawValue : nil,
+                 ended ? try parent.optionalString(1) : nil, ended ? try parent.optionalString(2) : nil, ended ? now : nil])
+            edges.append(
+                DependencyRecord(
+                    name: dependency.name, job: dependency.job, onFailure: dependency.onFailure, outcome: ended ? state : nil, output: nil,
+                    error: nil))
         }
-        guard let row = try await session.rows("SELECT state FROM jobs WHERE id = $1", [id.rawValue]).first else {
-            throw DurableQueueError.jobNotFound(id)
-        }
-        let inserted = try JobState(stored: row.string(0))
-        switch DependencyRule.verdict(state: .blocked, ended: ended, remaining: waiting.count) {
+        switch DependencyRule.verdict(state: .blocked, edges: edges) {
         case .start:
             break
         case .wait:
+            guard let inserted = try await stateRow(session, id, lock: false) else { throw DurableQueueError.jobNotFound(id) }
             try await session.execute("UPDATE jobs SET state = 'blocked', updated_at = $1 WHERE id = $2", [now, id.rawValue])
             try await appendEvent(
-                session, id, now: now, from: inserted, to: .blocked, attempt: 0, reason: DependencyRule.blockedReason(waiting.sorted { $0.rawValue < $1.rawValue }))
+                session, id, now: now, from: inserted.state, to: .blocked, attempt: 0,
+                reason: DependencyRule.blockedReason(edges.filter { $0.outcome == nil }.map(\.job)))
         case .cancel(let reason):
-            try await session.execute(
-                "UPDATE jobs SET state = 'cancelled', cancel_requested = 1, finished_at = $1, updated_at = $1 WHERE id = $2", [now, id.rawValue])
-            try await appendEvent(session, id, now: now, from: inserted, to: .cancelled, attempt: 0, reason: reason)
+            _ = try await requestCancel(session, id, now: now, reason: reason)
         }
     }
 
@@ -69,21 +68,7 @@ extension PostgresJobStore {
             guard
                 let row = try await session.rows("SELECT state, run_at FROM jobs WHERE id = $1 FOR UPDATE", [dependent.rawValue]).first
             else { continue }
-            var ended: [DependencyRule.Ended] = []
-            var remaining = 0
-            for edge in try await session.rows(
-                "SELECT name, parent_id, on_failure, outcome FROM job_dependencies WHERE job_id = $1 ORDER BY name", [dependent.rawValue])
-            {
-                guard let outcome = try edge.optionalString(3) else {
-                    remaining += 1
-                    continue
-                }
-                ended.append(
-                    DependencyRule.Ended(
-                        name: try edge.string(0), job: JobID(try edge.int64(1)),
-                        onFailure: Dependency.OnFailure(rawValue: try edge.string(2)) ?? .cancel, outcome: try JobState(stored: outcome)))
-            }
-            switch DependencyRule.verdict(state: try JobState(stored: row.string(0)), ended: ended, remaining: remaining) {
+            switch DependencyRule.verdict(state: try JobState(stored: row.string(0)), edges: try await dependencyRecords(session, of: dependent)) {
             case .wait:
                 continue
             case .start(let reason):
@@ -95,22 +80,22 @@ extension PostgresJobStore {
             }
         }
     }
-}
 
-extension PostgresJobStore {
     /// The dependencies of job `id`, by name, with the outcome of those whose job ended.
     package func dependencies(of id: JobID) async throws -> [DependencyRecord] {
-        try await read("read the dependencies of job \(id)") { session in
-            try await session.rows(
-                "SELECT name, parent_id, on_failure, outcome, output::text, error::text FROM job_dependencies WHERE job_id = $1 ORDER BY name",
-                [id.rawValue]
-            ).map { row in
-                DependencyRecord(
-                    name: try row.string(0), job: JobID(try row.int64(1)),
-                    onFailure: Dependency.OnFailure(rawValue: try row.string(2)) ?? .cancel,
-                    outcome: try row.optionalString(3).map { try JobState(stored: $0) }, output: try row.optionalString(4),
-                    error: try row.optionalString(5).map { try JobCodec.decode(JobFailure.self, from: $0) })
-            }
+        try await read("read the dependencies of job \(id)") { [self] session in try await dependencyRecords(session, of: id) }
+    }
+
+    /// ``dependencies(of:)`` inside the caller's transaction.
+    private func dependencyRecords(_ session: PostgresSession, of id: JobID) async throws -> [DependencyRecord] {
+        try await session.rows(
+            "SELECT name, parent_id, on_failure, outcome, output::text, error::text FROM job_dependencies WHERE job_id = $1 ORDER BY name",
+            [id.rawValue]
+        ).map { row in
+            DependencyRecord(
+                name: try row.string(0), job: JobID(try row.int64(1)), onFailure: Dependency.OnFailure(rawValue: try row.string(2)) ?? .cancel,
+                outcome: try row.optionalString(3).map { try JobState(stored: $0) }, output: try row.optionalString(4),
+                error: try row.optionalString(5).map { try JobCodec.decode(JobFailure.self, from: $0) })
         }
     }
 }

@@ -214,13 +214,7 @@ extension PostgresJobStore {
             let reason = GroupRetry.reason(group: id)
             for job in again.sorted(by: { $0.rawValue < $1.rawValue }) {
                 guard let row = try await stateRow(session, job, lock: true) else { continue }
-                try await session.execute(
-                    """
-                    UPDATE jobs SET state = 'blocked', attempts = 0, progressed_attempts = 0, checkpoint_attempt = NULL, cancel_requested = 0,
-                                    run_at = $2, lease_owner = NULL, lease_expires_at = NULL, finished_at = NULL, updated_at = $2,
-                                    lost_in_a_row = 0, last_lost_attempt = NULL
-                    WHERE id = $1
-                    """, [job.rawValue, now])
+                try await putBack(session, job, as: .blocked, now: now)
                 try await appendEvent(session, job, now: now, from: row.state, to: .blocked, attempt: 0, reason: reason)
             }
             try await session.execute(

@@ -24,16 +24,21 @@ extension PostgresJobStore {
                 "SELECT id FROM jobs WHERE unique_key = $1 AND id <> $2 AND \(Self.holdsUniqueKey) LIMIT 1", [key, id.rawValue])
         }
         try ManualRetry.check(id, state: state, group: group, uniqueKey: key, uniqueKeyHolder: holder.map { JobID($0) })
-        try await session.execute(
-            """
-            UPDATE jobs SET state = 'pending', attempts = 0, progressed_attempts = 0, checkpoint_attempt = NULL,
-                            cancel_requested = 0, run_at = $2, lease_owner = NULL,
-                            lease_expires_at = NULL, finished_at = NULL, updated_at = $2, lost_in_a_row = 0,
-                            last_lost_attempt = NULL
-            WHERE id = $1
-            """, [id.rawValue, now])
+        try await putBack(session, id, as: .pending, now: now)
         try await appendEvent(
             session, id, now: now, from: state, to: .pending, attempt: 0,
             reason: ManualRetry.reason(afterAttempts: try row.int(1), via: via))
+    }
+
+    /// Puts job `id` back in `state` with a fresh set of attempts, due at `now`, its checkpoint kept;
+    /// the caller appends the history row.
+    func putBack(_ session: PostgresSession, _ id: JobID, as state: JobState, now: Int64) async throws {
+        try await session.execute(
+            """
+            UPDATE jobs SET state = $3, attempts = 0, progressed_attempts = 0, checkpoint_attempt = NULL, cancel_requested = 0,
+                            run_at = $2, lease_owner = NULL, lease_expires_at = NULL, finished_at = NULL, updated_at = $2,
+                            lost_in_a_row = 0, last_lost_attempt = NULL
+            WHERE id = $1
+            """, [id.rawValue, now, state.rawValue])
     }
 }

@@ -71,7 +71,9 @@ private struct Record: Job {
         let logPath = directory.path("work.log")
         let queue = try await backend.queue(in: directory)
         let batch = try await queue.enqueue(
-            Record.self, batch: (0..<30).map { Record.Input(index: $0) }, options: EnqueueOptions(queue: "batch"),
+            // Retries without limit: a job killed three times would otherwise use up its attempts and fail.
+            Record.self, batch: (0..<30).map { Record.Input(index: $0) },
+            options: EnqueueOptions(queue: "batch", retry: .unlimited(backoff: .constant(.zero))),
             callbacks: BatchCallbacks(onComplete: .job(Record.self, Record.Input(index: 999), options: EnqueueOptions(queue: "callbacks"))))
         let callback = try #require(batch.onComplete)
 

@@ -1,22 +1,6 @@
 /// What becomes of a job that waits for others (``Dependency``) as they end: the one rule both
 /// stores apply, at enqueue and whenever a job it depends on ends.
 package enum DependencyRule {
-    /// A dependency whose job has ended, as the store read it.
-    package struct Ended: Sendable, Hashable {
-        package var name: String
-        package var job: JobID
-        package var onFailure: Dependency.OnFailure
-        /// The state the job ended in: `succeeded`, `failed` or `cancelled`.
-        package var outcome: JobState
-
-        package init(name: String, job: JobID, onFailure: Dependency.OnFailure, outcome: JobState) {
-            self.name = name
-            self.job = job
-            self.onFailure = onFailure
-            self.outcome = outcome
-        }
-    }
-
     /// What the store does to the dependent.
     package enum Verdict: Sendable, Hashable {
         /// It keeps waiting (`blocked`) for `remaining` dependencies.
@@ -27,16 +11,20 @@ package enum DependencyRule {
         case cancel(reason: String)
     }
 
-    /// The verdict for a dependent in `state` once the dependencies `ended` (all those ended so
-    /// far) are known and `remaining` have not ended. Only a `blocked` dependent changes: one
-    /// cancelled or started otherwise meanwhile is left (``Verdict/wait(remaining:)`` with 0).
-    package static func verdict(state: JobState, ended: [Ended], remaining: Int) -> Verdict {
+    /// The verdict for a dependent in `state` whose dependencies are `edges` (those whose job has
+    /// ended carry its outcome). Only a `blocked` dependent changes: one cancelled or started
+    /// otherwise meanwhile is left (``Verdict/wait(remaining:)`` with 0).
+    package static func verdict(state: JobState, edges: [DependencyRecord]) -> Verdict {
         guard state == .blocked else { return .wait(remaining: 0) }
-        if let failed = ended.first(where: { $0.outcome != .succeeded && $0.onFailure == .cancel }) {
-            return .cancel(reason: "dependency '\(failed.name)' (job \(failed.job)) \(failed.outcome.rawValue)")
+        // The first by name, whatever order the store read them in.
+        if let failed = edges.sorted(by: { $0.name < $1.name }).first(where: { $0.outcome.map { $0 != .succeeded } == true && $0.onFailure == .cancel }),
+            let outcome = failed.outcome
+        {
+            return .cancel(reason: "dependency '\(failed.name)' (job \(failed.job)) \(outcome.rawValue)")
         }
+        let remaining = edges.filter { $0.outcome == nil }.count
         if remaining > 0 { return .wait(remaining: remaining) }
-        return .start(reason: "its \(ended.count) dependenc\(ended.count == 1 ? "y" : "ies") ended")
+        return .start(reason: "its \(edges.count) dependenc\(edges.count == 1 ? "y" : "ies") ended")
     }
 
     /// The history reason of a job enqueued to wait for `jobs`.
@@ -49,7 +37,7 @@ package enum DependencyRule {
         runAt > now ? .scheduled : .pending
     }
 
-    /// Throws `invalidArgument` unless every name is non-empty and unique and no job is named twice.
+    /// Throws `invalidArgument` unless every name is non-empty and unique.
     package static func validate(_ dependencies: [Dependency]) throws {
         var names: Set<String> = []
         for dependency in dependencies {

@@ -9,23 +9,22 @@ extension SQLiteJobStore {
         try write("\(action.rawValue) \(ids.count) job(s)") {
             var changed: [JobID: JobState] = [:]
             for id in ids {
-                switch action {
-                case .retry:
-                    do {
+                do {
+                    switch action {
+                    case .retry:
                         try retryJob(id, now: now, via: reason)
                         changed[id] = .pending
-                    } catch let error as DurableQueueError where [.invalidArgument, .jobNotFound].contains(error.code) {
-                        continue  // refused before anything was written
+                    case .cancel:
+                        switch try requestCancel(id, now: now, reason: reason) {
+                        case .cancelled: changed[id] = .cancelled
+                        case .requested: changed[id] = .running
+                        case .alreadyFinished: continue
+                        }
+                    case .delete:
+                        if let state = try deleteFinishedJob(id, reason: reason, now: now) { changed[id] = state }
                     }
-                case .cancel:
-                    guard try stateRow(id) != nil else { continue }
-                    switch try requestCancel(id, now: now, reason: reason) {
-                    case .cancelled: changed[id] = .cancelled
-                    case .requested: changed[id] = .running
-                    case .alreadyFinished: continue
-                    }
-                case .delete:
-                    if let state = try deleteFinishedJob(id, reason: reason, now: now) { changed[id] = state }
+                } catch let error as DurableQueueError where error.code == .jobNotFound || (action == .retry && error.code == .invalidArgument) {
+                    continue  // gone meanwhile, or refused by the retry rule, before anything was written
                 }
             }
             return changed

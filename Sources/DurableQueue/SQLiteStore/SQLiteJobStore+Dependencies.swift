@@ -3,45 +3,44 @@ extension SQLiteJobStore {
     /// ``DependencyRule``: it waits `blocked` for those not ended, is cancelled by one that failed,
     /// or stays as inserted. Inside the enqueue's transaction.
     ///
-    /// - Throws: `invalidArgument` when a dependency names no job.
+    /// - Throws: `invalidArgument` when a dependency names no job, or the job itself.
     func attachDependencies(_ id: JobID, _ dependencies: [Dependency], now: Int64) throws {
-        var ended: [DependencyRule.Ended] = []
-        var waiting: [JobID] = []
+        var edges: [DependencyRecord] = []
         for dependency in dependencies {
+            guard dependency.job != id else {
+                throw DurableQueueError.invalidArgument("dependsOn", "dependency '\(dependency.name)': a job cannot depend on itself")
+            }
             var parent: (state: JobState, output: String?, error: String?)?
             try connection.query("SELECT state, output, error FROM jobs WHERE id = ?", [dependency.job.rawValue]) { row in
                 parent = (try JobState(stored: row.string(0)), row.optionalString(1), row.optionalString(2))
             }
-            guard let parent, dependency.job != id else {
+            guard let parent else {
                 throw DurableQueueError.invalidArgument("dependsOn", "dependency '\(dependency.name)': there is no job \(dependency.job)")
             }
-            let outcome = parent.state.isTerminal ? parent.state : nil
+            let ended = parent.state.isTerminal
             try connection.execute(
                 """
                 INSERT INTO job_dependencies (job_id, name, parent_id, on_failure, outcome, output, error, resolved_at)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, CASE WHEN ?5 IS NULL THEN NULL ELSE ?8 END)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-                [id.rawValue, dependency.name, dependency.job.rawValue, dependency.onFailure.rawValue, outcome?.rawValue,
-                 outcome == nil ? nil : parent.output, outcome == nil ? nil : parent.error, now])
-            if let outcome {
-                ended.append(DependencyRule.Ended(name: dependency.name, job: dependency.job, onFailure: dependency.onFailure, outcome: outcome))
-            } else {
-                waiting.append(dependency.job)
-            }
+                [id.rawValue, dependency.name, dependency.job.rawValue, dependency.onFailure.rawValue, ended ? parent.state.rawValue : nil,
+                 ended ? parent.output : nil, ended ? parent.error : nil, ended ? now : nil])
+            edges.append(
+                DependencyRecord(
+                    name: dependency.name, job: dependency.job, onFailure: dependency.onFailure, outcome: ended ? parent.state : nil,
+                    output: nil, error: nil))
         }
-        var found: JobState?
-        try connection.query("SELECT state FROM jobs WHERE id = ?", [id.rawValue]) { found = try JobState(stored: $0.string(0)) }
-        guard let inserted = found else { throw DurableQueueError.jobNotFound(id) }
-        switch DependencyRule.verdict(state: .blocked, ended: ended, remaining: waiting.count) {
+        switch DependencyRule.verdict(state: .blocked, edges: edges) {
         case .start:
             break
         case .wait:
+            guard let inserted = try stateRow(id) else { throw DurableQueueError.jobNotFound(id) }
             try connection.execute("UPDATE jobs SET state = 'blocked', updated_at = ? WHERE id = ?", [now, id.rawValue])
-            try appendEvent(id, now: now, from: inserted, to: .blocked, attempt: 0, reason: DependencyRule.blockedReason(waiting))
+            try appendEvent(
+                id, now: now, from: inserted.state, to: .blocked, attempt: 0,
+                reason: DependencyRule.blockedReason(edges.filter { $0.outcome == nil }.map(\.job)))
         case .cancel(let reason):
-            try connection.execute(
-                "UPDATE jobs SET state = 'cancelled', cancel_requested = 1, finished_at = ?1, updated_at = ?1 WHERE id = ?2", [now, id.rawValue])
-            try appendEvent(id, now: now, from: inserted, to: .cancelled, attempt: 0, reason: reason)
+            _ = try requestCancel(id, now: now, reason: reason)
         }
     }
 
@@ -49,34 +48,23 @@ extension SQLiteJobStore {
     /// each job that waits for it starts, keeps waiting or is cancelled (``DependencyRule``; a
     /// cancel ends, in turn, what waits for that job). Inside the transaction that ended it.
     func resolveDependents(of id: JobID, now: Int64) throws {
-        var dependents: [JobID] = []
+        var dependents: Set<JobID> = []
         try connection.query(
-            "SELECT DISTINCT job_id FROM job_dependencies WHERE parent_id = ? AND outcome IS NULL ORDER BY job_id", [id.rawValue]
-        ) { dependents.append(JobID($0.int64(0))) }
-        guard !dependents.isEmpty else { return }
-        try connection.execute(
             """
             UPDATE job_dependencies
             SET outcome = p.state, output = p.output, error = p.error, resolved_at = ?2
             FROM (SELECT state, output, error FROM jobs WHERE id = ?1 AND state IN ('succeeded', 'failed', 'cancelled')) AS p
             WHERE parent_id = ?1 AND outcome IS NULL
-            """, [id.rawValue, now])
-        for dependent in dependents {
+            RETURNING job_id
+            """, [id.rawValue, now]
+        ) { dependents.insert(JobID($0.int64(0))) }
+        for dependent in dependents.sorted(by: { $0.rawValue < $1.rawValue }) {
             var row: (state: JobState, runAt: Int64)?
             try connection.query("SELECT state, run_at FROM jobs WHERE id = ?", [dependent.rawValue]) { found in
                 row = (try JobState(stored: found.string(0)), found.int64(1))
             }
             guard let row else { continue }
-            var ended: [DependencyRule.Ended] = []
-            var remaining = 0
-            try connection.query("SELECT name, parent_id, on_failure, outcome FROM job_dependencies WHERE job_id = ?", [dependent.rawValue]) { edge in
-                guard let outcome = edge.optionalString(3) else { return remaining += 1 }
-                ended.append(
-                    DependencyRule.Ended(
-                        name: edge.string(0), job: JobID(edge.int64(1)), onFailure: Dependency.OnFailure(rawValue: edge.string(2)) ?? .cancel,
-                        outcome: try JobState(stored: outcome)))
-            }
-            switch DependencyRule.verdict(state: row.state, ended: ended, remaining: remaining) {
+            switch DependencyRule.verdict(state: row.state, edges: try dependencyRecords(of: dependent)) {
             case .wait:
                 continue
             case .start(let reason):
@@ -88,25 +76,25 @@ extension SQLiteJobStore {
             }
         }
     }
-}
 
-extension SQLiteJobStore {
     /// The dependencies of job `id`, by name, with the outcome of those whose job ended.
     package func dependencies(of id: JobID) throws -> [DependencyRecord] {
-        try read("read the dependencies of job \(id)") {
-            var records: [DependencyRecord] = []
-            try connection.query(
-                "SELECT name, parent_id, on_failure, outcome, output, error FROM job_dependencies WHERE job_id = ? ORDER BY name",
-                [id.rawValue]
-            ) { row in
-                records.append(
-                    DependencyRecord(
-                        name: row.string(0), job: JobID(row.int64(1)), onFailure: Dependency.OnFailure(rawValue: row.string(2)) ?? .cancel,
-                        outcome: try row.optionalString(3).map { try JobState(stored: $0) }, output: row.optionalString(4),
-                        error: try row.optionalString(5).map { try JobCodec.decode(JobFailure.self, from: $0) }))
-            }
-            return records
+        try read("read the dependencies of job \(id)") { try dependencyRecords(of: id) }
+    }
+
+    /// ``dependencies(of:)`` inside the caller's transaction.
+    private func dependencyRecords(of id: JobID) throws -> [DependencyRecord] {
+        var records: [DependencyRecord] = []
+        try connection.query(
+            "SELECT name, parent_id, on_failure, outcome, output, error FROM job_dependencies WHERE job_id = ? ORDER BY name", [id.rawValue]
+        ) { row in
+            records.append(
+                DependencyRecord(
+                    name: row.string(0), job: JobID(row.int64(1)), onFailure: Dependency.OnFailure(rawValue: row.string(2)) ?? .cancel,
+                    outcome: try row.optionalString(3).map { try JobState(stored: $0) }, output: row.optionalString(4),
+                    error: try row.optionalString(5).map { try JobCodec.decode(JobFailure.self, from: $0) }))
         }
+        return records
     }
 }
 

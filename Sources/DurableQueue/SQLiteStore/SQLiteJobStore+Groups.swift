@@ -210,13 +210,7 @@ extension SQLiteJobStore {
             let reason = GroupRetry.reason(group: id)
             for job in again {
                 guard let row = try stateRow(job) else { continue }
-                try connection.execute(
-                    """
-                    UPDATE jobs SET state = 'blocked', attempts = 0, progressed_attempts = 0, checkpoint_attempt = NULL, cancel_requested = 0,
-                                    run_at = ?2, lease_owner = NULL, lease_expires_at = NULL, finished_at = NULL, updated_at = ?2,
-                                    lost_in_a_row = 0, last_lost_attempt = NULL
-                    WHERE id = ?1
-                    """, [job.rawValue, now])
+                try putBack(job, as: .blocked, now: now)
                 try appendEvent(job, now: now, from: row.state, to: .blocked, attempt: 0, reason: reason)
             }
             try connection.execute(

@@ -29,15 +29,20 @@ extension SQLiteJobStore {
         try ManualRetry.check(
             id, state: found.state, group: found.group.map { GroupID($0) }, uniqueKey: found.uniqueKey,
             uniqueKeyHolder: holder.map { JobID($0) })
-        try connection.execute(
-            """
-            UPDATE jobs SET state = 'pending', attempts = 0, progressed_attempts = 0, checkpoint_attempt = NULL,
-                            cancel_requested = 0, run_at = ?2, lease_owner = NULL,
-                            lease_expires_at = NULL, finished_at = NULL, updated_at = ?2, lost_in_a_row = 0,
-                            last_lost_attempt = NULL
-            WHERE id = ?1
-            """, [id.rawValue, now])
+        try putBack(id, as: .pending, now: now)
         try appendEvent(
             id, now: now, from: found.state, to: .pending, attempt: 0, reason: ManualRetry.reason(afterAttempts: found.attempts, via: via))
+    }
+
+    /// Puts job `id` back in `state` with a fresh set of attempts, due at `now`, its checkpoint kept;
+    /// the caller appends the history row.
+    func putBack(_ id: JobID, as state: JobState, now: Int64) throws {
+        try connection.execute(
+            """
+            UPDATE jobs SET state = ?3, attempts = 0, progressed_attempts = 0, checkpoint_attempt = NULL, cancel_requested = 0,
+                            run_at = ?2, lease_owner = NULL, lease_expires_at = NULL, finished_at = NULL, updated_at = ?2,
+                            lost_in_a_row = 0, last_lost_attempt = NULL
+            WHERE id = ?1
+            """, [id.rawValue, now, state.rawValue])
     }
 }

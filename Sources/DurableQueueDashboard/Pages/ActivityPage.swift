@@ -76,18 +76,3 @@ struct ActivityPage {
         }
     }
 }
-
-extension QueueActivity {
-    /// The activity as a JSON object: per-minute counts by outcome, percentiles, the oldest wait.
-    var json: JSONValue {
-        func percentiles(_ value: Percentiles?) -> JSONValue {
-            guard let value else { return .null }
-            return .object([("count", .int(Int64(value.count))), ("p50_ms", .int(value.p50)), ("p95_ms", .int(value.p95)), ("p99_ms", .int(value.p99))])
-        }
-        return .object([
-            ("queue", .string(queue)),
-            ("per_minute", .array(perMinute.map { counts in .object(Outcome.allCases.map { ($0.rawValue, .int(Int64(counts[$0] ?? 0))) }) })),
-            ("wait", percentiles(wait)), ("run", percentiles(run)), ("oldest_waiting_ms", .int(oldestWaiting)),
-        ])
-    }
-}

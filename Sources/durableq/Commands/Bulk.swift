@@ -78,7 +78,7 @@ struct TimeArgument: ExpressibleByArgument, Sendable {
     func date(now: Date) -> Date {
         switch value {
         case .date(let date): date
-        case .ago(let age): now.addingTimeInterval(-Double(age.components.seconds) - Double(age.components.attoseconds) / 1e18)
+        case .ago(let age): now.addingTimeInterval(-Double(age.milliseconds) / 1_000)
         }
     }
 }

@@ -6,9 +6,10 @@ import Foundation
 import NIOHTTP1
 import Testing
 
-/// Bulk actions from the dashboard: counted first (a dry run on the jobs page), then carried out
-/// through the library by a form or the JSON API, with the token; the failed-jobs page.
-@Suite(.timeLimit(.minutes(2))) struct DashboardBulkTests {
+/// Operations on the dashboard: bulk actions, counted first (a dry run on the jobs page), then
+/// carried out through the library by a form or the JSON API, with the token; the failed-jobs and
+/// activity pages; a job's dependencies.
+@Suite(.timeLimit(.minutes(2))) struct DashboardOperationsTests {
     @Test(arguments: StoreBackend.all) func theJSONAPICountsFirstThenRetriesWhatTheFilterSelects(_ backend: StoreBackend) async throws {
         try await DashboardFixture.with(backend) { fixture in
             let mail = EnqueueOptions(queue: "mail")
