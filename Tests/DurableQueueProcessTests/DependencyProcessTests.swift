@@ -94,7 +94,12 @@ private struct Record: Job {
 
         let log = try WorkLog(path: logPath)
         let lastBatchEnd = try #require(log.finishes.filter { batch.jobs.map(\.rawValue).contains($0.job) }.map(\.at).max())
-        #expect(Set(log.finishes.map(\.job)).isSuperset(of: batch.jobs.map(\.rawValue)), "every job of the batch finished (seed \(seed))")
+        let unfinished = batch.jobs.filter { id in !log.finishes.contains { $0.job == id.rawValue } }
+        var histories: [String] = []
+        for id in unfinished {
+            histories.append("job \(id): " + (try await queue.store.history(of: id)).map { "\($0.from.map { "\($0)" } ?? "-")→\($0.to) \($0.reason ?? "")" }.joined(separator: "; "))
+        }
+        #expect(unfinished.isEmpty, "every job of the batch finished (seed \(seed)): \(histories)")
         let callbackStarts = log.starts.filter { $0.job == callback.rawValue }
         #expect(!callbackStarts.isEmpty && callbackStarts.allSatisfy { $0.at >= lastBatchEnd }, "seed \(seed): \(callbackStarts)")
         let record = try await queue.store.job(callback)

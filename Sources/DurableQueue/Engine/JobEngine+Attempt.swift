@@ -81,8 +81,17 @@ extension JobEngine {
             outcome = .snoozed(runAt: now + max(0, snooze.delay.milliseconds))
         case (.leaseLost, .threw(let sleep as DurableSleep)), (nil, .threw(let sleep as DurableSleep)):
             outcome = .sleeping(until: sleep.until)
-        case (.leaseLost, .threw(let error)), (nil, .threw(let error)):
-            // After a lost lease the store discards the ending (and notes that in the history).
+        case (.leaseLost, .threw):
+            // Stopped because the lease was lost: taken back elsewhere, or run out while the store
+            // could not renew it. The attempt was interrupted, not failed by its handler (which most
+            // likely threw the stop's CancellationError, no error to retry): nothing is recorded, and
+            // recovery ends the attempt as any interrupted one, once its lease has expired in the store.
+            if let span { endSpan(span, outcome: "lease lost", failure: nil) }
+            logger.debug("job attempt stopped: its lease was lost; recovery will end it")
+            state.noteEnded()
+            jobChanges.signal()
+            return
+        case (nil, .threw(let error)):
             outcome = retryOrFail(job, error, retryable: runner.shouldRetry(after: error))
         }
         let ended = await record(job, outcome, started: started, logger: logger)

@@ -1,6 +1,7 @@
 import DurableQueueTestSupport
 import DurableQueueTesting
 import Foundation
+import DurableQueuePostgres
 import Synchronization
 import Testing
 
@@ -80,6 +81,112 @@ import Testing
             let note = try #require(history.first { $0.from == $0.to && $0.attempt == 1 })
             #expect(note.reason == "attempt 1 returned a result after its worker lost the job; discarded")
             #expect(history.last?.to == .succeeded && history.last?.attempt == 2)
+        }
+    }
+
+    @Test(arguments: StoreBackend.all) func anAttemptStoppedAsItsLeaseRanOutUnrenewedIsRecoveredNotFailed(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // Store calls that wait for a lock give up quickly, as a loaded or cut-off store's do.
+        let store: any JobStore =
+            if backend.name == StoreBackend.sqlite.name {
+                try SQLiteJobStore(path: directory.path("jobs.sqlite"), options: StorageOptions(busyTimeout: .milliseconds(100)))
+            } else {
+                try await {
+                    var storage = try PostgresStorage(url: try await backend.location(directory))
+                    storage.callTimeout = .milliseconds(300)
+                    return try await PostgresJobStore(storage)
+                }()
+            }
+        let configuration = JobQueue.Configuration(
+            leaseDuration: .seconds(1), heartbeatInterval: .milliseconds(200), pollInterval: .milliseconds(20),
+            storageFailureTimeout: .seconds(60))
+        let queue = try JobQueue(store: store, configuration: configuration)
+        let attempts = FirstAttemptWaits.Attempts()
+        queue.register(FirstAttemptWaits(attempts: attempts))
+        let engine = Task { try await queue.run() }
+        defer { engine.cancel() }
+        // Default options: a stop's CancellationError is no error to retry.
+        let handle = try await queue.enqueue(FirstAttemptWaits.self, "x")
+        try await eventually("the first attempt started") { attempts.started == [1] }
+
+        // Another connection holds the write lock: the heartbeats fail, the lease runs out by the
+        // engine's clock, and the engine stops the handler.
+        let release = try await WriteLock.hold(on: backend, in: directory)
+        try await eventually("the first attempt was stopped") { attempts.stopped == [1] }
+        try await release()
+
+        #expect(try await handle.result(timeout: .seconds(30)) == "done")
+        #expect(attempts.started == [1, 2])
+        let history = try await queue.store.history(of: handle.id)
+        #expect(!history.contains { $0.to == .failed }, "\(history)")
+        let recovered = try #require(history.first { $0.from == .running && $0.to == .pending }, "\(history)")
+        #expect(recovered.attempt == 1 && recovered.reason?.hasSuffix("stopped during attempt 1 (lease expired)") == true, "\(recovered)")
+    }
+}
+
+/// Its first attempt waits until stopped (throwing the stop's CancellationError); later attempts
+/// return "done".
+private struct FirstAttemptWaits: Job {
+    /// The attempts started, and those stopped.
+    final class Attempts: Sendable {
+        private let state = Mutex((started: [Int](), stopped: [Int]()))
+        var started: [Int] { state.withLock { $0.started } }
+        var stopped: [Int] { state.withLock { $0.stopped } }
+        func start(_ attempt: Int) { state.withLock { $0.started.append(attempt) } }
+        func stop(_ attempt: Int) { state.withLock { $0.stopped.append(attempt) } }
+    }
+
+    static let name = "first-attempt-waits"
+    let attempts: Attempts
+
+    func run(_ input: String, context: JobContext) async throws -> String {
+        attempts.start(context.attempt)
+        if context.attempt == 1 {
+            do {
+                try await Task.sleep(for: .seconds(600))
+            } catch {
+                attempts.stop(context.attempt)
+                throw error
+            }
+        }
+        return "done"
+    }
+}
+
+/// The write lock of a store, held by another connection.
+private enum WriteLock {
+    /// Takes the lock of the store `backend` keeps in `directory`; returns what releases it.
+    static func hold(on backend: StoreBackend, in directory: TemporaryDirectory) async throws -> @Sendable () async throws -> Void {
+        if backend.name == StoreBackend.sqlite.name {
+            let connection = try SQLiteConnection(path: directory.path("jobs.sqlite"), options: StorageOptions())
+            try connection.execute("BEGIN IMMEDIATE")
+            let holder = Mutex<SQLiteConnection?>(connection)
+            return {
+                let connection = holder.withLock { $0.take() }
+                try connection?.execute("ROLLBACK")
+            }
+        }
+        let schema = TestPostgresServer.schema(for: directory)
+        let session = Task {
+            try? await TestPostgresServer.psql(
+                """
+                SET application_name = 'write lock';
+                BEGIN;
+                LOCK TABLE :"schema".jobs IN EXCLUSIVE MODE;
+                SELECT pg_sleep(600);
+                """, variables: ["schema": schema])
+        }
+        try await eventually("the lock is held") {
+            try await TestPostgresServer.psql(
+                """
+                SELECT count(*) FROM pg_locks JOIN pg_stat_activity USING (pid)
+                WHERE application_name = 'write lock' AND mode = 'ExclusiveLock' AND locktype = 'relation' AND granted;
+                """) == "1"
+        }
+        return {
+            _ = try await TestPostgresServer.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'write lock';")
+            _ = await session.value
         }
     }
 }
