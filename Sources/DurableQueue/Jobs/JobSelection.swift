@@ -33,17 +33,23 @@ public struct JobSelection: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The conditions set, in words, as the history of each job changed quotes them:
-    /// `state failed, queue mail, error contains "timeout"`; `every job` when none is.
+    /// `state failed, queue mail, created from 2026-11-27T09:00:00.000Z, error contains "timeout"`;
+    /// `every job` when none is. Times are ISO 8601 in UTC, as the SQL views show them.
     public var description: String {
         var parts: [String] = []
         if let states { parts.append("state " + states.map(\.rawValue).sorted().joined(separator: "|")) }
         if let queues { parts.append("queue " + queues.sorted().joined(separator: "|")) }
         if let kinds { parts.append("kind " + kinds.sorted().joined(separator: "|")) }
         if let tag { parts.append("tag \(tag)") }
-        if let createdFrom { parts.append("created from \(createdFrom.millisecondsSince1970)") }
-        if let createdBefore { parts.append("created before \(createdBefore.millisecondsSince1970)") }
+        if let createdFrom { parts.append("created from \(Self.timestamp(createdFrom))") }
+        if let createdBefore { parts.append("created before \(Self.timestamp(createdBefore))") }
         if let errorContains { parts.append("error contains \"\(errorContains)\"") }
         return parts.isEmpty ? "every job" : parts.joined(separator: ", ")
+    }
+
+    /// `date` in ISO 8601, UTC, with milliseconds.
+    private static func timestamp(_ date: Date) -> String {
+        Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date)
     }
 
     /// The store's filter for the jobs of this selection that `action` applies to, oldest first.

@@ -76,7 +76,7 @@ import Testing
         #expect(try await queue.apply(.cancel, to: selection) == BulkResult(action: .cancel, matched: 1, changed: 1, dryRun: false))
         let record = try await store.job(running)
         #expect(record.state == .running && record.cancelRequested)
-        #expect(try await store.history(of: running).last?.reason == "cancel by a bulk action (kind a, created from 1500, created before 9000)")
+        #expect(try await store.history(of: running).last?.reason == "cancel by a bulk action (kind a, created from 1970-01-01T00:00:01.500Z, created before 1970-01-01T00:00:09.000Z)")
         #expect(try await [early, late, otherKind].asyncMap { try await store.job($0).state } == [.pending, .pending, .pending])
         #expect(try await store.job(finished).state == .succeeded)
     }
