@@ -78,6 +78,7 @@ let package = Package(
                 .embedInCode("0020_lost_attempts.sql"),
                 .embedInCode("0021_deleted_jobs.sql"),
                 .embedInCode("0022_dependencies.sql"),
+                .embedInCode("0023_deleted_jobs_by_age.sql"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -157,6 +158,7 @@ let package = Package(
                 .embedInCode("0015_lost_attempts.sql"),
                 .embedInCode("0016_deleted_jobs.sql"),
                 .embedInCode("0017_dependencies.sql"),
+                .embedInCode("0018_deleted_jobs_by_age.sql"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -51,6 +51,7 @@ package enum SchemaMigrations {
         SchemaMigration(version: 20, name: "0020_lost_attempts", bytes: PackageResources._020_lost_attempts_sql),
         SchemaMigration(version: 21, name: "0021_deleted_jobs", bytes: PackageResources._021_deleted_jobs_sql),
         SchemaMigration(version: 22, name: "0022_dependencies", bytes: PackageResources._022_dependencies_sql),
+        SchemaMigration(version: 23, name: "0023_deleted_jobs_by_age", bytes: PackageResources._023_deleted_jobs_by_age_sql),
     ]
 
     /// The newest schema version this build knows.

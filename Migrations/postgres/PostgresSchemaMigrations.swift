@@ -22,5 +22,6 @@ package enum PostgresSchemaMigrations {
         (15, "lost_attempts", String(decoding: PackageResources._015_lost_attempts_sql, as: UTF8.self)),
         (16, "deleted_jobs", String(decoding: PackageResources._016_deleted_jobs_sql, as: UTF8.self)),
         (17, "dependencies", String(decoding: PackageResources._017_dependencies_sql, as: UTF8.self)),
+        (18, "deleted_jobs_by_age", String(decoding: PackageResources._018_deleted_jobs_by_age_sql, as: UTF8.self)),
     ]
 }

@@ -121,7 +121,8 @@ extension JobQueue {
         }
     }
 
-    /// How long finished jobs (and their events and tags) stay in the file before they are pruned.
+    /// How long finished jobs (and their events and tags) stay in the file before they are pruned;
+    /// the `deleted_jobs` line of a job deleted by hand stays as long, counted from its deletion.
     ///
     /// Pruning runs while the engine runs, in small batches that never hold the file for long.
     public struct Retention: Sendable, Hashable {

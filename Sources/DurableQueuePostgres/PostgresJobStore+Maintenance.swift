@@ -2,7 +2,8 @@ import DurableQueue
 import Foundation
 
 extension PostgresJobStore {
-    /// Deletes up to `limit` jobs (and outermost groups) that finished in `state` before the cutoff.
+    /// Deletes up to `limit` jobs (and outermost groups) that finished in `state` before the cutoff,
+    /// and up to `limit` `deleted_jobs` lines of jobs deleted by hand in `state` before it.
     package func prune(state: JobState, finishedBefore: Int64, limit: Int) async throws -> Int {
         guard state.isTerminal else {
             throw DurableQueueError.invalidArgument("state", "only finished jobs can be pruned, not '\(state.rawValue)' ones")
@@ -25,7 +26,14 @@ extension PostgresJobStore {
                                                 ORDER BY finished_at LIMIT $3
                                                 FOR UPDATE SKIP LOCKED)
                 """, [state.rawValue, finishedBefore, limit])
-            return jobs + groups
+            let lines = try await session.execute(
+                """
+                DELETE FROM deleted_jobs WHERE job_id IN (SELECT job_id FROM deleted_jobs
+                                                          WHERE state = $1 AND deleted_at < $2
+                                                          ORDER BY deleted_at LIMIT $3
+                                                          FOR UPDATE SKIP LOCKED)
+                """, [state.rawValue, finishedBefore, limit])
+            return jobs + groups + lines
         }
     }
 

@@ -45,10 +45,11 @@ extension SQLiteJobStore {
     }
 
     /// Deletes up to `limit` jobs that reached `state` before `finishedBefore`, with their events and
-    /// tags, oldest first, and up to `limit` outermost groups that did, with their nested groups and
-    /// history. A job of a group still running is kept.
+    /// tags, oldest first, up to `limit` outermost groups that did, with their nested groups and
+    /// history, and up to `limit` `deleted_jobs` lines of jobs deleted by hand in `state` before
+    /// then. A job of a group still running is kept.
     ///
-    /// - Returns: How many jobs and groups were deleted; call again while it reaches `limit`.
+    /// - Returns: How many jobs, groups and lines were deleted; call again while it reaches `limit`.
     package func prune(state: JobState, finishedBefore: Int64, limit: Int = 500) throws -> Int {
         guard state.isTerminal else {
             throw DurableQueueError.invalidArgument("state", "only finished jobs can be pruned, not '\(state.rawValue)' ones")
@@ -71,7 +72,17 @@ extension SQLiteJobStore {
                                                 WHERE parent_id IS NULL AND state = ?1 AND finished_at < ?2
                                                 ORDER BY finished_at LIMIT ?3)
                 """, [state.rawValue, finishedBefore, limit])
-            return try jobs + connection.changes
+            let groups = try connection.changes
+            try connection.execute(Self.pruneDeletedJobLinesStatement, [state.rawValue, finishedBefore, limit])
+            return try jobs + groups + connection.changes
         }
     }
+
+    /// Deletes up to `?3` `deleted_jobs` lines of jobs deleted in state `?1` before `?2`, oldest
+    /// first: a search of idx_deleted_jobs_by_age, however many lines there are.
+    static let pruneDeletedJobLinesStatement = """
+        DELETE FROM deleted_jobs WHERE job_id IN (SELECT job_id FROM deleted_jobs
+                                                  WHERE state = ?1 AND deleted_at < ?2
+                                                  ORDER BY deleted_at LIMIT ?3)
+        """
 }

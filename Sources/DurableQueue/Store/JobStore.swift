@@ -168,7 +168,8 @@ package protocol JobStore: JobStoreReader {
     /// - Returns: The children changed, with their states after.
     func retryFailed(group id: GroupID, downstream: Bool, now: Int64) async throws -> [JobID: JobState]
 
-    /// Deletes up to `limit` jobs (and outermost groups) that finished in `state` before the cutoff.
+    /// Deletes up to `limit` jobs (and outermost groups) that finished in `state` before the cutoff,
+    /// and up to `limit` `deleted_jobs` lines of jobs deleted by hand in `state` before it.
     func prune(state: JobState, finishedBefore: Int64, limit: Int) async throws -> Int
 
     // MARK: Queues

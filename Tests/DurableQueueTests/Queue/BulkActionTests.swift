@@ -106,6 +106,13 @@ import Testing
                 [.integer(failed.rawValue), .text("failed"), .text("delete by a bulk action (tag old)")],
                 [.integer(succeeded.rawValue), .text("succeeded"), .text("delete by a bulk action (tag old)")],
             ], "\(lines)")
+
+        // The lines go as finished jobs of their state do, counted from the deletion.
+        let now = Date().millisecondsSince1970
+        #expect(try await store.prune(state: .failed, finishedBefore: now - 3_600_000, limit: 500) == 0)
+        #expect(try await store.prune(state: .failed, finishedBefore: now + 1_000, limit: 500) == 1)
+        let left = try await queue.transaction { tx in try tx.query("SELECT job_id FROM deleted_jobs") }
+        #expect(left == [[.integer(succeeded.rawValue)]], "\(left)")
     }
 
     @Test(arguments: StoreBackend.all) func aLargeSelectionGoesThroughInBatchesAndGroupMembersAreLeft(_ backend: StoreBackend) async throws {

@@ -56,6 +56,25 @@ import Testing
         }
     }
 
+    @Test func pruningTheLinesOfDeletedJobsSearchesAnIndex() async throws {
+        try await withSQLiteStore { _, directory async throws in
+            let connection = try SQLiteConnection(path: directory.path("jobs.sqlite"), options: StorageOptions())
+            try connection.execute(
+                """
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
+                INSERT INTO deleted_jobs (job_id, queue, kind, state, deleted_at, reason)
+                SELECT i, 'q', 'k', CASE i % 3 WHEN 0 THEN 'failed' WHEN 1 THEN 'succeeded' ELSE 'cancelled' END, i, 'delete' FROM n
+                """)
+            try connection.execute("ANALYZE")
+            var details: [String] = []
+            try connection.query("EXPLAIN QUERY PLAN " + SQLiteJobStore.pruneDeletedJobLinesStatement, ["failed", 1_000, 500]) {
+                details.append($0.string(3))
+            }
+            #expect(details.contains { $0.contains("SEARCH deleted_jobs USING") && $0.contains("idx_deleted_jobs_by_age") }, "\(details)")
+            #expect(!details.contains { $0.contains("TEMP B-TREE") || $0.hasPrefix("SCAN") }, "\(details)")
+        }
+    }
+
     @Test func aUniqueWindowLooksUpItsKeyThroughAnIndexWhateverTheJobsFinished() async throws {
         try await withSQLiteStore { store, directory async throws in
             _ = try await store.enqueue(batch: (0..<2_000).map { job("q", input: "\($0)", uniqueKey: "k\($0)") }, now: 1)
