@@ -36,7 +36,11 @@ struct ListenLostTests {
         let url = try await TestPostgresServer.url(schema: TestPostgresServer.schema(for: directory))
         let store = try await PostgresJobStore(PostgresStorage(url: url), logger: log.logger(level: .info))
         let starts = Starts()
-        let worker = try JobQueue(store: store, configuration: JobQueue.Configuration(pollInterval: .milliseconds(100)))
+        // The engine's own log, kept for a failure's message: a wake-up that never came (seen twice in
+        // full runs under load, job 2 still pending after 10 s) should say what the engine did.
+        let engineLog = LogRecorder(capacity: 200)
+        let worker = try JobQueue(
+            store: store, configuration: JobQueue.Configuration(pollInterval: .milliseconds(100)), logger: engineLog.logger(level: .debug))
         worker.register(Stamp(starts: starts))
         let other = try await StoreBackend.postgres.queue(in: directory)
         let engine = Task { try await worker.run() }
@@ -46,7 +50,12 @@ struct ListenLostTests {
         /// From the enqueue in another store to the handler's start.
         func wakeUp(_ name: String) async throws -> Duration {
             let sent = ContinuousClock.now
-            _ = try await other.enqueue(Stamp.self, name).result(timeout: .seconds(10))
+            do {
+                _ = try await other.enqueue(Stamp.self, name).result(timeout: .seconds(10))
+            } catch {
+                Issue.record("\(name): \(error)\nstore log:\n\(log.text)\nengine log:\n\(engineLog.text)")
+                throw error
+            }
             return try #require(starts[name]) - sent
         }
         let listening = try await wakeUp("listening")
