@@ -50,7 +50,9 @@ import Testing
         let keys = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, keyNames[$0 % keyNames.count]) })
 
         let workers = try (0..<3).map { _ in
-            try WorkerProcess(["work", path, directory.path("work.log"), "--until-done", "--job-ms", "200", "--max-jobs", "4"])
+            try WorkerProcess(
+                ["work", path, directory.path("work.log"), "--until-done", "--job-ms", "200", "--max-jobs", "4"],
+                errorLog: directory.path("workers.log"))
         }
         for worker in workers { #expect(await worker.waitForLine("ready")) }
         try await store.setSuspended(false, queue: "sync", now: Date().millisecondsSince1970)
@@ -58,6 +60,17 @@ import Testing
 
         let spans = try await attempts(try await backend.make(directory), keys: keys)
         #expect(spans.count == 30 && spans.allSatisfy { $0.end != nil }, "every job ran once: \(spans.count) attempts")
+        if spans.count != 30 || ["a", "b"].contains(where: { key in mostAtOnce(spans.filter { $0.key == key }) > 1 }) {
+            // What the history and the workers say of each job that ran more than once, or beside another of its key.
+            var lines: [String] = []
+            for (job, key) in keys.sorted(by: { $0.key < $1.key }) {
+                let history = try await store.history(of: JobID(job))
+                lines.append("job \(job) (\(key)): " + history.map { "\($0.at) \($0.from.map(\.rawValue) ?? "-")→\($0.to.rawValue) a\($0.attempt) \($0.worker ?? "") \($0.reason ?? "")" }.joined(separator: " | "))
+            }
+            let workerLog = (try? String(contentsOfFile: directory.path("workers.log"), encoding: .utf8)) ?? ""
+            let notable = workerLog.split(separator: "\n").filter { !$0.contains("debug") }.suffix(80)
+            Issue.record("histories:\n\(lines.joined(separator: "\n"))\nworkers (not debug):\n\(notable.joined(separator: "\n"))")
+        }
         for key in ["a", "b"] {
             let own = spans.filter { $0.key == key }
             #expect(mostAtOnce(own) == 1, "\(key): \(own)")

@@ -30,7 +30,7 @@ package func value<T: Sendable>(
     }
     defer { watcher.cancel() }
     let deadline = Date().addingTimeInterval(seconds)
-    while !ended.withLock({ $0 }) && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+    while !ended.withLock({ $0 }) && Date() < deadline { await sleepIgnoringCancellation(milliseconds: 20) }
     if !ended.withLock({ $0 }) {
         Issue.record("\(what) did not happen within \(seconds) s: \(await diagnose())", sourceLocation: sourceLocation)
     }

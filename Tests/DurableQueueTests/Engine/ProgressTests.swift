@@ -32,7 +32,7 @@ final class StepGate: Sendable {
                 return true
             }
             if go { return }
-            try? await Task.sleep(for: .milliseconds(2))
+            await sleepIgnoringCancellation(milliseconds: 2)
         }
     }
 }

@@ -160,7 +160,7 @@ struct GatedJob: Job {
     static let name = "gated-job"
     let gate: Gate
     func run(_ input: String, context: JobContext) async throws -> String {
-        while !gate.isOpen.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(2)) }
+        while !gate.isOpen.withLock({ $0 }) { await sleepIgnoringCancellation(milliseconds: 2) }
         return input
     }
 }

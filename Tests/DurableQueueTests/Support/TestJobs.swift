@@ -64,7 +64,7 @@ struct Stubborn: Job {
     func run(_ input: String, context: JobContext) async throws -> String {
         tracker.started("\(input) attempt \(context.attempt)")
         defer { tracker.ended(input) }
-        while context.attempt == 1 && !gate.isOpen.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(2)) }
+        while context.attempt == 1 && !gate.isOpen.withLock({ $0 }) { await sleepIgnoringCancellation(milliseconds: 2) }
         return "done"
     }
 }
