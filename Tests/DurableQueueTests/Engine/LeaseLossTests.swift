@@ -1,7 +1,7 @@
+import DurableQueuePostgres
 import DurableQueueTestSupport
 import DurableQueueTesting
 import Foundation
-import DurableQueuePostgres
 import Synchronization
 import Testing
 
@@ -168,10 +168,11 @@ private enum WriteLock {
             }
         }
         let schema = TestPostgresServer.schema(for: directory)
+        // The session's name is the schema's: tests running beside this one hold locks of their own.
         let session = Task {
             try? await TestPostgresServer.psql(
                 """
-                SET application_name = 'write lock';
+                SET application_name = :'schema';
                 BEGIN;
                 LOCK TABLE :"schema".jobs IN EXCLUSIVE MODE;
                 SELECT pg_sleep(600);
@@ -181,11 +182,12 @@ private enum WriteLock {
             try await TestPostgresServer.psql(
                 """
                 SELECT count(*) FROM pg_locks JOIN pg_stat_activity USING (pid)
-                WHERE application_name = 'write lock' AND mode = 'ExclusiveLock' AND locktype = 'relation' AND granted;
-                """) == "1"
+                WHERE application_name = :'schema' AND mode = 'ExclusiveLock' AND locktype = 'relation' AND granted;
+                """, variables: ["schema": schema]) == "1"
         }
         return {
-            _ = try await TestPostgresServer.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'write lock';")
+            _ = try await TestPostgresServer.psql(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = :'schema';", variables: ["schema": schema])
             _ = await session.value
         }
     }
