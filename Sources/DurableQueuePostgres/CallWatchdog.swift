@@ -6,10 +6,14 @@ import Synchronization
 ///
 /// The task runs only while calls are in flight: it looks every quarter of the timeout (at most
 /// every second), so a call fails between one timeout and one look after it; an idle store sleeps.
+/// A call still unanswered after ``slowCall`` is reported once, so that a log shows what waits.
 final class CallWatchdog: Sendable {
     private struct Call {
         var deadline: ContinuousClock.Instant
+        /// When the call is reported as slow; nil once it was.
+        var slowAt: ContinuousClock.Instant?
         var fail: @Sendable () -> Void
+        var reportSlow: @Sendable (Duration) -> Void
     }
 
     private struct State {
@@ -21,20 +25,25 @@ final class CallWatchdog: Sendable {
     private let state = Mutex(State())
     /// How long a call may wait.
     let timeout: Duration
+    /// How long a call waits before it is reported as slow: half the timeout, at most 5 s.
+    let slowCall: Duration
     /// How often the task looks while calls are in flight.
     private let interval: Duration
 
     init(timeout: Duration) {
         self.timeout = timeout
+        slowCall = min(timeout / 2, .seconds(5))
         interval = min(timeout / 4, .seconds(1))
     }
 
-    /// Watches a call that began now: `fail` runs if it is still in flight after the timeout, unless
-    /// ``finished(_:)`` said it ended first. Returns the call's token.
-    func watch(failing fail: @escaping @Sendable () -> Void) -> UInt64 {
+    /// Watches a call that began now: `reportSlow` runs (with the time waited) if it is still in
+    /// flight after ``slowCall``, `fail` if it still is after the timeout, unless ``finished(_:)``
+    /// said it ended first. Returns the call's token.
+    func watch(reportingSlow reportSlow: @escaping @Sendable (Duration) -> Void, failing fail: @escaping @Sendable () -> Void) -> UInt64 {
         let (token, start) = state.withLock { state in
             state.lastToken += 1
-            state.calls[state.lastToken] = Call(deadline: .now + timeout, fail: fail)
+            let now = ContinuousClock.now
+            state.calls[state.lastToken] = Call(deadline: now + timeout, slowAt: now + slowCall, fail: fail, reportSlow: reportSlow)
             defer { state.watching = true }
             return (state.lastToken, !state.watching)
         }
@@ -51,7 +60,7 @@ final class CallWatchdog: Sendable {
     private func watchWhileCallsRun() async {
         while true {
             try? await Task.sleep(for: interval)
-            let overdue = state.withLock { state -> [@Sendable () -> Void]? in
+            let actions = state.withLock { state -> [@Sendable () -> Void]? in
                 let now = ContinuousClock.now
                 let due = state.calls.filter { $0.value.deadline <= now }
                 for token in due.keys { state.calls.removeValue(forKey: token) }
@@ -59,10 +68,17 @@ final class CallWatchdog: Sendable {
                     state.watching = false
                     return nil
                 }
-                return due.values.map(\.fail)
+                var actions = due.values.map(\.fail)
+                for (token, call) in state.calls {
+                    guard let slowAt = call.slowAt, slowAt <= now else { continue }
+                    state.calls[token]?.slowAt = nil
+                    let waited = now - (call.deadline - timeout)
+                    actions.append { call.reportSlow(waited) }
+                }
+                return actions
             }
-            guard let overdue else { return }
-            for fail in overdue { fail() }
+            guard let actions else { return }
+            for action in actions { action() }
         }
     }
 }

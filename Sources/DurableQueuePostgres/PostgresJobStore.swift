@@ -102,9 +102,13 @@ package final class PostgresJobStore: JobStore {
     private func bounded<T: Sendable>(_ operation: String, _ call: @escaping @Sendable () async throws -> T) async throws -> T {
         let watchdog = watchdog
         let location = location
+        let logger = logger
         let answered = FirstAnswer()
         return try await withCheckedThrowingContinuation { continuation in
-            let token = watchdog.watch {
+            // A call that waits long is logged while it waits: what the engine waits for shows.
+            let token = watchdog.watch(reportingSlow: { waited in
+                logger.info("no answer yet from the database server to '\(operation)' after \(waited.milliseconds) ms; still waiting")
+            }) {
                 guard answered.claim() else { return }
                 continuation.resume(
                     throwing: DurableQueueError(

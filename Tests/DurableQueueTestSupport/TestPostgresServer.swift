@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// A real PostgreSQL server for the tests: Debian's `postgresql`, initialised on a temporary
 /// directory and started on 127.0.0.1 the first time a test asks for it, as a non-root user when the
@@ -44,6 +45,33 @@ package enum TestPostgresServer {
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").map(String.init).filter { line in
             line.contains(" db=\(name) ") && (line.contains("deadlock detected") || line.contains("still waiting for"))
+        }
+    }
+
+    /// Holds schema `schema`'s `jobs` table locked against every write (`EXCLUSIVE` mode) from a
+    /// session of its own until the returned call ends it: a store that waits for a busy database.
+    package static func lockJobsTable(ofSchema schema: String) async throws -> @Sendable () async throws -> Void {
+        // The session's name is the schema's: tests running beside this one hold locks of their own.
+        let session = Task {
+            try? await psql(
+                """
+                SET application_name = :'schema';
+                BEGIN;
+                LOCK TABLE :"schema".jobs IN EXCLUSIVE MODE;
+                SELECT pg_sleep(600);
+                """, variables: ["schema": schema])
+        }
+        try await eventually("the lock is held") {
+            try await psql(
+                """
+                SELECT count(*) FROM pg_locks JOIN pg_stat_activity USING (pid)
+                WHERE application_name = :'schema' AND mode = 'ExclusiveLock' AND locktype = 'relation' AND granted;
+                """, variables: ["schema": schema]) == "1"
+        }
+        return {
+            _ = try await psql(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = :'schema';", variables: ["schema": schema])
+            _ = await session.value
         }
     }
 

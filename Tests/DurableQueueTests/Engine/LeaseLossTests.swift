@@ -167,28 +167,6 @@ private enum WriteLock {
                 try connection?.execute("ROLLBACK")
             }
         }
-        let schema = TestPostgresServer.schema(for: directory)
-        // The session's name is the schema's: tests running beside this one hold locks of their own.
-        let session = Task {
-            try? await TestPostgresServer.psql(
-                """
-                SET application_name = :'schema';
-                BEGIN;
-                LOCK TABLE :"schema".jobs IN EXCLUSIVE MODE;
-                SELECT pg_sleep(600);
-                """, variables: ["schema": schema])
-        }
-        try await eventually("the lock is held") {
-            try await TestPostgresServer.psql(
-                """
-                SELECT count(*) FROM pg_locks JOIN pg_stat_activity USING (pid)
-                WHERE application_name = :'schema' AND mode = 'ExclusiveLock' AND locktype = 'relation' AND granted;
-                """, variables: ["schema": schema]) == "1"
-        }
-        return {
-            _ = try await TestPostgresServer.psql(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = :'schema';", variables: ["schema": schema])
-            _ = await session.value
-        }
+        return try await TestPostgresServer.lockJobsTable(ofSchema: TestPostgresServer.schema(for: directory))
     }
 }
