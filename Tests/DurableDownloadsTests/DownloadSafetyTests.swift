@@ -61,7 +61,9 @@ private func sha256(ofFileAt path: String) throws -> String {
             #expect(!FileManager.default.fileExists(atPath: files.path("nothing")))
 
             // A link made at the part path after the download took its name is refused, not followed.
-            try await http.queue.configure(QueueConfiguration(http.downloadQueue, isPaused: true))
+            // Paused, not configured paused: `configure` keeps an existing queue's pause as it was (the
+            // download started before the link was made, and the test raced it).
+            try await http.queue.pause(queue: http.downloadQueue)
             let late = try await http.download(DownloadRequest(url: server.baseURL + "/files/x.bin", directory: out, fileName: "late.bin"))
             try FileManager.default.createSymbolicLink(atPath: "\(out)/late.bin.part", withDestinationPath: victim)
             try await http.queue.resume(queue: http.downloadQueue)
