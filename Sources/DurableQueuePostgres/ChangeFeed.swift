@@ -37,13 +37,16 @@ final class ChangeFeed: Sendable {
         state.withLock { $0.observers.append(observer) }
     }
 
-    /// Listens until the task is cancelled, connecting again (after a second) whenever the
-    /// connection is lost.
-    func listen(client: PostgresClient, channel: String, logger: Logger) async {
+    /// Listens until the task is cancelled on a connection `connect` opens, outside the store's
+    /// pool, opening another (after a second) whenever it is lost. Outside the pool: after the
+    /// server had ended a pooled listening connection (`pg_terminate_backend`), the next claim
+    /// of the engine sometimes waited past 5 s for an answer.
+    func listen(channel: String, logger: Logger, connect: @Sendable () async throws -> PostgresConnection) async {
         while !Task.isCancelled {
             var failure: (any Error)?
             do {
-                try await client.withConnection { connection in
+                let connection = try await connect()
+                do {
                     try await connection.listen(on: channel) { notifications in
                         if state.withLock({ $0.lost }) {
                             logger.info("listening for other nodes' changes again", metadata: ["channel": "\(channel)"])
@@ -52,7 +55,10 @@ final class ChangeFeed: Sendable {
                         setListening(true)
                         for try await _ in notifications { changed() }
                     }
+                } catch {
+                    failure = error
                 }
+                try? await connection.close()
             } catch {
                 failure = error
             }

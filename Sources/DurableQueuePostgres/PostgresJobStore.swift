@@ -52,10 +52,15 @@ package final class PostgresJobStore: JobStore {
         let changes = ChangeFeed()
         self.changes = changes
         let channel = channel
+        let listenerConfiguration = try storage.connectionConfiguration()
         background = Task {
             await withDiscardingTaskGroup { group in
                 group.addTask { await client.run() }
-                group.addTask { await changes.listen(client: client, channel: channel, logger: logger) }
+                group.addTask {
+                    await changes.listen(channel: channel, logger: logger) {
+                        try await PostgresConnection.connect(configuration: listenerConfiguration, id: 0, logger: logger)
+                    }
+                }
             }
         }
         do {
@@ -219,7 +224,7 @@ package final class PostgresJobStore: JobStore {
 }
 
 extension PostgresStorage {
-    /// The pool's configuration: one connection more than asked, for the listener.
+    /// The pool's configuration: as many connections as asked (the listener has its own).
     var clientConfiguration: PostgresClient.Configuration {
         var configuration: PostgresClient.Configuration =
             switch endpoint {
@@ -229,7 +234,8 @@ extension PostgresStorage {
             case .unixSocket(let path):
                 PostgresClient.Configuration(unixSocketPath: path, username: username, password: password, database: database)
             }
-        configuration.options.maximumConnections = maximumConnections + 1
+        // The connection that listens for notifications is its own, outside the pool.
+        configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = .seconds(10)
         // Quoted: the schema was created quoted, so its name keeps its case.
         configuration.options.additionalStartupParameters = [
@@ -248,6 +254,13 @@ extension PostgresStorage {
     /// fails at once with the server's own reason, where the pool would retry for a minute and then
     /// report only that it gave up.
     func probe(logger: Logger) async throws {
+        let connection = try await PostgresConnection.connect(configuration: try connectionConfiguration(), id: 0, logger: logger)
+        try await connection.close()
+    }
+
+    /// A connection of its own, outside the pool, as the pool's are made (the schema first in the
+    /// search path, the process in `application_name`).
+    func connectionConfiguration() throws -> PostgresConnection.Configuration {
         var configuration: PostgresConnection.Configuration =
             switch endpoint {
             case .tcp(let host, let port):
@@ -257,8 +270,10 @@ extension PostgresStorage {
                 PostgresConnection.Configuration(unixSocketPath: path, username: username, password: password, database: database)
             }
         configuration.options.connectTimeout = .seconds(10)
-        let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
-        try await connection.close()
+        configuration.options.additionalStartupParameters = [
+            ("search_path", "\"\(schema)\""), ("application_name", Self.applicationName),
+        ]
+        return configuration
     }
 
     private func connectionTLS() throws -> PostgresConnection.Configuration.TLS {
