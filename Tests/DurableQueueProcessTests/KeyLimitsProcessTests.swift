@@ -73,7 +73,7 @@ import Testing
         let spans = try await attempts(try await backend.make(directory), keys: keys)
         let ran = spans.filter(\.handlerStarted)
         #expect(ran.count == 30 && spans.allSatisfy { $0.end != nil }, "every job ran once: \(ran.count) attempts")
-        if ran.count != 30 || ["a", "b"].contains(where: { key in mostAtOnce(spans.filter { $0.key == key }) > 1 }) {
+        if ran.count != 30 || ["a", "b"].contains(where: { key in mostAtOnce(ran.filter { $0.key == key }) > 1 }) {
             // What the history and the workers say of each job that ran more than once, or beside another of its key.
             var lines: [String] = []
             for (job, key) in keys.sorted(by: { $0.key < $1.key }) {
@@ -84,13 +84,16 @@ import Testing
             let notable = workerLog.split(separator: "\n").filter { !$0.contains("debug") }.suffix(80)
             Issue.record("histories:\n\(lines.joined(separator: "\n"))\nworkers (not debug):\n\(notable.joined(separator: "\n"))")
         }
+        // At once: the attempts whose handler ran. A claim given back before its start is stamped when
+        // its worker woke, often after the job's next claim (stamped when that engine asked): its
+        // span overlaps the next one's in the history, not in the store.
         for key in ["a", "b"] {
             let own = spans.filter { $0.key == key }
-            #expect(mostAtOnce(own) == 1, "\(key): \(own)")
+            #expect(mostAtOnce(own.filter(\.handlerStarted)) == 1, "\(key): \(own)")
             #expect(gaps(own.map(\.start)).allSatisfy { $0 >= 300 }, "\(key) starts: \(own.map(\.start))")
         }
         let vip = spans.filter { $0.key == "vip:c" }
-        #expect(mostAtOnce(vip) <= 2, "vip:c: \(vip)")
+        #expect(mostAtOnce(vip.filter(\.handlerStarted)) <= 2, "vip:c: \(vip)")
         let vipStarts = vip.map(\.start)
         // At most three starts in any second: each start is a second or more after the third before it.
         let crowded = zip(vipStarts.dropFirst(3), vipStarts).filter { $0 - $1 < 1_000 }

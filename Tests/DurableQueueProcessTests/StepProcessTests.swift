@@ -87,6 +87,9 @@ private struct Ledger: Job {
 
         let frozen = try WorkerProcess(["work", path, logPath, "--lease-ms", "500", "--heartbeat-ms", "150"])
         #expect(await frozen.waitForLine("started \(job.id) 1"))
+        // Not at once: the step just committed wakes the worker's own claim, and a process frozen
+        // inside a write transaction keeps SQLite's write lock, so no other could take the job over.
+        try await Task.sleep(for: .milliseconds(200))
         frozen.freeze()
         try await Task.sleep(for: .milliseconds(900))  // past the lease
         let other = try WorkerProcess(["work", path, logPath, "--lease-ms", "500", "--heartbeat-ms", "150", "--until-done"])
