@@ -79,6 +79,7 @@ let package = Package(
                 .embedInCode("0021_deleted_jobs.sql"),
                 .embedInCode("0022_dependencies.sql"),
                 .embedInCode("0023_deleted_jobs_by_age.sql"),
+                .embedInCode("0024_commit_order.sql"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -55,8 +55,7 @@ extension JobQueue {
         let record = try await store.job(job)
         let retries = retryable ?? registry.runner(for: record.kind)?.shouldRetry(after: error) ?? true
         let outcome = RetryRule.outcome(
-            after: error, retryable: retries, attempt: attempt, progressedAttempts: 0, retryPolicy: record.retryPolicy,
-            now: now)
+            after: error, retryable: retries, attempt: attempt, progressedAttempts: 0, retryPolicy: record.retryPolicy)
         return try await reportHandOff(AttemptID(job: job, number: attempt), outcome)
     }
 

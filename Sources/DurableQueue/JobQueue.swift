@@ -121,6 +121,8 @@ public final class JobQueue: Sendable {
         try configuration.validate()
         self.configuration = configuration
         self.store = store
+        // The store stamps its rows with this clock, read once each transaction holds its locks.
+        store.stampTimes(with: configuration.timeSource)
         self.enqueuer = EnqueueCommitter(store: store, time: configuration.timeSource)
         self.files = FileLocations(configuration.fileBases, queueDirectory: store.directory)
         self.logger = logger

@@ -7,7 +7,7 @@ extension PostgresJobStore {
     /// priority first, then FIFO or LIFO) until the room is used.
     package func claim(_ request: ClaimRequest) async throws -> [ClaimedJob] {
         try Self.validate(request)
-        return try await write("claim jobs", notify: false) { [self] session in try await claim(session, request) }
+        return try await write("claim jobs", notify: false) { [self] session in try await claim(session, request.at(stamp(request.now))) }
     }
 
     static func validate(_ request: ClaimRequest) throws {
@@ -72,6 +72,7 @@ extension PostgresJobStore {
     private func claim(
         _ session: PostgresSession, queue: QueueStartSettings, limit: Int, request: ClaimRequest, holdsQueueLock: inout Bool
     ) async throws -> [ClaimedJob] {
+        var request = request
         var slots = limit
         var settings = queue
         var overrides: [String: KeyLimits] = [:]
@@ -83,6 +84,9 @@ extension PostgresJobStore {
                 try await session.rows(LockQueue.self, [lock])
             }
             holdsQueueLock = true
+            // The queue's lock is held: the counts, the limits' verdict and the claim's rows are
+            // stamped after every start and end committed before.
+            request = request.at(stamp(request.now))
             guard let row = try await session.rows(LimitedQueueState.self, [queue.name, request.now]).first else { return [] }
             settings = try QueueStartSettings(row)
             guard settings.mayStart(at: request.now) else { return [] }

@@ -19,6 +19,8 @@ extension PostgresJobStore {
                 cacheInUse = try row.bool(10)
                 if try row.bool(12) { gapped.insert(ended.id) }
             }
+            // The ended jobs' rows are locked: what follows is stamped after every change committed to them.
+            let now = stamp(now)
             var changes = EndingChanges()
             var recorded: [JobID: JobState] = [:]
             for ending in endings {
@@ -41,7 +43,7 @@ extension PostgresJobStore {
                 }
             }
             guard let next else { return FinishResult(states: recorded, claimed: []) }
-            return FinishResult(states: recorded, claimed: try await claim(session, next))
+            return FinishResult(states: recorded, claimed: try await claim(session, next.at(now)))
         }
     }
 

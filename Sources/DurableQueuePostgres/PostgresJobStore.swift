@@ -32,6 +32,23 @@ package final class PostgresJobStore: JobStore {
     let knownQueues = Mutex<Set<String>>([])
     /// The database's clock, which leases and schedules follow on every node.
     package let clock: DatabaseClock
+    /// The clock a transaction reads once it holds its locks (see ``stamp(_:)``); nil until a queue
+    /// gives its own (``stampTimes(with:)``): a store used on its own stamps the times its callers give.
+    private let lockClock = Mutex<(any TimeSource)?>(nil)
+
+    /// Makes every later transaction stamp its rows, and take its decisions, at the time it reads
+    /// from `clock` once it holds its locks (see ``stamp(_:)``).
+    package func stampTimes(with clock: any TimeSource) {
+        lockClock.withLock { $0 = clock }
+    }
+
+    /// The time of a transaction that now holds the locks its decisions need: the store's clock
+    /// read now, or `requested` (the time its caller read) if that is later. A claim stamps after
+    /// its queue's lock, an ending after its jobs' rows are locked: the history then shows each
+    /// change after every change committed before it.
+    func stamp(_ requested: Int64) -> Int64 {
+        max(requested, lockClock.withLock { $0?.nowMilliseconds } ?? requested)
+    }
 
     /// Connects to `storage`, creates its schema if missing and migrates it to the newest version.
     ///

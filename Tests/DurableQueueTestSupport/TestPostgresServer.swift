@@ -75,6 +75,32 @@ package enum TestPostgresServer {
         }
     }
 
+    /// Holds the transaction-level advisory lock `name` (as a store names a queue's lock) from a
+    /// session named `session` until the returned call ends it: a claim of that queue waits for it.
+    package static func holdAdvisoryLock(named name: String, session: String) async throws -> @Sendable () async throws -> Void {
+        let holder = Task {
+            try? await psql(
+                """
+                SET application_name = :'session';
+                BEGIN;
+                SELECT pg_advisory_xact_lock(hashtext(:'name'));
+                SELECT pg_sleep(600);
+                """, variables: ["session": session, "name": name])
+        }
+        try await eventually("the advisory lock is held") {
+            try await psql(
+                """
+                SELECT count(*) FROM pg_locks JOIN pg_stat_activity USING (pid)
+                WHERE application_name = :'session' AND locktype = 'advisory' AND granted;
+                """, variables: ["session": session]) == "1"
+        }
+        return {
+            _ = try await psql(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = :'session';", variables: ["session": session])
+            _ = await holder.value
+        }
+    }
+
     /// What `psql` prints for `sql` (one value, unaligned), run on the server's own database.
     private static func query(_ sql: String) async throws -> String { try await psql(sql) }
 

@@ -78,7 +78,7 @@ extension JobEngine {
             let error = JobTimeoutError(milliseconds: job.timeoutMilliseconds ?? 0)
             outcome = retryOrFail(job, error, retryable: runner.shouldRetry(after: error))
         case (.leaseLost, .threw(let snooze as JobSnooze)), (nil, .threw(let snooze as JobSnooze)):
-            outcome = .snoozed(runAt: now + max(0, snooze.delay.milliseconds))
+            outcome = .snoozed(after: max(0, snooze.delay.milliseconds))
         case (.leaseLost, .threw(let sleep as DurableSleep)), (nil, .threw(let sleep as DurableSleep)):
             outcome = .sleeping(until: sleep.until)
         case (.leaseLost, .threw):
@@ -171,7 +171,7 @@ extension JobEngine {
     func retryOrFail(_ job: ClaimedJob, _ error: any Error, retryable: Bool) -> AttemptOutcome {
         RetryRule.outcome(
             after: error, retryable: retryable, attempt: job.attempt, progressedAttempts: job.progressedAttempts,
-            retryPolicy: job.retryPolicy, now: now)
+            retryPolicy: job.retryPolicy)
     }
 
     /// Records the attempt's outcome (committed before anyone hears of it) and reports it.

@@ -35,5 +35,5 @@ extension Date {
 
 extension TimeSource {
     /// The current time in milliseconds since 1970.
-    var nowMilliseconds: Int64 { now().millisecondsSince1970 }
+    package var nowMilliseconds: Int64 { now().millisecondsSince1970 }
 }

@@ -2,7 +2,8 @@
 /// handler and for handed-off attempts whose carrier reports a failure.
 package enum RetryRule {
     /// Another attempt after the backoff (or the error's ``RetryAfterError/retryAfter``, if longer)
-    /// when `retryable`, else failure. The store fails the job instead when it has used its attempts
+    /// when `retryable`, else failure. The backoff counts from the time the store records the
+    /// failure, so the history shows it whole however long the ending waited to be committed. The store fails the job instead when it has used its attempts
     /// (those that saved progress do not count, so it alone knows whether this one did).
     ///
     /// - Parameters:
@@ -11,7 +12,7 @@ package enum RetryRule {
     ///     got nowhere, and starts again after progress.
     ///   - retryPolicy: The job's stored ``Backoff`` (JSON), or nil for the default.
     package static func outcome(
-        after error: any Error, retryable: Bool, attempt: Int, progressedAttempts: Int, retryPolicy: String?, now: Int64,
+        after error: any Error, retryable: Bool, attempt: Int, progressedAttempts: Int, retryPolicy: String?,
         unit: Double = Double.random(in: 0..<1)
     ) -> AttemptOutcome {
         let failure = JobFailure(error, retryable: retryable)
@@ -19,6 +20,6 @@ package enum RetryRule {
         let backoff = retryPolicy.flatMap { try? JobCodec.decode(Backoff.self, from: $0) } ?? .default
         var delay = backoff.delayMilliseconds(afterAttempt: max(1, attempt - progressedAttempts), unit: unit)
         if let asked = (error as? any RetryAfterError)?.retryAfter { delay = max(delay, asked.milliseconds) }
-        return .retry(failure, runAt: now + delay)
+        return .retry(failure, after: delay)
     }
 }

@@ -10,7 +10,7 @@ extension SQLiteJobStore {
             }
         }
         guard !aging.isEmpty else { return nil }
-        return try write("age waiting jobs") {
+        return try write("age waiting jobs", now: now) { now in
             var risen = 0
             for queue in aging {
                 var events: [EventRow] = []

@@ -17,7 +17,7 @@ extension SQLiteJobStore {
             knownQueueSettings.forgetAll()
         }
         do {
-            return try write("run the application's transaction") {
+            return try write("run the application's transaction", now: now) { now in
                 do {
                     return try body(SQLiteAppTransaction(store: self, now: now), now)
                 } catch let error as DurableQueueError {

@@ -6,7 +6,7 @@ extension SQLiteJobStore {
     /// - Returns: Each job changed, with its state after (running: a cancel was requested; for a
     ///   delete, the state it had finished in).
     package func apply(_ action: BulkAction, to ids: [JobID], reason: String, now: Int64) throws -> [JobID: JobState] {
-        try write("\(action.rawValue) \(ids.count) job(s)") {
+        try write("\(action.rawValue) \(ids.count) job(s)", now: now) { now in
             var changed: [JobID: JobState] = [:]
             for id in ids {
                 do {

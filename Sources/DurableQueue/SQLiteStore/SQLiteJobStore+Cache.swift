@@ -9,7 +9,7 @@ extension SQLiteJobStore {
     ///   until reset; nil for unlimited.
     package func cachedValue(namespace: String, key: String, job: NewJob, maxFailures: Int?, now: Int64) throws -> CacheLookup {
         try CacheRule.validate(job: job, maxFailures: maxFailures)
-        return try write("look up cache key '\(key)' in '\(namespace)'") {
+        return try write("look up cache key '\(key)' in '\(namespace)'", now: now) { now in
             let entry = try entry(namespace: namespace, key: key)
             let computing = try CacheRule.jobToCheck(in: entry).flatMap { try stateRow($0) }.map { !$0.state.isTerminal } ?? false
             if let answer = CacheRule.answer(for: entry, computing: computing, maxFailures: maxFailures) { return answer }

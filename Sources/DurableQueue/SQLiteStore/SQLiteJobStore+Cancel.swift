@@ -4,7 +4,7 @@ extension SQLiteJobStore {
     ///
     /// - Throws: `jobNotFound` when no job has that id.
     package func cancel(_ id: JobID, now: Int64) throws -> CancelOutcome {
-        try write("cancel job \(id)") {
+        try write("cancel job \(id)", now: now) { now in
             try requestCancel(id, now: now, reason: "cancel requested")
         }
     }
@@ -24,7 +24,7 @@ extension SQLiteJobStore {
             case .all:
                 ("SELECT id FROM jobs WHERE state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off', 'waiting')", [])
             }
-        return try write("cancel jobs (\(selector))") {
+        return try write("cancel jobs (\(selector))", now: now) { now in
             var ids: [JobID] = []
             try connection.query(sql, arguments) { row in ids.append(JobID(row.int64(0))) }
             var outcomes: [JobID: CancelOutcome] = [:]

@@ -14,7 +14,7 @@ extension SQLiteJobStore {
         guard request.leaseDuration > 0 else {
             throw DurableQueueError.invalidArgument("leaseDuration", "\(request.leaseDuration) ms is not positive")
         }
-        return try write("claim jobs") { try claimWithinTransaction(request) }
+        return try write("claim jobs", now: request.now) { now in try claimWithinTransaction(request.at(now)) }
     }
 
     /// ``claimJobs(_:)`` inside the caller's write transaction.
@@ -132,9 +132,10 @@ extension SQLiteJobStore {
             binder.bind(now)
             for job in run { binder.bind(job.id.rawValue) }
         }
+        let commit = try commitNumber()
         try connection.execute(Self.claimEventStatements[run.count - 1]) { binder in
             binder.bind(owner)
-            binder.bind(leaseExpiresAt)
+            binder.bind(commit)
             binder.bind(now)
             for (job, count) in zip(run, eventCounts) {
                 binder.bind(job.id.rawValue)
@@ -154,10 +155,10 @@ extension SQLiteJobStore {
     ) { "?\(4 + $0)" }
 
     /// The history rows of 1 … ``rowsPerStatement`` claims (job, event number and attempt from `?4`
-    /// on; the owner `?1`, the time `?3`), at the index one less than the count.
+    /// on; the owner `?1`, the commit number `?2`, the time `?3`), at the index one less than the count.
     private static let claimEventStatements = multiRowTexts(
-        "INSERT INTO job_events (job_id, seq, at, from_state, to_state, attempt, reason, worker) VALUES "
-    ) { "(?\(4 + 3 * $0), ?\(5 + 3 * $0), ?3, 'pending', 'running', ?\(6 + 3 * $0), 'claimed', ?1)" }
+        "INSERT INTO job_events (job_id, seq, at, from_state, to_state, attempt, reason, worker, tx) VALUES "
+    ) { "(?\(4 + 3 * $0), ?\(5 + 3 * $0), ?3, 'pending', 'running', ?\(6 + 3 * $0), 'claimed', ?1, ?2)" }
 
     /// The pending jobs of queue `?1` in the order they start: a walk of idx_jobs_next_pending
     /// (a test checks its query plan), which the claim stops as soon as it has enough.

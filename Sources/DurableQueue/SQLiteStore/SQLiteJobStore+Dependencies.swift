@@ -108,7 +108,7 @@ extension SQLiteJobStore {
     ///   ``retry(_:now:)``) or the graph has more than ``GraphRetry/maximumJobs`` jobs. Nothing
     ///   changes when it throws.
     package func retryFailed(inGraphOf id: JobID, downstream: Bool, now: Int64) throws -> [JobID: JobState] {
-        try write("retry the failed jobs of the graph of job \(id)") {
+        try write("retry the failed jobs of the graph of job \(id)", now: now) { now in
             guard try stateRow(id) != nil else { throw DurableQueueError.jobNotFound(id) }
             var nodes: Set<JobID> = [id]
             var edges: Set<GraphRetry.Edge> = []

@@ -7,7 +7,7 @@ extension SQLiteJobStore {
     /// - Throws: `invalidArgument` (nothing changed) or a storage error.
     package func enqueue(_ job: NewJob, now: Int64) throws -> EnqueueOutcome {
         try job.validate()
-        return try write("enqueue a '\(job.kind)' job on queue '\(job.queue)'") {
+        return try write("enqueue a '\(job.kind)' job on queue '\(job.queue)'", now: now) { now in
             let outcome = try insert(job, now: now)
             try attachDependencies(of: [job], outcomes: [outcome], now: now)
             return outcome
@@ -30,7 +30,7 @@ extension SQLiteJobStore {
     /// - Returns: One outcome per job, in order.
     package func enqueue(batch jobs: [NewJob], now: Int64) throws -> [EnqueueOutcome] {
         for job in jobs { try job.validate() }
-        return try write(jobs.count == 1 ? "enqueue a '\(jobs[0].kind)' job on queue '\(jobs[0].queue)'" : "enqueue \(jobs.count) jobs") {
+        return try write(jobs.count == 1 ? "enqueue a '\(jobs[0].kind)' job on queue '\(jobs[0].queue)'" : "enqueue \(jobs.count) jobs", now: now) { now in
             // The ids follow each other: read the counter once, not once per job.
             var next = try nextJobID()
             var outcomes: [EnqueueOutcome] = []
@@ -114,6 +114,7 @@ extension SQLiteJobStore {
         let orderKey = queue.fair ? try fairTag(queue: job.queue, key: FairOrder.key(of: job.partitionKey)) : queue.lifo ? -inserted : inserted
         // The id is chosen here (the write lock is held) so that the order key can be derived from
         // it: the id on a FIFO queue, minus the id on a LIFO queue.
+        let commit = try commitNumber()
         try connection.execute(Self.insertStatement) { binder in
             binder.bind(inserted)
             binder.bind(job.queue)
@@ -136,6 +137,7 @@ extension SQLiteJobStore {
             binder.bind(job.partitionKey)
             binder.bind(orderKey)
             binder.bind(throttle.source)
+            binder.bind(commit)
         }
         // Until this transaction commits, the next id is the one after this job's.
         knownNextID = nil
@@ -184,14 +186,15 @@ extension SQLiteJobStore {
         return settings
     }
 
-    /// The insert of a job: `?1`…`?19` its columns, `?20` its order key and `?21` where its
-    /// throttle interval `?13` came from (see ``QueueInsertSettings/throttle(of:)``).
+    /// The insert of a job: `?1`…`?19` its columns, `?20` its order key, `?21` where its
+    /// throttle interval `?13` came from (see ``QueueInsertSettings/throttle(of:)``) and `?22` the
+    /// commit number.
     private static let insertStatement = """
         INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy,
                           timeout_ms, unique_key, input, created_at, updated_at, throttle_interval_ms,
                           throttle_interval_source, group_id, group_position, step_name, takes_previous_output,
-                          trace_context, partition_key, created_state)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?20, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?21, ?14, ?15, ?16, ?17, ?18, ?19, ?4)
+                          trace_context, partition_key, created_state, created_tx)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?20, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?21, ?14, ?15, ?16, ?17, ?18, ?19, ?4, ?22)
         """
 
     /// The id the next inserted job gets: one more than the largest in the table or in

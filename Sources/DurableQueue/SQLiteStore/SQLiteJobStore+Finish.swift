@@ -10,7 +10,7 @@ extension SQLiteJobStore {
     /// outcome was discarded. A retry becomes `failed` when the job has used all its attempts, and
     /// any end, a success included, becomes `cancelled` when a cancel was requested before it.
     package func finishAttempts(_ attempts: [FinishedAttempt], now: Int64, thenClaim next: ClaimRequest?) throws -> FinishResult {
-        try write("record the end of \(attempts.count) attempt(s)") {
+        try write("record the end of \(attempts.count) attempt(s)", now: now) { now in
             var recorded: [JobID: JobState] = [:]
             let (cacheInUse, dependenciesWaiting) = try endingHooksInUse()
             var events: [EventRow] = []
@@ -43,7 +43,7 @@ extension SQLiteJobStore {
                 }
             }
             try appendEvents(events)
-            return FinishResult(states: recorded, claimed: try next.map(claimWithinTransaction) ?? [])
+            return FinishResult(states: recorded, claimed: try next.map { try claimWithinTransaction($0.at(now)) } ?? [])
         }
     }
 
@@ -151,7 +151,7 @@ extension SQLiteJobStore {
         if let progress, !(0...1).contains(progress) {
             throw DurableQueueError.invalidArgument("progress", "\(progress) is outside 0…1")
         }
-        return try write("save the progress of job \(attempt.job)") {
+        return try write("save the progress of job \(attempt.job)", now: now) { now in
             try connection.execute(
                 """
                 UPDATE jobs SET progress = coalesce(?3, progress),

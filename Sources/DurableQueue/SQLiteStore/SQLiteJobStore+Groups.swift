@@ -10,7 +10,7 @@ extension SQLiteJobStore {
             throw DurableQueueError.invalidArgument("composition", "the outermost step must be a sequence or a group")
         }
         try root.validate()
-        return try write("enqueue a sequence or group") {
+        return try write("enqueue a sequence or group", now: now) { now in
             let id = try insertGroup(root, parent: nil, position: 0, now: now)
             try startGroup(id, now: now, reason: "enqueued")
             return id
@@ -23,7 +23,7 @@ extension SQLiteJobStore {
     /// - Returns: false if the group had already finished (nothing changed).
     /// - Throws: `groupNotFound`.
     package func cancel(group id: GroupID, now: Int64) throws -> Bool {
-        try write("cancel group \(id)") {
+        try write("cancel group \(id)", now: now) { now in
             guard let group = try groupRow(id) else { throw DurableQueueError.groupNotFound(id) }
             if group.state.isTerminal { return false }
             try cancelTree(id, now: now, reason: "group \(id) cancelled")
@@ -201,7 +201,7 @@ extension SQLiteJobStore {
     /// - Returns: The children changed, with their states after.
     /// - Throws: `groupNotFound`; what ``GroupRetry`` throws. Nothing changes when it throws.
     package func retryFailed(group id: GroupID, downstream: Bool, now: Int64) throws -> [JobID: JobState] {
-        try write("retry the failed jobs of group \(id)") {
+        try write("retry the failed jobs of group \(id)", now: now) { now in
             guard let group = try groupRow(id) else { throw DurableQueueError.groupNotFound(id) }
             let again = try GroupRetry.children(
                 toRetryIn: id, kind: group.kind, state: group.state, isNested: group.parent != nil, children: try children(of: id),

@@ -5,7 +5,7 @@ extension SQLiteJobStore {
     /// - Returns: The job's state now; nil if the row no longer shows the attempt running under
     ///   `owner` (its lease was lost): nothing was written.
     package func handOff(_ attempt: AttemptID, owner: String, to target: HandOffTarget, now: Int64) throws -> JobState? {
-        try write("hand job \(attempt.job) off to '\(target.carrier)'") {
+        try write("hand job \(attempt.job) off to '\(target.carrier)'", now: now) { now in
             guard let (row, eventCount) = try endingRows([attempt.job]).first, row.isRunning(attempt, owner: owner) else {
                 return nil
             }
@@ -39,7 +39,7 @@ extension SQLiteJobStore {
     package func completeHandOff(_ attempt: AttemptID, outcome: AttemptOutcome, reporter: String, now: Int64) throws
         -> HandOffCompletion
     {
-        try write("record the end of handed-off job \(attempt.job)") {
+        try write("record the end of handed-off job \(attempt.job)", now: now) { now in
             guard let (row, eventCount) = try endingRows([attempt.job]).first else {
                 throw DurableQueueError.jobNotFound(attempt.job)
             }
@@ -79,7 +79,7 @@ extension SQLiteJobStore {
     /// keeps its number (a late report for it is refused), and is marked as one that does not count
     /// against the job's attempt limit, as an attempt that saved progress is.
     package func giveBackHandOffs(_ attempts: [AttemptID], reason: String, now: Int64) throws -> [AttemptID] {
-        try write("give back \(attempts.count) handed-off job(s)") {
+        try write("give back \(attempts.count) handed-off job(s)", now: now) { now in
             var givenBack: [AttemptID] = []
             for attempt in attempts {
                 var eventCount: Int64?

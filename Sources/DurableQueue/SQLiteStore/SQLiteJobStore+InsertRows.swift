@@ -19,9 +19,11 @@ extension SQLiteJobStore {
         // Jobs of a batch mostly share a queue: its settings are looked up again only when it changes.
         var queue: (name: String, settings: QueueInsertSettings)?
         var start = jobs.startIndex
+        let commit = try commitNumber()
         while start < jobs.endIndex {
             let end = min(start + Self.rowsPerStatement, jobs.endIndex)
             try connection.execute(Self.rowInsertStatements[end - start - 1]) { binder in
+                binder.bind(commit)
                 for index in start..<end {
                     let settings: QueueInsertSettings
                     if let last = queue, last.name == jobs[index].queue {
@@ -71,13 +73,17 @@ extension SQLiteJobStore {
     }
 
     /// `INSERT INTO jobs` of 1 … ``rowsPerStatement`` jobs without a unique key or a group, at the
-    /// index one less than the count; each row's parameters are the columns' in order.
+    /// index one less than the count: `?1` the commit number, then each row's parameters, the
+    /// columns' in order.
     private static let rowInsertStatements = multiRowTexts(
         """
         INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy,
                           timeout_ms, input, created_at, updated_at, throttle_interval_ms,
-                          throttle_interval_source, trace_context, partition_key, created_state)
+                          throttle_interval_source, trace_context, partition_key, created_state, created_tx)
         VALUES\u{20}
         """
-    ) { _ in "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" }
+    ) { row in
+        let first = 2 + 18 * row
+        return "(" + (first..<first + 18).map { "?\($0)" }.joined(separator: ", ") + ", ?1)"
+    }
 }

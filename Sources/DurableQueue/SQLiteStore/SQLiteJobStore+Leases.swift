@@ -39,7 +39,7 @@ extension SQLiteJobStore {
     /// (``LostAttempts``). Each job's current state and flag are read in the same transaction, so a
     /// job that finished meanwhile is left alone.
     package func recoverExpiredLeases(now: Int64, deadOwners: [String] = [], lostAttemptLimit: Int?) throws -> [RecoveredJob] {
-        try write("recover jobs with expired leases") {
+        try write("recover jobs with expired leases", now: now) { now in
             var expired: [(lease: ExpiredLease, queue: String, throttleInterval: Int64, key: String?, kind: String)] = []
             try connection.query(
                 """
@@ -93,7 +93,7 @@ extension SQLiteJobStore {
     ///
     /// - Returns: The attempts released; one that `owner` no longer holds is left alone.
     package func release(_ attempts: [AttemptID], owner: String, now: Int64, reason: String) throws -> [AttemptID] {
-        try write("release \(attempts.count) job(s) of worker '\(owner)'") {
+        try write("release \(attempts.count) job(s) of worker '\(owner)'", now: now) { now in
             var released: [AttemptID] = []
             for attempt in attempts {
                 let id = attempt.job

@@ -9,7 +9,7 @@ extension SQLiteJobStore {
     /// - Throws: `invalidArgument` (nothing changed) or a storage error.
     package func configure(_ queue: QueueConfiguration, now: Int64) throws {
         try queue.validate()
-        try write("configure queue '\(queue.name)'") {
+        try write("configure queue '\(queue.name)'", now: now) { now in
             let previous = try queues(where: "WHERE name = ?", [queue.name]).first
             var settings = queue
             settings.isPaused = previous?.isPaused ?? queue.isPaused
@@ -26,7 +26,7 @@ extension SQLiteJobStore {
     package func updateQueue(
         named name: String, now: Int64, _ change: @escaping @Sendable (inout QueueConfiguration) -> Void
     ) throws -> QueueConfiguration {
-        try write("update queue '\(name)'") {
+        try write("update queue '\(name)'", now: now) { now in
             let previous = try queues(where: "WHERE name = ?", [name]).first
             var settings = previous ?? QueueConfiguration(name)
             change(&settings)
@@ -166,7 +166,7 @@ extension SQLiteJobStore {
     ///
     /// - Throws: `invalidArgument` when no such queue exists.
     package func setSuspended(_ suspended: Bool, queue: String, now: Int64) throws {
-        try write("\(suspended ? "suspend" : "resume") queue '\(queue)'") {
+        try write("\(suspended ? "suspend" : "resume") queue '\(queue)'", now: now) { now in
             try connection.execute(
                 "UPDATE queues SET suspended = ?, updated_at = ? WHERE name = ?", [suspended, now, queue])
             guard try connection.changes == 1 else {

@@ -6,7 +6,7 @@ extension SQLiteJobStore {
     ///   failed or been cancelled, belongs to a sequence or group, or another unfinished job holds
     ///   its unique key. Nothing changes when it throws.
     package func retry(_ id: JobID, now: Int64) throws {
-        try write("retry job \(id)") { try retryJob(id, now: now, via: nil) }
+        try write("retry job \(id)", now: now) { now in try retryJob(id, now: now, via: nil) }
     }
 
     /// Retries job `id` inside the caller's write transaction, `via` (a bulk action) added to the

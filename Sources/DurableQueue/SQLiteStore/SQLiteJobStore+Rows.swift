@@ -33,7 +33,9 @@ extension SQLiteJobStore {
         var start = events.startIndex
         while start < events.endIndex {
             let end = min(start + Self.rowsPerStatement, events.endIndex)
+            let commit = try commitNumber()
             try connection.execute(Self.eventInsertStatements[end - start - 1]) { binder in
+                binder.bind(commit)
                 for event in events[start..<end] {
                     binder.bind(event.job.rawValue)
                     binder.bind(event.seq)
@@ -69,10 +71,30 @@ extension SQLiteJobStore {
     private static let raiseEventCountStatement =
         "UPDATE jobs SET event_count = event_count + 1 WHERE id = ?1 RETURNING event_count"
 
-    /// `INSERT INTO job_events` of 1 … ``rowsPerStatement`` rows, at the index one less than the count.
+    /// `INSERT INTO job_events` of 1 … ``rowsPerStatement`` rows (`?1` the commit number, then
+    /// eight parameters a row), at the index one less than the count.
     private static let eventInsertStatements = multiRowTexts(
-        "INSERT INTO job_events (job_id, seq, at, from_state, to_state, attempt, reason, worker) VALUES "
-    ) { _ in "(?, ?, ?, ?, ?, ?, ?, ?)" }
+        "INSERT INTO job_events (job_id, seq, at, from_state, to_state, attempt, reason, worker, tx) VALUES "
+    ) { row in
+        let first = 2 + 8 * row
+        return "(" + (first..<first + 8).map { "?\($0)" }.joined(separator: ", ") + ", ?1)"
+    }
+
+    /// The number of the write transaction under way in the file's commit order (`job_events.tx`,
+    /// `jobs.created_tx`): the counter of `commit_counter` raised by one, the first time one of the
+    /// transaction's rows needs it. Writers take the file's lock one at a time, so the numbers
+    /// follow the commits; a transaction that writes no history row raises nothing.
+    func commitNumber() throws -> Int64 {
+        if let number = transactionCommitNumber { return number }
+        guard let number = try connection.scalarInt64(Self.raiseCommitCounterStatement) else {
+            throw DurableQueueError(.corrupt, "the file's commit counter (table commit_counter) has no row")
+        }
+        transactionCommitNumber = number
+        return number
+    }
+
+    /// Raises the file's commit counter by one and returns it.
+    private static let raiseCommitCounterStatement = "UPDATE commit_counter SET last_tx = last_tx + 1 RETURNING last_tx"
 
     /// The texts of a statement of 1 … ``rowsPerStatement`` rows, at the index one less than the
     /// count: `head`, then `row(0)`, `row(1)` … separated by commas, then `tail`.

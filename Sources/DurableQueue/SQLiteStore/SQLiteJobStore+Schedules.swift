@@ -6,7 +6,7 @@ extension SQLiteJobStore {
         try schedule.job.validate()
         let job = schedule.job
         let rule = StoredScheduleRule(schedule.rule)
-        try write("save schedule '\(schedule.name)'") {
+        try write("save schedule '\(schedule.name)'", now: now) { now in
             try connection.execute(
                 """
                 INSERT INTO schedules (name, kind, queue, input, priority, max_attempts, retry_policy, timeout_ms, unique_key,
@@ -45,7 +45,7 @@ extension SQLiteJobStore {
 
     /// Pauses or resumes a schedule; see ``JobStore/setSchedulePaused(_:named:nextTickAt:now:)``.
     package func setSchedulePaused(_ paused: Bool, named name: String, nextTickAt: Int64?, now: Int64) throws -> Bool {
-        try write("\(paused ? "pause" : "resume") schedule '\(name)'") {
+        try write("\(paused ? "pause" : "resume") schedule '\(name)'", now: now) { now in
             try connection.execute(
                 """
                 UPDATE schedules
@@ -82,7 +82,7 @@ extension SQLiteJobStore {
         throws -> [EnqueueOutcome]?
     {
         for (_, job) in jobs { try job.validate() }
-        return try write("enqueue the jobs of schedule '\(name)'") {
+        return try write("enqueue the jobs of schedule '\(name)'", now: now) { now in
             try connection.execute(
                 "UPDATE schedules SET next_tick_at = ? WHERE name = ? AND next_tick_at = ? AND paused = 0", [nextTickAt, name, due])
             // Another process fired this tick, or the schedule changed since it was read.

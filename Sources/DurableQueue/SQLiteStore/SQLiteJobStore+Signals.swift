@@ -3,7 +3,7 @@ extension SQLiteJobStore {
     package func waitForSignal(_ attempt: AttemptID, owner: String, name: String, deadline: Int64?, now: Int64) throws
         -> SignalWait?
     {
-        try write("wait for signal '\(name)' in job \(attempt.job)") {
+        try write("wait for signal '\(name)' in job \(attempt.job)", now: now) { now in
             guard let (row, eventCount) = try endingRows([attempt.job]).first, row.isRunning(attempt, owner: owner) else {
                 return nil
             }
@@ -44,7 +44,7 @@ extension SQLiteJobStore {
 
     /// Sends signal `name` to job `job` (see ``JobStore/signal(_:name:payload:now:)``).
     package func signal(_ job: JobID, name: String, payload: String, now: Int64) throws -> SignalResult {
-        try write("signal '\(name)' to job \(job)") {
+        try write("signal '\(name)' to job \(job)", now: now) { now in
             var found: (state: JobState, waitingFor: String?, attempts: Int)?
             try connection.query("SELECT state, waiting_for, attempts FROM jobs WHERE id = ?", [job.rawValue]) { row in
                 found = (try JobState(stored: row.string(0)), row.optionalString(1), Int(row.int64(2)))
@@ -83,7 +83,7 @@ extension SQLiteJobStore {
 
     /// Ends the waits whose deadline is before `now` (see ``JobStore/endPassedWaits(now:)``).
     package func endPassedWaits(now: Int64) throws -> [JobID] {
-        try write("end the waits past their deadline") {
+        try write("end the waits past their deadline", now: now) { now in
             var passed: [(id: JobID, attempts: Int, name: String, deadline: Int64)] = []
             try connection.query(Self.passedWaits, [now]) { row in passed.append((JobID(row.int64(0)), Int(row.int64(1)), row.string(2), row.int64(3))) }
             for wait in passed {

@@ -8,7 +8,9 @@ import Synchronization
 /// rows, so the history shows every state a job was ever in. The actor runs on its own serial
 /// dispatch queue, so SQLite calls that block (lock waits, fsync) never hold a cooperative thread;
 /// short calls that would not block can run at once on the caller's thread through ``perform(_:)``.
-/// Times are milliseconds since 1970, given by the caller so that tests control the clock.
+/// Times are milliseconds since 1970. Each write stamps its rows, and takes its decisions, at the
+/// time it reads from its clock once it holds the file's write lock (never before the time its
+/// caller gives): see ``stampTimes(with:)``.
 package actor SQLiteJobStore {
     /// The database file.
     package nonisolated let path: String
@@ -25,6 +27,12 @@ package actor SQLiteJobStore {
     /// What ``observeChanges(_:)`` was given, to watch the file again after a pause.
     nonisolated let changeObserver = Mutex<(@Sendable () -> Void)?>(nil)
     let executor: LockingSerialExecutor
+    /// The clock a write transaction reads once it holds the file's write lock; nil until a queue
+    /// gives its own (``stampTimes(with:)``): a store used on its own stamps the times its callers give.
+    nonisolated let lockClock = Mutex<(any TimeSource)?>(nil)
+    /// The commit number of the write transaction under way, once one of its rows needed it (see
+    /// ``commitNumber()``); nil between transactions.
+    var transactionCommitNumber: Int64?
     /// Queues known to have a row, so enqueue skips creating them.
     var knownQueues: Set<String> = []
     /// The id the next job gets, known without reading it while the file's data version is still
@@ -54,6 +62,12 @@ package actor SQLiteJobStore {
     private static let checkpointThreshold = 1000
     /// The size that starts a checkpoint on the store's queue, which the next commits wait for.
     private static let blockingCheckpointThreshold = 2 * checkpointThreshold
+
+    /// Makes every later write transaction read `clock` once it holds the file's write lock, and
+    /// stamp its rows with that time (see ``write(_:now:_:)``).
+    package nonisolated func stampTimes(with clock: any TimeSource) {
+        lockClock.withLock { $0 = clock }
+    }
 
     /// Runs the actor on its own serial queue.
     package nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -126,6 +140,27 @@ package actor SQLiteJobStore {
 
     /// Runs `body` in a write transaction, turning SQLite errors into ``DurableQueueError``.
     ///
+    /// `body` gets the transaction's time: the store's clock read once the transaction holds the
+    /// file's write lock, or `requested` if that is later (a store with no clock of its own, or a
+    /// clock behind its caller's). Every row the transaction writes carries it and every decision
+    /// in it uses it, so that the history never shows a change before one committed ahead of it.
+    ///
+    /// - Parameters:
+    ///   - operation: What is being done, in words, for the error message.
+    ///   - requested: The time the caller read when it asked (milliseconds since 1970).
+    func write<T>(_ operation: @autoclosure () -> String, now requested: Int64, _ body: (Int64) throws -> T) throws -> T {
+        try write(operation()) { try body(stamp(requested)) }
+    }
+
+    /// The time of the write transaction under way, which holds the file's lock: the store's clock
+    /// read now, or `requested` if that is later (see ``write(_:now:_:)``).
+    func stamp(_ requested: Int64) -> Int64 {
+        max(requested, lockClock.withLock { $0?.nowMilliseconds } ?? requested)
+    }
+
+    /// Runs `body` in a write transaction that stamps no time, turning SQLite errors into
+    /// ``DurableQueueError``.
+    ///
     /// - Parameter operation: What is being done, in words, for the error message.
     func write<T>(_ operation: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
         transactionDepth += 1
@@ -138,6 +173,7 @@ package actor SQLiteJobStore {
                 if let known = knownNextID, known.dataVersion != version { knownNextID = nil }
                 if knownQueueSettings.dataVersion != version { knownQueueSettings.forgetAll() }
                 nextIDAfterInserts = nil
+                transactionCommitNumber = nil
                 return try body()
             }
             // This commit changed the data version; what it did to the next id and the queues'

@@ -76,13 +76,15 @@ package enum AttemptOutcome: Sendable, Hashable {
     case succeeded(output: String)
     /// The handler failed and must not run again.
     case failed(JobFailure)
-    /// The handler failed and may run again at `runAt` (milliseconds since 1970). The job fails
-    /// instead if it has used all its attempts, and is cancelled instead if a cancel was requested.
-    case retry(JobFailure, runAt: Int64)
+    /// The handler failed and may run again `after` milliseconds (the backoff), counted from the
+    /// time the store records the failure. The job fails instead if it has used all its attempts,
+    /// and is cancelled instead if a cancel was requested.
+    case retry(JobFailure, after: Int64)
     /// The handler stopped because its cancel was requested.
     case cancelled(reason: String)
-    /// The handler asked to run again at `runAt` (a ``JobSnooze``): the attempt does not count.
-    case snoozed(runAt: Int64)
+    /// The handler asked to run again `after` milliseconds (a ``JobSnooze``), counted from the time
+    /// the store records it: the attempt does not count.
+    case snoozed(after: Int64)
     /// The handler sleeps durably until `until` (``JobContext/sleep(for:)``): the job waits
     /// `scheduled`, and the attempt does not count; its steps done are not run again.
     case sleeping(until: Int64)

@@ -3,7 +3,10 @@
 /// Every method is one transaction that takes data and gives data back; none runs the caller's code
 /// inside its transaction (``updateQueue(named:now:_:)`` applies a pure change of settings). Every
 /// state change a method makes updates the job's row and appends its event in that transaction.
-/// Times are milliseconds since 1970, given by the caller, so that tests control the clock.
+/// Times are milliseconds since 1970. A caller gives the time it read; a store that was given a
+/// clock (``stampTimes(with:)``) reads it again once its transaction holds its locks and stamps
+/// every row, and takes every decision of that transaction, at that later time (never earlier than
+/// the caller's): the history then shows changes in the order they were committed.
 ///
 /// Errors are ``DurableQueueError``s: `databaseLocked` and `storage` for failures that may pass (the
 /// engine retries them for a while), others for what no retry fixes.
@@ -15,6 +18,11 @@
 /// The SQLite conformer is the first; a store for another database conforms in its own target of
 /// this package (see the Writing a Store article), and the conformance tests run against each.
 package protocol JobStore: JobStoreReader {
+    /// Makes every later write read `clock` once its transaction holds its locks, and stamp its
+    /// rows with that time (or the caller's, if later). Until then a store stamps the times its
+    /// callers give. A queue gives its store the clock its engine reads.
+    func stampTimes(with clock: any TimeSource)
+
     // MARK: Enqueueing
 
     /// Inserts `jobs`, all or none, each with its creation event; a job whose unique key an
@@ -252,6 +260,13 @@ package struct ClaimRequest: Sendable, Hashable {
     package var excluding: Set<JobID>
     /// Queues not to claim from now, even if ``queues`` has them (their network requirement is not met).
     package var excludedQueues: Set<String> = []
+
+    /// The same claim at `now`: the time its transaction read once it held its locks.
+    package func at(_ now: Int64) -> ClaimRequest {
+        var request = self
+        request.now = now
+        return request
+    }
 
     /// Whether the claim takes jobs of `queue`: one of ``queues`` (or any), and not excluded. The
     /// rule both stores apply to the queues they read.

@@ -24,14 +24,16 @@ package struct ResolvedEnding: Sendable, Hashable {
             (state, output, failure, runAt, reason) = (.succeeded, value, nil, nil, "succeeded")
         case .failed(let error):
             (state, output, failure, runAt, reason) = (.failed, nil, error, nil, error.description)
-        case .retry(let error, let at):
+        case .retry(let error, let delay):
+            let at = now + max(0, delay)
             let exhausted = maxAttempts.map { attempts - progressedAttempts >= $0 } ?? false
             (state, output, failure) = (exhausted ? .failed : (at > now ? .scheduled : .pending), nil, error)
             runAt = exhausted ? nil : at
             reason = exhausted ? "\(error) (no attempts left)" : "\(error) (will retry)"
         case .cancelled(let why):
             (state, output, failure, runAt, reason) = (.cancelled, nil, nil, nil, why)
-        case .snoozed(let at):
+        case .snoozed(let delay):
+            let at = now + max(0, delay)
             (state, output, failure, runAt) = (at > now ? .scheduled : .pending, nil, nil, at)
             reason = "snoozed for \(HistoryNote.delay(milliseconds: max(0, at - now)))"
             countsAttempt = false

@@ -153,20 +153,3 @@ private struct FirstAttemptWaits: Job {
         return "done"
     }
 }
-
-/// The write lock of a store, held by another connection.
-private enum WriteLock {
-    /// Takes the lock of the store `backend` keeps in `directory`; returns what releases it.
-    static func hold(on backend: StoreBackend, in directory: TemporaryDirectory) async throws -> @Sendable () async throws -> Void {
-        if backend.name == StoreBackend.sqlite.name {
-            let connection = try SQLiteConnection(path: directory.path("jobs.sqlite"), options: StorageOptions())
-            try connection.execute("BEGIN IMMEDIATE")
-            let holder = Mutex<SQLiteConnection?>(connection)
-            return {
-                let connection = holder.withLock { $0.take() }
-                try connection?.execute("ROLLBACK")
-            }
-        }
-        return try await TestPostgresServer.lockJobsTable(ofSchema: TestPostgresServer.schema(for: directory))
-    }
-}

@@ -60,7 +60,7 @@ private struct Snoozer: Job {
             let id = try await store.add(job("q"))
             let claimed = try await store.take("q")
             let states = try await store.finish(
-                [FinishedAttempt(claimed[0].attemptID, owner: "w1", outcome: .snoozed(runAt: 1_000))], now: 1_000)
+                [FinishedAttempt(claimed[0].attemptID, owner: "w1", outcome: .snoozed(after: 0))], now: 1_000)
             #expect(states[id] == .pending)
             let record = try await store.job(id)
             #expect(record.attempts == 0 && record.runAt == 1_000)

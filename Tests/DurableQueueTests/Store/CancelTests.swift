@@ -38,7 +38,7 @@ import Testing
             _ = try await store.take()
             _ = try await store.cancel(id, now: 2_000)
             let failure = JobFailure(type: "CancellationError", message: "cancelled", retryable: true)
-            let states = try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .retry(failure, runAt: 2_000))], now: 2_000)
+            let states = try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .retry(failure, after: 0))], now: 2_000)
             #expect(states == [id: .cancelled])
             #expect(try await store.take(now: 5_000).isEmpty)
         }

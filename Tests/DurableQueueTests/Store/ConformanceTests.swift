@@ -51,11 +51,11 @@ struct ConformanceTests {
         try await store.finish(
             [
                 FinishedAttempt(.first(a), owner: "w1", outcome: .succeeded(output: "{\"ok\":true}")),
-                FinishedAttempt(.first(b), owner: "w1", outcome: .retry(failure, runAt: 2_500)),
+                FinishedAttempt(.first(b), owner: "w1", outcome: .retry(failure, after: 400)),
             ], now: 2_100)
         _ = try await store.recoverExpiredLeases(now: 40_000)  // c's lease ran out at 32,000: its only attempt is spent
         #expect(try await store.take(limit: 1, now: 40_100).map(\.id) == [b])
-        try await store.finish([FinishedAttempt(AttemptID(job: b, number: 2), owner: "w1", outcome: .retry(failure, runAt: 41_000))], now: 40_200)
+        try await store.finish([FinishedAttempt(AttemptID(job: b, number: 2), owner: "w1", outcome: .retry(failure, after: 800))], now: 40_200)
         try await store.retry(b, now: 40_300)
 
         // Cancels: of a waiting job, of a running one (flagged, then its ending), and of a finished one.

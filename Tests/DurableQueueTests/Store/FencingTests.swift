@@ -42,7 +42,7 @@ import Testing
             let (stale, current) = try await reclaimedBySameWorker(store)
             try await store.finish([FinishedAttempt(current.attemptID, owner: "w1", outcome: .succeeded(output: "2"))], now: 3_100)
             let failure = JobFailure(type: "E", message: "late", retryable: true)
-            #expect(try await store.finish([FinishedAttempt(stale.attemptID, owner: "w1", outcome: .retry(failure, runAt: 0))], now: 3_200).isEmpty)
+            #expect(try await store.finish([FinishedAttempt(stale.attemptID, owner: "w1", outcome: .retry(failure, after: 0))], now: 3_200).isEmpty)
             let record = try await store.job(stale.id)
             #expect(record.state == .succeeded && record.output == "2" && record.error?.message != "late")
             let note = try #require(try await store.history(of: stale.id).last)

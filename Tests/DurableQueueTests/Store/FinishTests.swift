@@ -24,7 +24,7 @@ import Testing
         try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job(maxAttempts: 3))
             _ = try await store.take(now: 1_000)
-            try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .retry(boom, runAt: 4_000))], now: 2_000)
+            try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .retry(boom, after: 2_000))], now: 2_000)
             let record = try await store.job(id)
             #expect(record.state == .scheduled && record.runAt == 4_000 && record.attempts == 1 && record.finishedAt == nil)
             #expect(record.error == boom)
@@ -38,7 +38,7 @@ import Testing
         try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job())
             _ = try await store.take(now: 1_000)
-            try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .retry(boom, runAt: 2_000))], now: 2_000)
+            try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .retry(boom, after: 0))], now: 2_000)
             #expect(try await store.job(id).state == .pending)
         }
     }
@@ -48,7 +48,7 @@ import Testing
             let id = try await store.add(job(maxAttempts: 2))
             for now in [Int64(1_000), 2_000] {
                 let claimed = try await store.take(now: now)[0]
-                try await store.finish([FinishedAttempt(claimed.attemptID, owner: "w1", outcome: .retry(boom, runAt: now))], now: now)
+                try await store.finish([FinishedAttempt(claimed.attemptID, owner: "w1", outcome: .retry(boom, after: 0))], now: now)
             }
             let record = try await store.job(id)
             #expect(record.state == .failed && record.attempts == 2 && record.finishedAt == 2_000)
@@ -61,7 +61,7 @@ import Testing
             let id = try await store.add(job(maxAttempts: nil))
             for now in Int64(1)...10 {
                 let claimed = try await store.take(now: now)[0]
-                try await store.finish([FinishedAttempt(claimed.attemptID, owner: "w1", outcome: .retry(boom, runAt: now))], now: now)
+                try await store.finish([FinishedAttempt(claimed.attemptID, owner: "w1", outcome: .retry(boom, after: 0))], now: now)
             }
             let record = try await store.job(id)
             #expect(record.state == .pending && record.attempts == 10)
@@ -86,7 +86,7 @@ import Testing
                 [
                     FinishedAttempt(.first(ids[0]), owner: "w1", outcome: .succeeded(output: "0")),
                     FinishedAttempt(.first(ids[1]), owner: "w1", outcome: .failed(boom)),
-                    FinishedAttempt(.first(ids[2]), owner: "w1", outcome: .retry(boom, runAt: 10_000)),
+                    FinishedAttempt(.first(ids[2]), owner: "w1", outcome: .retry(boom, after: 8_000)),
                 ], now: 2_000)
             #expect(states == [ids[0]: .succeeded, ids[1]: .failed, ids[2]: .scheduled])
             #expect(try await store.historyIsConsistent())
@@ -107,7 +107,7 @@ import Testing
             let endings = claimed.enumerated().map { index, job in
                 FinishedAttempt(
                     job.attemptID, owner: "w1",
-                    outcome: index % 3 == 0 ? .succeeded(output: "\(index)") : index % 3 == 1 ? .failed(boom) : .retry(boom, runAt: 9_000))
+                    outcome: index % 3 == 0 ? .succeeded(output: "\(index)") : index % 3 == 1 ? .failed(boom) : .retry(boom, after: 7_000))
             }
             let states = try await store.finish(endings, now: 2_000)
             for (index, id) in ids.enumerated() {
@@ -150,7 +150,7 @@ import Testing
             }
             #expect(error?.code == .invalidArgument)
             // A retried attempt receives the checkpoint.
-            try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .retry(boom, runAt: 5))], now: 5)
+            try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .retry(boom, after: 0))], now: 5)
             #expect(try await store.take(now: 5).first?.checkpoint == [1, 2, 3])
         }
     }

@@ -46,7 +46,7 @@ import Testing
             // Attempt 3 fails and is retried: the count starts again.
             _ = try await store.claim(queue: "default", limit: 1, owner: "w", leaseDuration: 1_000, now: 7_000)
             let failure = JobFailure(type: "Boom", message: "boom", retryable: true)
-            try await store.finish([FinishedAttempt(AttemptID(job: id, number: 3), owner: "w", outcome: .retry(failure, runAt: 7_500))], now: 7_100)
+            try await store.finish([FinishedAttempt(AttemptID(job: id, number: 3), owner: "w", outcome: .retry(failure, after: 400))], now: 7_100)
             #expect(try await lose(store, at: 8_000).map(\.state) == [.pending])
             #expect(try await lose(store, at: 11_000).map(\.state) == [.pending])
             // Attempt 6 saves a checkpoint before its worker stops: progress, not counted.

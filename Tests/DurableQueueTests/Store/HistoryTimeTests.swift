@@ -1,0 +1,92 @@
+import DurableQueueTestSupport
+import Foundation
+import Testing
+
+@testable import DurableQueue
+
+/// A write's rows carry the time its transaction read once it held its locks, not the time its
+/// caller asked: a change that waited for another transaction is never stamped before it.
+@Suite(.timeLimit(.minutes(2))) struct HistoryTimeTests {
+    /// Runs `write` (given the time its caller reads now) while another connection holds `lock`,
+    /// and releases the lock once the clock has moved on; returns the time read just before the
+    /// release and `write`'s value.
+    ///
+    /// Whatever the write stamps after taking the lock is at or after that time. A write stamped
+    /// with its caller's time (read before the wait) is at least 20 ms earlier, since the lock is
+    /// held until the clock has passed it by that much.
+    private func whileLocked<T: Sendable>(
+        _ lock: @Sendable () async throws -> @Sendable () async throws -> Void, _ write: @escaping @Sendable (Int64) async throws -> T
+    ) async throws -> (released: Int64, value: T) {
+        let release = try await lock()
+        let asked = Date().millisecondsSince1970
+        let task = Task { try await write(asked) }
+        while Date().millisecondsSince1970 < asked + 20 { await sleepIgnoringCancellation(milliseconds: 5) }
+        let released = Date().millisecondsSince1970
+        try await release()
+        return (released, try await task.value)
+    }
+
+    @Test(arguments: StoreBackend.all) func anEndingThatWaitedForTheJobsLockIsStampedAfterIt(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await backend.make(directory)
+        store.stampTimes(with: SystemTimeSource())
+        let now = Date().millisecondsSince1970
+        let id = try await store.add(job(), now: now)
+        #expect(try await store.take(now: now).map(\.id) == [id])
+        let (released, _) = try await whileLocked({ try await WriteLock.hold(on: backend, in: directory) }) { asked in
+            try await store.succeed(id, now: asked)
+        }
+        let ended = try #require(try await store.history(of: id).last)
+        #expect(ended.to == .succeeded)
+        #expect(ended.at >= released, "the success is stamped \(released - ended.at) ms before the lock it waited for was released")
+        #expect(try await store.job(id).finishedAt == ended.at)
+    }
+
+    @Test(arguments: StoreBackend.all) func aClaimThatWaitedForItsQueuesLockIsStampedAfterIt(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await backend.make(directory)
+        store.stampTimes(with: SystemTimeSource())
+        let now = Date().millisecondsSince1970
+        try await store.configure(QueueConfiguration("limited", concurrencyLimit: 1), now: now)
+        let id = try await store.add(job("limited"), now: now)
+        let (released, claimed) = try await whileLocked({ try await WriteLock.holdClaims(of: "limited", on: backend, in: directory) }) {
+            asked in try await store.take("limited", now: asked)
+        }
+        #expect(claimed.map(\.id) == [id])
+        let start = try #require(try await store.history(of: id).last)
+        #expect(start.to == .running)
+        #expect(start.at >= released, "the claim is stamped \(released - start.at) ms before the lock it waited for was released")
+        #expect(try #require(claimed.first).leaseExpiresAt == start.at + 30_000)
+    }
+
+    @Test func anEnqueueThatWaitedForTheFileIsCreatedAfterIt() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await StoreBackend.sqlite.make(directory)
+        store.stampTimes(with: SystemTimeSource())
+        let (released, id) = try await whileLocked({ try await WriteLock.hold(on: .sqlite, in: directory) }) { asked in
+            try await store.add(job(), now: asked)
+        }
+        let created = try #require(try await store.history(of: id).first)
+        #expect(created.at >= released, "the job is created \(released - created.at) ms before the lock it waited for was released")
+    }
+
+    @Test(arguments: StoreBackend.all) func aRetryRunsAgainAFullBackoffAfterTheFailureItsHistoryShows(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await backend.make(directory)
+        store.stampTimes(with: SystemTimeSource())
+        let now = Date().millisecondsSince1970
+        let id = try await store.add(job(), now: now)
+        _ = try await store.take(now: now)
+        let failure = JobFailure(type: "Boom", message: "boom", retryable: true)
+        let (_, _) = try await whileLocked({ try await WriteLock.hold(on: backend, in: directory) }) { asked in
+            try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .retry(failure, after: 300))], now: asked)
+        }
+        let failed = try #require(try await store.history(of: id).last)
+        #expect(failed.to == .scheduled)
+        #expect(try await store.job(id).runAt == failed.at + 300)
+    }
+}
