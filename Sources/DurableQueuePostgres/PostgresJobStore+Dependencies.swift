@@ -38,11 +38,8 @@ extension PostgresJobStore {
         case .start:
             break
         case .wait:
-            guard let inserted = try await stateRow(session, id, lock: false) else { throw DurableQueueError.jobNotFound(id) }
-            try await session.execute("UPDATE jobs SET state = 'blocked', updated_at = $1 WHERE id = $2", [now, id.rawValue])
-            try await appendEvent(
-                session, id, now: now, from: inserted.state, to: .blocked, attempt: 0,
-                reason: DependencyRule.blockedReason(edges.filter { $0.outcome == nil }.map(\.job)))
+            // Inserted in this transaction: it is created blocked, its history starting where it is.
+            try await session.execute("UPDATE jobs SET state = 'blocked', created_state = 'blocked' WHERE id = $1", [id.rawValue])
         case .cancel(let reason):
             _ = try await requestCancel(session, id, now: now, reason: reason)
         }

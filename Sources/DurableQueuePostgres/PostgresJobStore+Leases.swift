@@ -76,6 +76,8 @@ extension PostgresJobStore {
     /// it ran (its `workers` row, renewed by its claims and heartbeats, is for people to read).
     package func recoverExpiredLeases(now: Int64, deadOwners: [String], lostAttemptLimit: Int?) async throws -> [RecoveredJob] {
         try await write("recover jobs with expired leases") { [self] session in
+            // The rows are taken without waiting (SKIP LOCKED): the time read as the transaction runs.
+            let now = stamp(now)
             let expired = try await session.rows(
                 """
                 SELECT id, attempts - progressed_attempts, max_attempts, cancel_requested, lease_owner, queue,

@@ -27,11 +27,6 @@ package enum DependencyRule {
         return .start(reason: "its \(edges.count) dependenc\(edges.count == 1 ? "y" : "ies") ended")
     }
 
-    /// The history reason of a job enqueued to wait for `jobs`.
-    package static func blockedReason(_ jobs: [JobID]) -> String {
-        "waits for job\(jobs.count == 1 ? "" : "s") " + jobs.map { "\($0)" }.joined(separator: ", ")
-    }
-
     /// The state a dependent takes when it starts: `pending`, or `scheduled` while `runAt` is after `now`.
     package static func startState(runAt: Int64, now: Int64) -> JobState {
         runAt > now ? .scheduled : .pending

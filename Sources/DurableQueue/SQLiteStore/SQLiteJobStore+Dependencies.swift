@@ -34,15 +34,15 @@ extension SQLiteJobStore {
         case .start:
             break
         case .wait:
-            guard let inserted = try stateRow(id) else { throw DurableQueueError.jobNotFound(id) }
-            try connection.execute("UPDATE jobs SET state = 'blocked', updated_at = ? WHERE id = ?", [now, id.rawValue])
-            try appendEvent(
-                id, now: now, from: inserted.state, to: .blocked, attempt: 0,
-                reason: DependencyRule.blockedReason(edges.filter { $0.outcome == nil }.map(\.job)))
+            // Inserted in this transaction: it is created blocked, its history starting where it is.
+            try connection.execute(Self.createdBlockedStatement, [id.rawValue])
         case .cancel(let reason):
             _ = try requestCancel(id, now: now, reason: reason)
         }
     }
+
+    /// Makes job `?1`, inserted in the transaction under way, one created `blocked`.
+    static let createdBlockedStatement = "UPDATE jobs SET state = 'blocked', created_state = 'blocked' WHERE id = ?1"
 
     /// Job `id` has ended: the dependencies that waited for it record its outcome and output, and
     /// each job that waits for it starts, keeps waiting or is cancelled (``DependencyRule``; a
