@@ -37,7 +37,7 @@ extension Dashboard {
         }
         actions.increment()
         if isForm { return .seeOther(Self.localPath(Self.formValue("back", in: body)) ?? "/jobs/\(id)") }
-        return .json(.object([("signal", .string(name)), ("result", .string(Self.describe(result))), ("job", try await jobJSON(id))]))
+        return .json(.object([("signal", .string(name)), ("result", .string(result.description)), ("job", try await jobJSON(id))]))
     }
 
     /// A JSON body's signal name and payload (as JSON text).
@@ -49,16 +49,6 @@ extension Dashboard {
             String(decoding: try JSONSerialization.data(withJSONObject: $0, options: [.fragmentsAllowed, .sortedKeys]), as: UTF8.self)
         }
         return (object["name"] as? String, payload)
-    }
-
-    /// What a signal did, in a word or two, as the JSON answer says it.
-    private static func describe(_ result: SignalResult) -> String {
-        switch result {
-        case .wokeJob: "woke job"
-        case .kept: "kept"
-        case .alreadySent: "already sent"
-        case .jobFinished(let state): "job \(state.rawValue)"
-        }
     }
 
     func setPaused(_ paused: Bool, _ request: Request, _ context: BasicRequestContext) async throws -> Response {

@@ -28,13 +28,7 @@ extension Dashboard {
             guard try await queue.configuration(of: name) != nil else {
                 throw DashboardFailure(.notFound, "there is no queue named '\(name)'")
             }
-            try await queue.updateConfiguration(of: name) { queue in
-                if pattern == "*" {
-                    queue.keyLimits = limits ?? KeyLimits()
-                } else {
-                    queue.keyOverrides[pattern] = limits
-                }
-            }
+            try await queue.updateConfiguration(of: name) { queue in queue[keys: pattern] = limits }
         }
         actions.increment()
         if isForm { return .seeOther(Self.localPath(fields["back"]) ?? "/queues/\(name)/keys") }

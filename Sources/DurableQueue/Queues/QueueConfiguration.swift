@@ -50,8 +50,10 @@ public struct QueueConfiguration: Sendable, Hashable {
     public var keyRateLimit: RateLimit?
     /// The limits of some keys (tiers), replacing the queue's ``keyLimits`` for them: by exact key
     /// (`"acme"`) or by prefix (`"premium:*"`); the most specific pattern wins (an exact key, then
-    /// the longest prefix). Stored in the `key_limits` table; change them at run time with
-    /// ``JobQueue/updateConfiguration(of:_:)``, `durableq key-limits` or the dashboard.
+    /// the longest prefix). `*` alone is not an override: it names every key, whose limits are
+    /// ``keyLimits`` (``subscript(keys:)`` takes both). Stored in the `key_limits` table; change
+    /// them at run time with ``JobQueue/updateConfiguration(of:_:)``, `durableq key-limits` or the
+    /// dashboard.
     public var keyOverrides: [String: KeyLimits]
 
     /// The limits of a key no override names: ``partitionLimit``, ``keyThrottle`` and ``keyRateLimit``.
@@ -61,6 +63,23 @@ public struct QueueConfiguration: Sendable, Hashable {
             partitionLimit = newValue.concurrencyLimit
             keyThrottle = newValue.throttle
             keyRateLimit = newValue.rateLimit
+        }
+    }
+
+    /// The limits of the keys `pattern` names, as `durableq key-limits` and the dashboard name
+    /// them: `*` for every key (``keyLimits``; setting nil removes them), else an exact key or a
+    /// prefix ending in `*` (an entry of ``keyOverrides``; nil removes it).
+    ///
+    /// For example: `queue[keys: "*"] = KeyLimits(concurrencyLimit: 2)`,
+    /// `queue[keys: "premium:*"] = KeyLimits(concurrencyLimit: 20)`.
+    public subscript(keys pattern: String) -> KeyLimits? {
+        get { pattern == "*" ? keyLimits : keyOverrides[pattern] }
+        set {
+            if pattern == "*" {
+                keyLimits = newValue ?? KeyLimits()
+            } else {
+                keyOverrides[pattern] = newValue
+            }
         }
     }
 

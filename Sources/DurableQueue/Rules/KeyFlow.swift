@@ -5,7 +5,10 @@ package enum KeyPattern {
     package static func validate(_ pattern: String) throws {
         if pattern.isEmpty || pattern == "*" {
             throw DurableQueueError.invalidArgument(
-                "key pattern", "'\(pattern)' names no key; the queue's partitionLimit, keyThrottle and keyRateLimit apply to every key")
+                "key pattern",
+                pattern.isEmpty
+                    ? "'' names no key"
+                    : "'*' names every key, whose limits are the queue's keyLimits (set them with queue[keys: \"*\"]), not an override")
         }
         if pattern.dropLast().contains("*") {
             throw DurableQueueError.invalidArgument("key pattern", "'\(pattern)' has a '*' before its end; only a trailing '*' (a prefix) is allowed")

@@ -58,6 +58,19 @@ public enum SignalResult: Sendable, Hashable {
     case jobFinished(JobState)
 }
 
+extension SignalResult: CustomStringConvertible {
+    /// What the signal did, in a word or two: `woke job`, `kept`, `already sent`, or `job` and the
+    /// finished job's state (`job succeeded`), as the dashboard's JSON answer says it.
+    public var description: String {
+        switch self {
+        case .wokeJob: "woke job"
+        case .kept: "kept"
+        case .alreadySent: "already sent"
+        case .jobFinished(let state): "job \(state.rawValue)"
+        }
+    }
+}
+
 /// What a wait for a signal found, in the store's transaction that also wrote its outcome.
 package enum SignalWait: Sendable, Hashable {
     /// The signal had come: its payload (JSON text), recorded as the wait's step.

@@ -51,6 +51,10 @@ private struct Impatient: Job {
 /// from the queue wakes it or is kept for its wait, a timeout is a typed error, a cancel reaches a
 /// waiting job; on both stores.
 @Suite(.timeLimit(.minutes(1))) struct SignalTests {
+    @Test func aSignalsResultHasAShortTextForLogsAndTools() {
+        #expect([SignalResult.wokeJob, .kept, .alreadySent, .jobFinished(.succeeded)].map { "\($0)" } == ["woke job", "kept", "already sent", "job succeeded"])
+    }
+
     @Test(arguments: StoreBackend.all) func aSignalWakesAWaitingJobWhichGoesOnWithoutRunningItsDoneSteps(_ backend: StoreBackend) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -25,6 +25,23 @@ import Testing
             now: now)
     }
 
+    @Test func thePatternStarNamesEveryKeyInTheAPIAsInTheTools() throws {
+        var queue = QueueConfiguration("sync")
+        queue[keys: "*"] = KeyLimits(concurrencyLimit: 2, throttle: Throttle(.seconds(1)))
+        queue[keys: "premium:*"] = KeyLimits(concurrencyLimit: 20)
+        #expect(queue.keyLimits == KeyLimits(concurrencyLimit: 2, throttle: Throttle(.seconds(1))))
+        #expect(queue.partitionLimit == 2 && queue.keyOverrides == ["premium:*": KeyLimits(concurrencyLimit: 20)])
+        #expect(queue[keys: "*"] == queue.keyLimits && queue[keys: "premium:*"] == KeyLimits(concurrencyLimit: 20))
+        try queue.validate()
+        queue[keys: "*"] = nil
+        queue[keys: "premium:*"] = nil
+        #expect(queue.keyLimits == KeyLimits() && queue.keyOverrides.isEmpty)
+        // An override named '*' says what keyLimits says: refused, with the way to say it.
+        queue.keyOverrides["*"] = KeyLimits(concurrencyLimit: 1)
+        let error = #expect(throws: DurableQueueError.self) { try queue.validate() }
+        #expect(error?.code == .invalidArgument && error?.description.contains("queue[keys: \"*\"]") == true)
+    }
+
     @Test(arguments: StoreBackend.all) func aKeysThrottleSpacesItsStartsAndAnotherStoreKeepsThePace(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store, directory in
             try await store.configure(QueueConfiguration("sync", keyThrottle: Throttle(.seconds(1))), now: 0)
