@@ -16,7 +16,9 @@ extension PostgresJobStore {
     ) async throws -> T {
         do {
             return try await write("run the application's transaction") { [self] session in
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                // Its locks come from the application's SQL: the time read as the transaction begins.
+                let now = stamp(now)
+                return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                     let thread = Thread { [self] in
                         let transaction = PostgresAppTransaction(store: self, session: session, now: now)
                         do {

@@ -21,19 +21,20 @@ extension PostgresJobStore {
                 return .received(payload: payload)
             }
             let state = SignalRule.waitState(cancelRequested: row.cancelRequested)
-            // The attempt keeps its number and is marked as one that does not count, as a hand-off
-            // given back is: a step recorded for this wait names the attempt that waited.
+            // The attempt is taken back, as a sleep's or a pause's is (SignalRule.waitedAttempt):
+            // the run after the wait has its number again.
             try await session.execute(
                 """
                 UPDATE jobs SET state = $2, lease_owner = NULL, lease_expires_at = NULL, waiting_for = $3, wait_deadline = $4,
-                                progressed_attempts = progressed_attempts
-                                    + CASE WHEN checkpoint_attempt IS DISTINCT FROM attempts THEN 1 ELSE 0 END,
-                                checkpoint_attempt = attempts, finished_at = $5, updated_at = $6
+                                attempts = attempts - 1,
+                                progressed_attempts = progressed_attempts - CASE WHEN checkpoint_attempt = attempts THEN 1 ELSE 0 END,
+                                checkpoint_attempt = CASE WHEN checkpoint_attempt = attempts THEN NULL ELSE checkpoint_attempt END,
+                                finished_at = $5, updated_at = $6
                 WHERE id = $1
                 """,
                 [attempt.job.rawValue, state.rawValue, name, deadline, state.isTerminal ? now : nil, now])
             try await appendEvent(
-                session, attempt.job, now: now, from: .running, to: state, attempt: attempt.number,
+                session, attempt.job, now: now, from: .running, to: state, attempt: attempt.number - 1,
                 reason: SignalRule.waitReason(name, deadline: deadline, state: state, now: now), worker: owner)
             try await recordEnd(session, queue: row.queue, interval: row.throttleInterval, key: row.partitionKey, now: now)
             if state.isTerminal { try await jobEnded(session, attempt.job, group: row.group, now: now) }
@@ -102,7 +103,7 @@ extension PostgresJobStore {
                     INSERT INTO job_steps (job_id, name, attempt, output, recorded_at) VALUES ($1, $2, $3, $4::jsonb, $5)
                     ON CONFLICT (job_id, name) DO NOTHING
                     """,
-                    [id.rawValue, SignalRule.stepName(name), attempts, SignalRule.timedOutOutput(deadline: try row.int64(3)), now])
+                    [id.rawValue, SignalRule.stepName(name), SignalRule.waitedAttempt(attempts: attempts), SignalRule.timedOutOutput(deadline: try row.int64(3)), now])
                 try await session.execute("UPDATE jobs SET state = 'pending', run_at = $2, updated_at = $2 WHERE id = $1", [id.rawValue, now])
                 try await appendEvent(
                     session, id, now: now, from: .waiting, to: .pending, attempt: attempts, reason: SignalRule.timedOutReason(name))

@@ -17,6 +17,11 @@ package enum SignalRule {
     /// The recorded output of a wait that timed out at `deadline`: `{"timedOut": deadline}`.
     package static func timedOutOutput(deadline: Int64) -> String { #"{"timedOut":"# + String(deadline) + "}" }
 
+    /// The number of the attempt that waited, for a job waiting with `attempts` counted: a wait
+    /// takes its attempt back (as a durable sleep, a snooze or a pause does), so the run after the
+    /// wait has that number again, and a step recorded for the wait names it.
+    package static func waitedAttempt(attempts: Int) -> Int { attempts + 1 }
+
     /// The state a wait writes over a row that still shows the attempt running under its owner:
     /// `waiting`, or `cancelled` when a cancel was requested meanwhile.
     package static func waitState(cancelRequested: Bool) -> JobState { cancelRequested ? .cancelled : .waiting }

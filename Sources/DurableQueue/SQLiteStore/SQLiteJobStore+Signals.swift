@@ -19,20 +19,21 @@ extension SQLiteJobStore {
                 return .received(payload: payload)
             }
             let state = SignalRule.waitState(cancelRequested: row.cancelRequested)
-            // The attempt keeps its number and is marked as one that does not count, as a hand-off
-            // given back is: a step recorded for this wait names the attempt that waited.
+            // The attempt is taken back, as a sleep's or a pause's is (SignalRule.waitedAttempt):
+            // the run after the wait has its number again.
             try connection.execute(
                 """
                 UPDATE jobs SET state = ?2, lease_owner = NULL, lease_expires_at = NULL, waiting_for = ?3, wait_deadline = ?4,
-                                progressed_attempts = progressed_attempts + (checkpoint_attempt IS NOT attempts),
-                                checkpoint_attempt = attempts, finished_at = ?5, updated_at = ?6,
-                                event_count = event_count + 1
+                                attempts = attempts - 1,
+                                progressed_attempts = progressed_attempts - (checkpoint_attempt IS attempts),
+                                checkpoint_attempt = CASE WHEN checkpoint_attempt IS attempts THEN NULL ELSE checkpoint_attempt END,
+                                finished_at = ?5, updated_at = ?6, event_count = event_count + 1
                 WHERE id = ?1
                 """,
                 [attempt.job.rawValue, state.rawValue, name, deadline, state.isTerminal ? now : nil, now])
             try appendEvents([
                 EventRow(
-                    job: attempt.job, at: now, from: .running, to: state, attempt: attempt.number,
+                    job: attempt.job, at: now, from: .running, to: state, attempt: attempt.number - 1,
                     reason: SignalRule.waitReason(name, deadline: deadline, state: state, now: now), worker: owner,
                     seq: eventCount + 1)
             ])
@@ -92,7 +93,7 @@ extension SQLiteJobStore {
                     INSERT INTO job_steps (job_id, name, attempt, output, recorded_at) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT (job_id, name) DO NOTHING
                     """,
-                    [wait.id.rawValue, SignalRule.stepName(wait.name), wait.attempts,
+                    [wait.id.rawValue, SignalRule.stepName(wait.name), SignalRule.waitedAttempt(attempts: wait.attempts),
                      SignalRule.timedOutOutput(deadline: wait.deadline), now])
                 try connection.execute(
                     "UPDATE jobs SET state = 'pending', run_at = ?2, updated_at = ?2 WHERE id = ?1", [wait.id.rawValue, now])
