@@ -11,8 +11,8 @@ extension JobQueue {
     /// ```
     ///
     /// Your tables live in the same SQLite file (or PostgreSQL schema, reached by its search path)
-    /// as the queue's. Values are bound to the statement's parameters (`?`/`?1` on SQLite, `$1` on
-    /// PostgreSQL), never put into its text. Workers see the jobs only after the commit. If `body`
+    /// as the queue's. Values are bound to the statement's parameters (`?`, `?1` or `$1`, the same
+    /// on both stores: see ``QueueTransaction/execute(_:_:)``), never put into its text. Workers see the jobs only after the commit. If `body`
     /// throws, everything it did is rolled back and the error is rethrown. `body` is synchronous:
     /// the transaction holds the database's write lock (SQLite) or a connection (PostgreSQL) while
     /// it runs, so keep network calls and other waits out of it.

@@ -44,7 +44,7 @@ extension PostgresJobStore {
         _ session: PostgresSession, _ sql: String, _ arguments: [SQLValue]
     ) async throws -> (changes: Int, rows: [[SQLValue]]) {
         do {
-            let (rows, changes) = try await session.rowsAndCount(sql, arguments.map(\.postgresValue))
+            let (rows, changes) = try await session.rowsAndCount(SQLPlaceholders.rewrite(sql, to: .dollar), arguments.map(\.postgresValue))
             return (changes, try rows.map { row in try (0..<row.cells.count).map { try Self.value(row.cells[$0]) } })
         } catch let error as DurableQueueError {
             throw error

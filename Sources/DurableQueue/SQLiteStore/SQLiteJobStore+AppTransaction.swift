@@ -36,7 +36,7 @@ extension SQLiteJobStore {
     fileprivate func runApplicationStatement(_ sql: String, _ arguments: [SQLValue]) throws -> (changes: Int, rows: [[SQLValue]]) {
         var rows: [[SQLValue]] = []
         do {
-            try connection.runApplicationStatement(sql, arguments) { row in
+            try connection.runApplicationStatement(SQLPlaceholders.rewrite(sql, to: .question), arguments) { row in
                 rows.append((0..<row.columnCount).map(row.value))
             }
         } catch let error as SQLiteError {

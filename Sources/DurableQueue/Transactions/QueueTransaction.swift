@@ -21,9 +21,14 @@ public final class QueueTransaction {
         self.traceContext = traceContext
     }
 
-    /// Runs one statement of your SQL with `arguments` bound to its parameters (`?` or `?1` on
-    /// SQLite, `$1` on PostgreSQL); returns how many rows it changed. Values are always bound,
-    /// never put into the SQL text.
+    /// Runs one statement of your SQL with `arguments` bound to its parameters; returns how many
+    /// rows it changed. Values are always bound, never put into the SQL text.
+    ///
+    /// Parameters are written the same way on every store: `?` (the next one), or `?1`/`$1` (the
+    /// first argument), rewritten into the store's own form, so one job body runs on SQLite and
+    /// on PostgreSQL. Inside literals, quoted names and comments nothing is rewritten. On
+    /// PostgreSQL a `?` is always a parameter: write jsonb's `?`, `?|` and `?&` operators as
+    /// `jsonb_exists`, `jsonb_exists_any` and `jsonb_exists_all`.
     ///
     /// - Throws: ``DurableQueueError`` with the database's message when the statement fails (the
     ///   whole transaction then rolls back if you let the error out of the closure); `invalidArgument`
