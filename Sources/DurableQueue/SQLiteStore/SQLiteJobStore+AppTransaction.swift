@@ -14,6 +14,7 @@ extension SQLiteJobStore {
         // read again afterwards.
         defer {
             knownNextID = nil
+            knownCommitNumber = nil
             knownQueueSettings.forgetAll()
         }
         do {

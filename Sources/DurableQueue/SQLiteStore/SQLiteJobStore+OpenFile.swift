@@ -48,6 +48,7 @@ extension SQLiteJobStore {
         checkpointer?.close()
         knownQueues.removeAll()
         knownNextID = nil
+        knownCommitNumber = nil
         knownQueueSettings.forgetAll()
     }
 

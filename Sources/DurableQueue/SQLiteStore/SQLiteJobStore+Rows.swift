@@ -84,17 +84,32 @@ extension SQLiteJobStore {
     /// `jobs.created_tx`): the counter of `commit_counter` raised by one, the first time one of the
     /// transaction's rows needs it. Writers take the file's lock one at a time, so the numbers
     /// follow the commits; a transaction that writes no history row raises nothing.
+    ///
+    /// The new number is known without a read while nobody else has written to the file since this
+    /// store's last numbered commit (``knownCommitNumber``), as the next job id is. The update has
+    /// no `RETURNING`: SQLite builds a temporary table for it, which cost an awaited enqueue half
+    /// again its instructions (callgrind: 91,794 → 140,899 per job).
     func commitNumber() throws -> Int64 {
         if let number = transactionCommitNumber { return number }
-        guard let number = try connection.scalarInt64(Self.raiseCommitCounterStatement) else {
-            throw DurableQueueError(.corrupt, "the file's commit counter (table commit_counter) has no row")
+        try connection.execute(Self.raiseCommitCounterStatement)
+        let number: Int64
+        if let known = knownCommitNumber {
+            number = known.number + 1
+        } else {
+            guard let read = try connection.scalarInt64(Self.commitCounterStatement) else {
+                throw DurableQueueError(.corrupt, "the file's commit counter (table commit_counter) has no row")
+            }
+            number = read
         }
         transactionCommitNumber = number
         return number
     }
 
-    /// Raises the file's commit counter by one and returns it.
-    private static let raiseCommitCounterStatement = "UPDATE commit_counter SET last_tx = last_tx + 1 RETURNING last_tx"
+    /// Raises the file's commit counter by one.
+    private static let raiseCommitCounterStatement = "UPDATE commit_counter SET last_tx = last_tx + 1"
+
+    /// The file's commit counter.
+    private static let commitCounterStatement = "SELECT last_tx FROM commit_counter"
 
     /// The texts of a statement of 1 … ``rowsPerStatement`` rows, at the index one less than the
     /// count: `head`, then `row(0)`, `row(1)` … separated by commas, then `tail`.

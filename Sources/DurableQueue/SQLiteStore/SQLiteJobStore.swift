@@ -33,6 +33,10 @@ package actor SQLiteJobStore {
     /// The commit number of the write transaction under way, once one of its rows needed it (see
     /// ``commitNumber()``); nil between transactions.
     var transactionCommitNumber: Int64?
+    /// The file's commit counter as this store's last numbered commit left it, known while the
+    /// file's data version is still the one seen after that commit (nobody else has written
+    /// since); nil when it must be read.
+    var knownCommitNumber: (number: Int64, dataVersion: UInt32)?
     /// Queues known to have a row, so enqueue skips creating them.
     var knownQueues: Set<String> = []
     /// The id the next job gets, known without reading it while the file's data version is still
@@ -172,6 +176,7 @@ package actor SQLiteJobStore {
                 let version = try connection.dataVersion
                 if let known = knownNextID, known.dataVersion != version { knownNextID = nil }
                 if knownQueueSettings.dataVersion != version { knownQueueSettings.forgetAll() }
+                if let known = knownCommitNumber, known.dataVersion != version { knownCommitNumber = nil }
                 nextIDAfterInserts = nil
                 transactionCommitNumber = nil
                 return try body()
@@ -180,6 +185,7 @@ package actor SQLiteJobStore {
             // settings is known.
             let version = try connection.dataVersion
             if let next = nextIDAfterInserts ?? knownNextID?.id { knownNextID = (next, version) }
+            if let number = transactionCommitNumber ?? knownCommitNumber?.number { knownCommitNumber = (number, version) }
             knownQueueSettings.dataVersion = version
             lastCommitAt.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
             scheduleCheckpointIfNeeded()
@@ -189,6 +195,7 @@ package actor SQLiteJobStore {
             knownQueues.removeAll()
             knownNextID = nil
             knownQueueSettings.forgetAll()
+            knownCommitNumber = nil
             throw Self.mapped(error, operation: operation(), path: path, busyTimeout: options.busyTimeout)
         }
     }

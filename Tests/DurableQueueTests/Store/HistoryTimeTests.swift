@@ -73,6 +73,26 @@ import Testing
         #expect(created.at >= released, "the job is created \(released - created.at) ms before the lock it waited for was released")
     }
 
+    @Test func commitNumbersFollowTheCommitsOfEveryConnectionToTheFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let stores = [try await StoreBackend.sqlite.make(directory), try await StoreBackend.sqlite.make(directory)]
+        // Each store commits twice in a row, then the other: a store that knew the counter after
+        // its own commit must read it again after the other's.
+        for round in 0..<6 {
+            let store = stores[round / 2 % 2]
+            let id = try await store.add(job(), now: 1_000)
+            _ = try await store.take(now: 1_000)
+            try await store.succeed(id, now: 1_000)
+        }
+        let rows = try await stores[0].transaction(now: 1_000) { tx, _ in
+            try tx.query("SELECT tx FROM job_history", [])  // in order per job, jobs by id
+        }
+        let numbers = rows.map { row -> Int64 in if case .integer(let number) = row[0] { number } else { -1 } }
+        // Each job: created, claimed, succeeded, three commits one after another.
+        #expect(numbers == Array(1...18), "\(numbers)")
+    }
+
     @Test(arguments: StoreBackend.all) func aRetryRunsAgainAFullBackoffAfterTheFailureItsHistoryShows(_ backend: StoreBackend) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
