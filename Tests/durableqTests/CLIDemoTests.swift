@@ -59,6 +59,18 @@ private let demoFiles = ["ocean.bin": 9_000_000, "forest.bin": 6_000_000, "city.
         #expect(second.status == 0, "\(second)")
         #expect(second.stdout.contains("resuming \(unfinished) unfinished demo job(s)"), "\(second.stdout)")
         #expect(second.stdout.contains("demo: \(unfinished) of \(unfinished) jobs succeeded"), "\(second.stdout)")
+        // Each job's start and end once, naming the attempt: the killed run's attempts are not
+        // shown again as starts of this one.
+        let lines = second.stdout.split(separator: "\n").map(String.init)
+        for prefix in ["start ", "done "] {
+            let jobs = lines.filter { $0.hasPrefix(prefix) }.compactMap { line -> String? in
+                line.range(of: #"\(job \d+, attempt \d+\)"#, options: .regularExpression).map { String(line[$0]) }
+            }
+            #expect(jobs.count == lines.filter { $0.hasPrefix(prefix) }.count, "every \(prefix)line names its job and attempt: \(lines)")
+            let perJob = Dictionary(grouping: jobs) { $0.split(separator: ",")[0] }
+            #expect(perJob.values.allSatisfy { $0.count == 1 }, "a job's \(prefix)line shown twice: \(lines)")
+        }
+        #expect(lines.filter { $0.hasPrefix("done ") }.count == unfinished, "\(lines)")
         try expectFiles(in: directory)
         // The downloads went on from their checkpoints: nothing was enqueued twice, and the killed
         // attempts were taken back at once (their process is gone).

@@ -5,7 +5,9 @@ import Foundation
 
 /// Shows the jobs a `download` or `run` works through: on a terminal, one progress bar per active
 /// transfer redrawn in place plus an overall line; otherwise plain lines (start, progress every
-/// second, done, failed, retry) that logs and scripts can read.
+/// second, done, failed, retry) that logs and scripts can read. A start is shown for the attempts
+/// this process runs (not those a killed run left running until their lease is taken back), and
+/// each start and end names the job and the attempt.
 actor JobDisplay {
     private let board: TransferBoard
     private let interactive: Bool
@@ -22,11 +24,14 @@ actor JobDisplay {
     private let plainInterval: Duration = .seconds(1)
     /// The queue whose stored paths the lines show resolved.
     private let queue: JobQueue
+    /// The worker of this process, whose leases name the attempts it runs.
+    private let workerID: String
 
     init(board: TransferBoard, interactive: Bool, queue: JobQueue) {
         self.board = board
         self.interactive = interactive
         self.queue = queue
+        self.workerID = queue.configuration.workerID
     }
 
     /// Updates the display for `jobs` (their rows as now stored).
@@ -43,7 +48,7 @@ actor JobDisplay {
             switch job.state {
             case .running:
                 let transfer = board.transfer(job.id)
-                if !interactive, started[job.id] != job.attempts {
+                if !interactive, job.leaseOwner == workerID, started[job.id] != job.attempts {
                     started[job.id] = job.attempts
                     permanent.append("start \(name) (job \(job.id), attempt \(job.attempts))")
                 }
@@ -104,22 +109,23 @@ actor JobDisplay {
         return "\(job.kind) #\(job.id)"
     }
 
-    /// The line printed when a job finishes.
+    /// The line printed when a job finishes, naming the job and the attempt that ended it.
     static func ending(of job: JobRecord, name: String, queue: JobQueue) -> String {
         switch job.state {
         case .succeeded:
+            let attempt = "(job \(job.id), attempt \(job.attempts))"
             if job.kind == DownloadJob.name, let output = job.output,
                 let stored = try? JSONDecoder().decode(DownloadResult.self, from: Data(output.utf8))
             {
                 let result = (try? stored.mappingFilePaths(queue.resolvedPath)) ?? stored
-                return "done \(name) -> \(result.path) (\(Formatting.bytes(result.bytes)), sha256 \(result.sha256))"
+                return "done \(name) -> \(result.path) (\(Formatting.bytes(result.bytes)), sha256 \(result.sha256)) \(attempt)"
             }
             if job.kind == HTTPRequestJob.name, let output = job.output,
                 let response = try? JSONDecoder().decode(HTTPResponseRecord.self, from: Data(output.utf8))
             {
-                return "done \(name) -> HTTP \(response.status)"
+                return "done \(name) -> HTTP \(response.status) \(attempt)"
             }
-            return "done \(name)"
+            return "done \(name) \(attempt)"
         case .failed:
             let line = "failed \(name) (job \(job.id)): \(Formatting.oneLine(job.error?.message ?? "no error recorded"))"
             return job.kind == DownloadJob.name ? line + "; \(resumeHint)" : line
