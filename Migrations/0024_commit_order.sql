@@ -1,24 +1,28 @@
 -- DurableQueue schema, version 24: the history in commit order, across jobs.
 --
 -- job_events is keyed (job_id, seq): it orders one job's rows, not two jobs'. From this version
--- every write transaction that creates a job or appends a history row takes the next number of the
--- file's commit counter, and stamps it on those rows: job_events.tx, and jobs.created_tx for the
--- job's creation (which job_history shows from the job's row). Writers take the file's write lock
--- one at a time, so the numbers follow the commits: `ORDER BY tx` reads what happened in the order
--- it was committed, whichever jobs it touched. Rows of one transaction share its number, and its
--- time (`at`), read once the transaction held the lock.
+-- every history row and every job's creation carries a number in the file's commit order:
+-- job_events.tx, and jobs.created_tx for the creation (which job_history shows from the job's row).
+-- commit_counter counts the transactions that change jobs, raised the first time such a
+-- transaction writes a history row; its rows get twice the new count. A transaction that only
+-- creates jobs leaves the counter as it is (an enqueue writes one page less) and its rows get
+-- twice the count plus one: after every change counted so far, before the next. Writers hold the
+-- file's lock one at a time, so `ORDER BY tx, job_id, seq` reads what happened in the order it
+-- was committed, whichever jobs it touched (transactions that only create jobs, one after another,
+-- share a number; their jobs' ids follow their commits).
 --
 -- Rows written before this version have no number (NULL); every row is kept.
 ALTER TABLE job_events ADD COLUMN tx INTEGER;
 ALTER TABLE jobs ADD COLUMN created_tx INTEGER;
 
--- The last commit number given out: one row.
+-- How many transactions that change jobs have committed: one row.
 CREATE TABLE commit_counter (
     last_tx INTEGER NOT NULL
 ) STRICT;
 INSERT INTO commit_counter (last_tx) VALUES (0);
 
--- job_history as in version 13, with each row's commit number last.
+-- job_history as in version 13, with each row's number among the job's rows (seq: 0 for the
+-- creation) and its commit order (tx) last.
 DROP VIEW job_history;
 CREATE VIEW job_history AS
 SELECT h.job_id,
@@ -30,6 +34,7 @@ SELECT h.job_id,
        h.attempt,
        h.reason,
        h.worker,
+       h.seq,
        h.tx
 FROM (SELECT id AS job_id, 0 AS seq, created_at AS at, NULL AS from_state, created_state AS to_state,
              0 AS attempt, 'enqueued' AS reason, NULL AS worker, created_tx AS tx

@@ -132,7 +132,7 @@ extension SQLiteJobStore {
             binder.bind(now)
             for job in run { binder.bind(job.id.rawValue) }
         }
-        let commit = try commitNumber()
+        let commit = try commitNumber(changesJobs: true)
         try connection.execute(Self.claimEventStatements[run.count - 1]) { binder in
             binder.bind(owner)
             binder.bind(commit)

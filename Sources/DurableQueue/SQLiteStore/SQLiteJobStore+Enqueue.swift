@@ -114,7 +114,7 @@ extension SQLiteJobStore {
         let orderKey = queue.fair ? try fairTag(queue: job.queue, key: FairOrder.key(of: job.partitionKey)) : queue.lifo ? -inserted : inserted
         // The id is chosen here (the write lock is held) so that the order key can be derived from
         // it: the id on a FIFO queue, minus the id on a LIFO queue.
-        let commit = try commitNumber()
+        let commit = try commitNumber(changesJobs: false)
         try connection.execute(Self.insertStatement) { binder in
             binder.bind(inserted)
             binder.bind(job.queue)

@@ -19,7 +19,7 @@ extension SQLiteJobStore {
         // Jobs of a batch mostly share a queue: its settings are looked up again only when it changes.
         var queue: (name: String, settings: QueueInsertSettings)?
         var start = jobs.startIndex
-        let commit = try commitNumber()
+        let commit = try commitNumber(changesJobs: false)
         while start < jobs.endIndex {
             let end = min(start + Self.rowsPerStatement, jobs.endIndex)
             try connection.execute(Self.rowInsertStatements[end - start - 1]) { binder in

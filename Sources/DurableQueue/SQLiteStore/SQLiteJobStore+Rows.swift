@@ -33,7 +33,7 @@ extension SQLiteJobStore {
         var start = events.startIndex
         while start < events.endIndex {
             let end = min(start + Self.rowsPerStatement, events.endIndex)
-            let commit = try commitNumber()
+            let commit = try commitNumber(changesJobs: true)
             try connection.execute(Self.eventInsertStatements[end - start - 1]) { binder in
                 binder.bind(commit)
                 for event in events[start..<end] {
@@ -80,32 +80,44 @@ extension SQLiteJobStore {
         return "(" + (first..<first + 8).map { "?\($0)" }.joined(separator: ", ") + ", ?1)"
     }
 
-    /// The number of the write transaction under way in the file's commit order (`job_events.tx`,
-    /// `jobs.created_tx`): the counter of `commit_counter` raised by one, the first time one of the
-    /// transaction's rows needs it. Writers take the file's lock one at a time, so the numbers
-    /// follow the commits; a transaction that writes no history row raises nothing.
+    /// The number that orders the rows of the write transaction under way in the file's commit
+    /// order (`job_events.tx`, `jobs.created_tx`); nil until one of its rows needed it.
     ///
-    /// The new number is known without a read while nobody else has written to the file since this
-    /// store's last numbered commit (``knownCommitNumber``), as the next job id is. The update has
-    /// no `RETURNING`: SQLite builds a temporary table for it, which cost an awaited enqueue half
-    /// again its instructions (callgrind: 91,794 → 140,899 per job).
-    func commitNumber() throws -> Int64 {
-        if let number = transactionCommitNumber { return number }
-        try connection.execute(Self.raiseCommitCounterStatement)
-        let number: Int64
+    /// The file counts the transactions that change jobs (`commit_counter.last_tx`, raised by
+    /// one, the first time such a transaction writes a history row): their rows get twice the
+    /// new count. A transaction that only creates jobs leaves the counter as it is, which spares
+    /// an awaited enqueue a page of the file, and its rows get twice the count plus one: after
+    /// the changes counted so far, before the next. Transactions that only create jobs one after
+    /// another share a number, and their jobs' ids follow their commits. Writers take the file's
+    /// lock one at a time, so `ORDER BY tx, job_id, seq` is the order of the commits.
+    ///
+    /// - Parameter changesJobs: Whether the row needing it records a change of a job (a history
+    ///   row), rather than a job's creation. A transaction that created jobs first and changes one
+    ///   after takes the next number from there on.
+    func commitNumber(changesJobs: Bool) throws -> Int64 {
+        if let number = transactionCommitNumber, !changesJobs || number % 2 == 0 { return number }
+        let counter: Int64
         if let known = knownCommitNumber {
-            number = known.number + 1
+            counter = known.counter
         } else {
             guard let read = try connection.scalarInt64(Self.commitCounterStatement) else {
                 throw DurableQueueError(.corrupt, "the file's commit counter (table commit_counter) has no row")
             }
-            number = read
+            counter = read
+        }
+        let number: Int64
+        if changesJobs {
+            try connection.execute(Self.raiseCommitCounterStatement)
+            number = 2 * (counter + 1)
+        } else {
+            number = 2 * counter + 1
         }
         transactionCommitNumber = number
         return number
     }
 
-    /// Raises the file's commit counter by one.
+    /// Raises the file's commit counter by one: no `RETURNING`, for which SQLite builds a temporary
+    /// table (that form cost an awaited enqueue half again its instructions: 91,794 → 140,899).
     private static let raiseCommitCounterStatement = "UPDATE commit_counter SET last_tx = last_tx + 1"
 
     /// The file's commit counter.

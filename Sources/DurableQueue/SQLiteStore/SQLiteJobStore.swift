@@ -31,12 +31,12 @@ package actor SQLiteJobStore {
     /// gives its own (``stampTimes(with:)``): a store used on its own stamps the times its callers give.
     nonisolated let lockClock = Mutex<(any TimeSource)?>(nil)
     /// The commit number of the write transaction under way, once one of its rows needed it (see
-    /// ``commitNumber()``); nil between transactions.
+    /// ``commitNumber(changesJobs:)``); nil between transactions.
     var transactionCommitNumber: Int64?
     /// The file's commit counter as this store's last numbered commit left it, known while the
     /// file's data version is still the one seen after that commit (nobody else has written
     /// since); nil when it must be read.
-    var knownCommitNumber: (number: Int64, dataVersion: UInt32)?
+    var knownCommitNumber: (counter: Int64, dataVersion: UInt32)?
     /// Queues known to have a row, so enqueue skips creating them.
     var knownQueues: Set<String> = []
     /// The id the next job gets, known without reading it while the file's data version is still
@@ -185,7 +185,11 @@ package actor SQLiteJobStore {
             // settings is known.
             let version = try connection.dataVersion
             if let next = nextIDAfterInserts ?? knownNextID?.id { knownNextID = (next, version) }
-            if let number = transactionCommitNumber ?? knownCommitNumber?.number { knownCommitNumber = (number, version) }
+            if let number = transactionCommitNumber {
+                knownCommitNumber = (number / 2, version)
+            } else if let known = knownCommitNumber {
+                knownCommitNumber = (known.counter, version)
+            }
             knownQueueSettings.dataVersion = version
             lastCommitAt.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
             scheduleCheckpointIfNeeded()
