@@ -39,6 +39,59 @@ struct Chromium {
         try await run(["--timeout=15000", "--dump-dom", url])
     }
 
+    /// What the layout of `url` hides at `width` CSS pixels: each button, link-button or form
+    /// field that lies outside the window or outside a box that clips it (a table's sideways
+    /// scroll), and the page itself when it is wider than the window. Empty when all shows.
+    ///
+    /// A page of this test's fetches the page's HTML (same-origin rules are off for this browser
+    /// profile only), lays it out without its script (its live updates would keep the page
+    /// loading) in a frame of that width with its stylesheet, and measures it.
+    func hiddenControls(_ url: String, width: Int) async throws -> [String] {
+        let wrapper = profile.path("layout-\(UUID().uuidString).html")
+        let page = """
+            <!doctype html><html><body style="margin:0">
+            <iframe id="frame" style="width:\(width)px;height:1000px;border:0"></iframe><pre id="result">not measured</pre>
+            <script>
+            const frame = document.getElementById("frame"), result = document.getElementById("result");
+            function measure() {
+              const d = frame.contentDocument, problems = [];
+              const view = d.documentElement.clientWidth;
+              if (d.documentElement.scrollWidth > view + 1) problems.push("the page is " + d.documentElement.scrollWidth + " px wide");
+              for (const control of d.querySelectorAll("button, a.button, input:not([type=hidden]), select")) {
+                const box = control.getBoundingClientRect();
+                if (box.width === 0) continue;
+                const name = (control.textContent || control.name || control.tagName).trim();
+                if (box.right > view + 1 || box.left < -1) { problems.push(name + " is outside the window"); continue; }
+                for (let parent = control.parentElement; parent; parent = parent.parentElement) {
+                  if (getComputedStyle(parent).overflowX === "visible") continue;
+                  const clip = parent.getBoundingClientRect();
+                  if (box.right > clip.right + 1 || box.left < clip.left - 1) { problems.push(name + " is scrolled out of sight"); break; }
+                }
+              }
+              result.textContent = problems.length ? problems.join("\\n") : "ok";
+            }
+            (async () => {
+              try {
+                const url = \(String(reflecting: url));
+                const html = (await (await fetch(url)).text()).replace(/<script[\\s\\S]*?<\\/script>/g, "");
+                frame.addEventListener("load", measure);
+                frame.srcdoc = html.replace(/<head>/, '<head><base href="' + new URL(url).origin + '/">');
+              } catch (error) { result.textContent = "not measured: " + error; }
+            })();
+            </script></body></html>
+            """
+        try page.write(toFile: wrapper, atomically: true, encoding: .utf8)
+        let dom = try await run([
+            "--disable-web-security", "--allow-file-access-from-files", "--window-size=\(width + 40),1100", "--virtual-time-budget=10000",
+            "--dump-dom", "file://" + wrapper,
+        ])
+        guard let start = dom.range(of: "<pre id=\"result\">"), let end = dom.range(of: "</pre>", range: start.upperBound..<dom.endIndex)
+        else { throw Failure(description: "the layout of \(url) was not measured: \(dom.prefix(500))") }
+        let result = String(dom[start.upperBound..<end.lowerBound])
+        guard !result.hasPrefix("not measured") else { throw Failure(description: "the layout of \(url) was \(result)") }
+        return result == "ok" ? [] : result.split(separator: "\n").map(String.init)
+    }
+
     /// Runs the browser with `arguments`; its standard output. Killed after a minute.
     private func run(_ arguments: [String]) async throws -> String {
         let output = profile.path("output-\(UUID().uuidString)")

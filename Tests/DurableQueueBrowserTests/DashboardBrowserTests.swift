@@ -6,7 +6,8 @@ import Foundation
 import Testing
 
 /// The dashboard in a real headless Chromium: pages render, their script starts live updates,
-/// actions are enabled by the token URL, and phone-width screenshots come out. Set
+/// actions are enabled by the token URL, every page keeps its controls in sight at a desktop's and
+/// a phone's width, and screenshots come out. Set
 /// `DQ_SCREENSHOTS` to a directory to keep the screenshots (the dashboard article's, in `DurableQueue.docc/Resources`, come from here).
 @Suite(.timeLimit(.minutes(3)), .enabled(if: TestEnvironment.serversEnabled, Comment(rawValue: TestEnvironment.skipReason)))
 struct DashboardBrowserTests {
@@ -51,6 +52,16 @@ struct DashboardBrowserTests {
 
             let readOnly = try await chromium.renderedDOM(fixture.base + "/jobs/\(failed.rawValue)")
             #expect(readOnly.contains("Read-only") && readOnly.contains("disabled"))
+
+            // Every page at a desktop's and a phone's width: no button or field out of sight, the
+            // page no wider than the window (tables scroll sideways inside their box).
+            let pages = ["/", "/jobs", "/jobs/\(failed.rawValue)", "/activity", "/failed", "/groups/1", "/queues/api/keys"]
+            for path in pages {
+                for width in [1280, 390] {
+                    let hidden = try await chromium.hiddenControls(fixture.base + path + token, width: width)
+                    #expect(hidden.isEmpty, "\(path) at \(width) px: \(hidden)")
+                }
+            }
 
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
