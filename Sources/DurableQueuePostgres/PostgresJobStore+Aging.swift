@@ -11,7 +11,8 @@ extension PostgresJobStore {
             }
         }
         guard !aging.isEmpty else { return nil }
-        return try await write("age waiting jobs") { session in
+        return try await write("age waiting jobs") { [self] session in
+            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
             var risen = 0
             for queue in aging {
                 let rows = try await session.rows(

@@ -10,6 +10,7 @@ extension PostgresJobStore {
     ///   delete, the state it had finished in).
     package func apply(_ action: BulkAction, to ids: [JobID], reason: String, now: Int64) async throws -> [JobID: JobState] {
         try await write("\(action.rawValue) \(ids.count) job(s)") { [self] session in
+            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
             var changed: [JobID: JobState] = [:]
             for id in ids.sorted(by: { $0.rawValue < $1.rawValue }) {
                 do {
@@ -43,6 +44,7 @@ extension PostgresJobStore {
                 [id.rawValue]
             ).first
         else { return nil }
+        let now = stamp(now)  // the job's row is locked
         let state = try JobState(stored: row.string(0))
         guard BulkAction.mayDelete(state: state, groupState: try row.optionalString(1).map { try JobState(stored: $0) }) else { return nil }
         try await session.execute(

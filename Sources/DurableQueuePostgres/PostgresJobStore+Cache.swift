@@ -8,6 +8,7 @@ extension PostgresJobStore {
     package func cachedValue(namespace: String, key: String, job: NewJob, maxFailures: Int?, now: Int64) async throws -> CacheLookup {
         try CacheRule.validate(job: job, maxFailures: maxFailures)
         return try await write("look up cache key '\(key)' in '\(namespace)'") { [self] session in
+            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
             try await session.execute(
                 """
                 INSERT INTO cache_entries (namespace, key, state, kind, max_failures, updated_at)

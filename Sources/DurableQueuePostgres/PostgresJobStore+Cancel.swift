@@ -11,6 +11,7 @@ extension PostgresJobStore {
     /// Cancels every unfinished job the selector matches, in one transaction.
     package func cancel(_ selector: CancelSelector, now: Int64) async throws -> [JobID: CancelOutcome] {
         try await write("cancel jobs (\(selector))") { [self] session in
+            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
             let (sql, values): (String, [(any PostgresValue)?]) =
             switch selector {
             case .tag(let tag):
@@ -37,6 +38,7 @@ extension PostgresJobStore {
         guard let (state, attempts, cancelRequested) = try await stateRow(session, id, lock: true) else {
             throw DurableQueueError.jobNotFound(id)
         }
+        let now = stamp(now)  // the job's row is locked
         let decision = CancelRequest.decide(state: state, cancelRequested: cancelRequested)
         switch decision.change {
         case .none:

@@ -132,6 +132,7 @@ extension PostgresJobStore {
             {
                 states[JobID(try row.int64(0))] = try JobState(stored: row.string(1))
             }
+            let now = stamp(now)  // the graph's rows are locked
             let plan = GraphRetry.plan(states: states, edges: Array(edges), downstream: downstream)
             let reason = GraphRetry.reason(graphOf: id)
             var changed: [JobID: JobState] = [:]

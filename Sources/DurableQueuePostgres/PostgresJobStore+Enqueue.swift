@@ -29,6 +29,7 @@ extension PostgresJobStore {
             return try await insertWithFairTags(jobs, operation: operation, now: now)
         }
         return try await write(operation) { [self] session in
+            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
             var outcomes: [EnqueueOutcome] = []
             for job in jobs { outcomes.append(try await insert(session, job, now: now)) }
             try await attachDependencies(session, of: jobs, outcomes: outcomes, now: now)
@@ -93,6 +94,7 @@ extension PostgresJobStore {
     /// first, then ``InsertBatch`` with them, in one transaction.
     private func insertWithFairTags(_ jobs: [NewJob], operation: String, now: Int64) async throws -> [EnqueueOutcome] {
         try await write(operation, notify: false) { [self] session in
+            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
             let orderKeys = try await fairTags(session, of: jobs)
             let records = try JobCodec.encode(jobs.enumerated().map { InsertedJob($1, position: $0, now: now, orderKey: orderKeys[$0]) })
             let ids = try await session.rows(InsertBatch.self, [records, now, channel]).first?.cells[0].decode([Int64]?.self)

@@ -9,6 +9,7 @@ extension PostgresJobStore {
             guard let row = try await lockedEndingRow(session, attempt.job), row.isRunning(attempt, owner: owner) else {
                 return nil
             }
+            let now = stamp(now)  // the job's row is locked
             let state = HandOffRule.state(cancelRequested: row.cancelRequested)
             try await session.execute(
                 """
@@ -36,6 +37,7 @@ extension PostgresJobStore {
     {
         try await write("record the end of handed-off job \(attempt.job)") { [self] session in
             guard let row = try await lockedEndingRow(session, attempt.job) else { throw DurableQueueError.jobNotFound(attempt.job) }
+            let now = stamp(now)  // the job's row is locked
             guard HandOffRule.isCurrent(attempt, state: row.state, attempts: row.attempts) else {
                 try await appendEvent(
                     session, attempt.job, now: now, from: row.state, to: row.state, attempt: attempt.number,
@@ -86,6 +88,7 @@ extension PostgresJobStore {
     /// against the job's attempt limit, as an attempt that saved progress is.
     package func giveBackHandOffs(_ attempts: [AttemptID], reason: String, now: Int64) async throws -> [AttemptID] {
         try await write("give back \(attempts.count) handed-off job(s)") { [self] session in
+            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
             var givenBack: [AttemptID] = []
             for attempt in attempts.sorted(by: { $0.job.rawValue < $1.job.rawValue }) {
                 let changed = try await session.execute(

@@ -126,6 +126,7 @@ extension PostgresJobStore {
     /// Gives running attempts back without counting them (shutdown); returns those released.
     package func release(_ attempts: [AttemptID], owner: String, now: Int64, reason: String) async throws -> [AttemptID] {
         try await write("release \(attempts.count) job(s) of worker '\(owner)'") { [self] session in
+            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
             var released: [AttemptID] = []
             for attempt in attempts.sorted(by: { $0.job.rawValue < $1.job.rawValue }) {
                 let id = attempt.job

@@ -6,6 +6,7 @@ extension PostgresJobStore {
     package func configure(_ queue: QueueConfiguration, now: Int64) async throws {
         try queue.validate()
         try await write("configure queue '\(queue.name)'") { [self] session in
+            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
             let previous = try await queues(session, named: queue.name, lock: true).first
             var settings = queue
             settings.isPaused = previous?.isPaused ?? queue.isPaused
@@ -18,6 +19,7 @@ extension PostgresJobStore {
         async throws -> QueueConfiguration
     {
         try await write("update queue '\(name)'") { [self] session in
+            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
             let previous = try await queues(session, named: name, lock: true).first
             var settings = previous ?? QueueConfiguration(name)
             change(&settings)
@@ -132,7 +134,8 @@ extension PostgresJobStore {
 
     /// Suspends or resumes a queue.
     package func setSuspended(_ suspended: Bool, queue: String, now: Int64) async throws {
-        try await write("\(suspended ? "suspend" : "resume") queue '\(queue)'") { session in
+        try await write("\(suspended ? "suspend" : "resume") queue '\(queue)'") { [self] session in
+            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
             let changed = try await session.execute(
                 "UPDATE queues SET suspended = $1, updated_at = $2 WHERE name = $3", [suspended, now, queue])
             guard changed == 1 else {

@@ -15,6 +15,7 @@ extension PostgresJobStore {
                 "SELECT state, attempts, group_id, unique_key FROM jobs WHERE id = $1 FOR UPDATE", [id.rawValue]
             ).first
         else { throw DurableQueueError.jobNotFound(id) }
+        let now = stamp(now)  // the job's row is locked
         let state = try JobState(stored: row.string(0))
         let group = try row.optionalInt64(2).map { GroupID($0) }
         let key = try row.optionalString(3)

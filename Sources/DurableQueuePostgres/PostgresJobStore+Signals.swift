@@ -11,6 +11,7 @@ extension PostgresJobStore {
             guard let row = try await lockedEndingRow(session, attempt.job), row.isRunning(attempt, owner: owner) else {
                 return nil
             }
+            let now = stamp(now)  // the job's row is locked
             let sent = try await session.rows(
                 "SELECT payload::text FROM job_signals WHERE job_id = $1 AND name = $2", [attempt.job.rawValue, name])
             if let payload = try sent.first?.string(0) {
@@ -51,6 +52,7 @@ extension PostgresJobStore {
                     "SELECT state, waiting_for, attempts FROM jobs WHERE id = $1 FOR UPDATE", [job.rawValue]
                 ).first
             else { throw DurableQueueError.jobNotFound(job) }
+            let now = stamp(now)  // the job's row is locked
             let state = try JobState(stored: row.string(0))
             var alreadySent = false
             if !state.isTerminal {
@@ -88,6 +90,7 @@ extension PostgresJobStore {
     /// the next round.
     package func endPassedWaits(now: Int64) async throws -> [JobID] {
         try await write("end the waits past their deadline") { [self] session in
+            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
             let passed = try await session.rows(
                 """
                 SELECT id, attempts, waiting_for, wait_deadline FROM jobs

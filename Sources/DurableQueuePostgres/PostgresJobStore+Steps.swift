@@ -73,6 +73,8 @@ extension PostgresJobStore {
         guard let row = rows.first, try JobState(stored: row.string(0)) == .running, try row.optionalString(1) == owner,
               try row.int(2) == attempt.number
         else { return false }
+        var step = step
+        step.recordedAt = stamp(step.recordedAt)  // the job's row is locked
         let inserted = try await session.execute(
             """
             INSERT INTO job_steps (job_id, name, attempt, output, recorded_at) VALUES ($1, $2, $3, $4::jsonb, $5)
