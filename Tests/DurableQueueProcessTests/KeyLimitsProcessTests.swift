@@ -132,8 +132,13 @@ import Testing
         let spans = try await attempts(try await backend.make(directory), keys: Dictionary(uniqueKeysWithValues: ids.map { ($0, "k") }))
         // Every claim is a start of the key (a claim given back before its handler started too).
         let starts = spans.map(\.start)
-        // Three jobs; the killed one twice unless its attempt ended before the kill landed (a loaded machine).
-        #expect([3, 4].contains(spans.filter(\.handlerStarted).count), "\(spans)")
+        // Three jobs, each succeeded; the killed one ran twice unless its attempt ended before the kill
+        // landed, and on a loaded machine a starved worker's lease (800 ms) may run out and its job
+        // run again: more attempts, never two starts of the key closer than its interval.
+        #expect(spans.filter(\.handlerStarted).count >= 3, "\(spans)")
+        var states: [JobState] = []
+        for id in ids { states.append(try await store.job(JobID(id)).state) }
+        #expect(states == [.succeeded, .succeeded, .succeeded], "\(states)")
         #expect(gaps(starts).allSatisfy { $0 >= 3_000 }, "starts \(starts)")
         print("key throttle kill test: \(starts.count) starts, gaps \(gaps(starts)) ms")
     }

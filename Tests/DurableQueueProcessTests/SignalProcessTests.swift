@@ -35,8 +35,10 @@ private struct Approval: Job {
         let queue = try await backend.queue(in: directory)
         let job = try await queue.enqueue(Nap.self, 2_000, options: EnqueueOptions(retry: RetryPolicy(maxAttempts: 1)))
 
-        let first = try WorkerProcess(["work", path, logPath, "--lease-ms", "500"])
-        #expect(await first.waitForLine("ready"))
+        let errors = directory.path("worker.err")
+        let first = try WorkerProcess(["work", path, logPath, "--lease-ms", "500"], errorLog: errors)
+        // A worker that exits before it is ready says why on its standard error.
+        #expect(await first.waitForLine("ready"), "\((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
         try await eventually("the job sleeps") { try await queue.store.job(job.id).state == .scheduled }
         first.kill()
         _ = await first.waitForExit()

@@ -26,14 +26,21 @@ import Testing
         return (released, try await task.value)
     }
 
-    @Test(arguments: StoreBackend.all) func anEndingThatWaitedForTheJobsLockIsStampedAfterIt(_ backend: StoreBackend) async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
+    /// A new store of `backend` that reads the wall clock under its locks, holding one job that
+    /// worker "w1" runs (claimed at the time read now): the store and the job.
+    private func storeWithARunningJob(_ backend: StoreBackend, in directory: TemporaryDirectory) async throws -> (any JobStore, JobID) {
         let store = try await backend.make(directory)
         store.stampTimes(with: SystemTimeSource())
         let now = Date().millisecondsSince1970
         let id = try await store.add(job(), now: now)
         #expect(try await store.take(now: now).map(\.id) == [id])
+        return (store, id)
+    }
+
+    @Test(arguments: StoreBackend.all) func anEndingThatWaitedForTheJobsLockIsStampedAfterIt(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (store, id) = try await storeWithARunningJob(backend, in: directory)
         let (released, _) = try await whileLocked({ try await WriteLock.hold(on: backend, in: directory) }) { asked in
             try await store.succeed(id, now: asked)
         }
@@ -105,11 +112,7 @@ import Testing
     @Test(arguments: StoreBackend.all) func aRetryRunsAgainAFullBackoffAfterTheFailureItsHistoryShows(_ backend: StoreBackend) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let store = try await backend.make(directory)
-        store.stampTimes(with: SystemTimeSource())
-        let now = Date().millisecondsSince1970
-        let id = try await store.add(job(), now: now)
-        _ = try await store.take(now: now)
+        let (store, id) = try await storeWithARunningJob(backend, in: directory)
         let failure = JobFailure(type: "Boom", message: "boom", retryable: true)
         let (_, _) = try await whileLocked({ try await WriteLock.hold(on: backend, in: directory) }) { asked in
             try await store.finish([FinishedAttempt(.first(id), owner: "w1", outcome: .retry(failure, after: 300))], now: asked)
