@@ -3,19 +3,20 @@
 -- job_events is keyed (job_id, seq): it orders one job's rows, not two jobs'. From this version
 -- every history row and every job's creation carries a number in the file's commit order:
 -- job_events.tx, and jobs.created_tx for the creation (which job_history shows from the job's row).
--- commit_counter counts the transactions that change jobs, raised the first time such a
--- transaction writes a history row; its rows get twice the new count. A transaction that only
--- creates jobs leaves the counter as it is (an enqueue writes one page less) and its rows get
--- twice the count plus one: after every change counted so far, before the next. Writers hold the
--- file's lock one at a time, so `ORDER BY tx, job_id, seq` reads what happened in the order it
--- was committed, whichever jobs it touched (transactions that only create jobs, one after another,
--- share a number; their jobs' ids follow their commits).
+-- Transactions that change jobs are counted: each takes the next count, and its rows get twice it.
+-- A transaction that only creates jobs takes none: its rows get twice the last count plus one,
+-- after every change counted so far, before the next. Writers hold the file's lock one at a time,
+-- so `ORDER BY tx, job_id, seq` reads what happened in the order it was committed, whichever jobs
+-- it touched (transactions that only create jobs, one after another, share a number; their jobs'
+-- ids follow their commits). commit_counter holds the end of the last block of counts a writer
+-- reserved (no count passes it): a writer goes on from there after another's commits, and writes
+-- it only when it starts a block, so the counts have gaps.
 --
 -- Rows written before this version have no number (NULL); every row is kept.
 ALTER TABLE job_events ADD COLUMN tx INTEGER;
 ALTER TABLE jobs ADD COLUMN created_tx INTEGER;
 
--- How many transactions that change jobs have committed: one row.
+-- The end of the last block of commit counts reserved: one row.
 CREATE TABLE commit_counter (
     last_tx INTEGER NOT NULL
 ) STRICT;

@@ -14,7 +14,7 @@ extension SQLiteJobStore {
         // read again afterwards.
         defer {
             knownNextID = nil
-            knownCommitNumber = nil
+            knownCommitCounter = nil
             knownQueueSettings.forgetAll()
         }
         do {

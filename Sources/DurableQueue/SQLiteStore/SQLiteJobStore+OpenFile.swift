@@ -48,7 +48,7 @@ extension SQLiteJobStore {
         checkpointer?.close()
         knownQueues.removeAll()
         knownNextID = nil
-        knownCommitNumber = nil
+        knownCommitCounter = nil
         knownQueueSettings.forgetAll()
     }
 

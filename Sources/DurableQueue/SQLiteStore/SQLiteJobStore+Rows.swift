@@ -83,44 +83,60 @@ extension SQLiteJobStore {
     /// The number that orders the rows of the write transaction under way in the file's commit
     /// order (`job_events.tx`, `jobs.created_tx`); nil until one of its rows needed it.
     ///
-    /// The file counts the transactions that change jobs (`commit_counter.last_tx`, raised by
-    /// one, the first time such a transaction writes a history row): their rows get twice the
-    /// new count. A transaction that only creates jobs leaves the counter as it is, which spares
-    /// an awaited enqueue a page of the file, and its rows get twice the count plus one: after
-    /// the changes counted so far, before the next. Transactions that only create jobs one after
-    /// another share a number, and their jobs' ids follow their commits. Writers take the file's
-    /// lock one at a time, so `ORDER BY tx, job_id, seq` is the order of the commits.
+    /// Transactions that change jobs (they write history rows) are counted: each takes the next
+    /// count, and its rows get twice it. A transaction that only creates jobs takes no count: its
+    /// rows get twice the last count plus one, after the changes counted so far and before the
+    /// next; transactions that only create jobs one after another share a number, and their jobs'
+    /// ids follow their commits. Writers take the file's lock one at a time, so
+    /// `ORDER BY tx, job_id, seq` is the order of the commits.
+    ///
+    /// The counts are handed out from blocks that the file reserves (`commit_counter.last_tx`, the
+    /// end of the last block: no count passes it): a store that was the last to write knows the
+    /// last count and its block without reading them (``knownCommitCounter``), and writes the
+    /// counter only when it starts a block. Writing it in every transaction cost a job run one at
+    /// a time a page of the file per commit (about a tenth of its rate). After another connection
+    /// wrote, a store goes on from the end of that connection's block: the counts have gaps.
     ///
     /// - Parameter changesJobs: Whether the row needing it records a change of a job (a history
     ///   row), rather than a job's creation. A transaction that created jobs first and changes one
-    ///   after takes the next number from there on.
+    ///   after takes a count from there on.
     func commitNumber(changesJobs: Bool) throws -> Int64 {
         if let number = transactionCommitNumber, !changesJobs || number % 2 == 0 { return number }
-        let counter: Int64
-        if let known = knownCommitNumber {
-            counter = known.counter
+        var counter: (last: Int64, reserved: Int64)
+        if let current = transactionCommitCounter {
+            counter = current
+        } else if let known = knownCommitCounter {
+            counter = (known.last, known.reserved)
         } else {
-            guard let read = try connection.scalarInt64(Self.commitCounterStatement) else {
+            guard let reserved = try connection.scalarInt64(Self.commitCounterStatement) else {
                 throw DurableQueueError(.corrupt, "the file's commit counter (table commit_counter) has no row")
             }
-            counter = read
+            counter = (reserved, reserved)
         }
         let number: Int64
         if changesJobs {
-            try connection.execute(Self.raiseCommitCounterStatement)
-            number = 2 * (counter + 1)
+            counter.last += 1
+            if counter.last > counter.reserved {
+                counter.reserved = counter.last + Self.commitCountsReserved - 1
+                try connection.execute(Self.reserveCommitCountsStatement, [counter.reserved])
+            }
+            number = 2 * counter.last
         } else {
-            number = 2 * counter + 1
+            number = 2 * counter.last + 1
         }
+        transactionCommitCounter = counter
         transactionCommitNumber = number
         return number
     }
 
-    /// Raises the file's commit counter by one: no `RETURNING`, for which SQLite builds a temporary
-    /// table (that form cost an awaited enqueue half again its instructions: 91,794 → 140,899).
-    private static let raiseCommitCounterStatement = "UPDATE commit_counter SET last_tx = last_tx + 1"
+    /// How many counts a store reserves at once (see ``commitNumber(changesJobs:)``).
+    static let commitCountsReserved: Int64 = 1_024
 
-    /// The file's commit counter.
+    /// Reserves the commit counts up to `?1`: no `RETURNING`, for which SQLite builds a temporary
+    /// table (that form cost an awaited enqueue half again its instructions: 91,794 → 140,899).
+    private static let reserveCommitCountsStatement = "UPDATE commit_counter SET last_tx = ?1"
+
+    /// The end of the last block of commit counts reserved.
     private static let commitCounterStatement = "SELECT last_tx FROM commit_counter"
 
     /// The texts of a statement of 1 … ``rowsPerStatement`` rows, at the index one less than the

@@ -33,10 +33,13 @@ package actor SQLiteJobStore {
     /// The commit number of the write transaction under way, once one of its rows needed it (see
     /// ``commitNumber(changesJobs:)``); nil between transactions.
     var transactionCommitNumber: Int64?
-    /// The file's commit counter as this store's last numbered commit left it, known while the
-    /// file's data version is still the one seen after that commit (nobody else has written
-    /// since); nil when it must be read.
-    var knownCommitNumber: (counter: Int64, dataVersion: UInt32)?
+    /// The last commit count and the end of the reserved block as the transaction under way left
+    /// them, once it took a number; nil between transactions.
+    var transactionCommitCounter: (last: Int64, reserved: Int64)?
+    /// The last commit count and the end of the reserved block as this store's last numbered
+    /// commit left them, known while the file's data version is still the one seen after that
+    /// commit (nobody else has written since); nil when they must be read.
+    var knownCommitCounter: (last: Int64, reserved: Int64, dataVersion: UInt32)?
     /// Queues known to have a row, so enqueue skips creating them.
     var knownQueues: Set<String> = []
     /// The id the next job gets, known without reading it while the file's data version is still
@@ -176,19 +179,20 @@ package actor SQLiteJobStore {
                 let version = try connection.dataVersion
                 if let known = knownNextID, known.dataVersion != version { knownNextID = nil }
                 if knownQueueSettings.dataVersion != version { knownQueueSettings.forgetAll() }
-                if let known = knownCommitNumber, known.dataVersion != version { knownCommitNumber = nil }
+                if let known = knownCommitCounter, known.dataVersion != version { knownCommitCounter = nil }
                 nextIDAfterInserts = nil
                 transactionCommitNumber = nil
+                transactionCommitCounter = nil
                 return try body()
             }
             // This commit changed the data version; what it did to the next id and the queues'
             // settings is known.
             let version = try connection.dataVersion
             if let next = nextIDAfterInserts ?? knownNextID?.id { knownNextID = (next, version) }
-            if let number = transactionCommitNumber {
-                knownCommitNumber = (number / 2, version)
-            } else if let known = knownCommitNumber {
-                knownCommitNumber = (known.counter, version)
+            if let counter = transactionCommitCounter {
+                knownCommitCounter = (counter.last, counter.reserved, version)
+            } else if let known = knownCommitCounter {
+                knownCommitCounter = (known.last, known.reserved, version)
             }
             knownQueueSettings.dataVersion = version
             lastCommitAt.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
@@ -199,7 +203,7 @@ package actor SQLiteJobStore {
             knownQueues.removeAll()
             knownNextID = nil
             knownQueueSettings.forgetAll()
-            knownCommitNumber = nil
+            knownCommitCounter = nil
             throw Self.mapped(error, operation: operation(), path: path, busyTimeout: options.busyTimeout)
         }
     }

@@ -61,6 +61,14 @@ struct ListenLostTests {
         let listening = try await wakeUp("listening")
         // The engine now sleeps its idle wait (a second while it listens) when the server kills
         // the listening connection.
+        // Both stores' listeners are up (each listens from a connection of its own, which it opens
+        // in the background: a full run once killed only the first, the other's not yet listening).
+        let listen = SQLValue.text("LISTEN \"\(store.channel)\";")
+        try await eventually("both stores listen") {
+            try await other.transaction { transaction in
+                try transaction.query("SELECT count(*) FROM pg_stat_activity WHERE query = $1 AND pid <> pg_backend_pid()", [listen])
+            } == [[.integer(2)]]
+        }
         let killed = try await other.transaction { transaction in
             try transaction.query(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1 AND pid <> pg_backend_pid()",
