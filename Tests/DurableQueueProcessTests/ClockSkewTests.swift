@@ -23,7 +23,9 @@ struct ClockSkewTests {
             (0..<24).map { NewJob(queue: "default", kind: "record", input: "{\"index\":\($0)}") }, now: Date().millisecondsSince1970
         ).map(\.id.rawValue)
         let log = directory.path("work.log")
-        let arguments = ["work", path, log, "--announce-starts", "--lease-ms", "1000", "--job-ms", "1500", "--max-jobs", "4"]
+        // Jobs longer than the lease, so heartbeats keep them; a lease of 3 s, so that a worker
+        // starved on a loaded machine still renews in time (a full run at 1 s once lost one).
+        let arguments = ["work", path, log, "--announce-starts", "--lease-ms", "3000", "--job-ms", "4000", "--max-jobs", "4"]
 
         // A worker on time and one ten minutes fast share the jobs.
         let onTime = try WorkerProcess(arguments)
