@@ -143,9 +143,12 @@ private struct Impatient: Job {
         let started = Date().millisecondsSince1970
         let job = try await queue.enqueue(Order.self, 400)
         let report = try await queue.drain()
+        let reported = Date().millisecondsSince1970
         #expect(report.attemptsRun == 1 && report.jobsStillDue == 0)
         let deadline = try #require(try await queue.store.job(job.id).waitDeadline)
-        #expect(report.nextDueAt?.millisecondsSince1970 == deadline, "\(report)")
+        // The timeout, or the report's own time if a slow drain (a loaded machine) passed it.
+        let next = try #require(report.nextDueAt?.millisecondsSince1970, "\(report)")
+        #expect(deadline >= reported ? next == deadline : (deadline...reported).contains(next), "\(report), deadline \(deadline)")
         #expect((started + 400...Date().millisecondsSince1970 + 400).contains(deadline))
 
         try await Task.sleep(for: .milliseconds(max(0, deadline - Date().millisecondsSince1970) + 20))
