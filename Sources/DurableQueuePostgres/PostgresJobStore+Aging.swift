@@ -11,8 +11,7 @@ extension PostgresJobStore {
             }
         }
         guard !aging.isEmpty else { return nil }
-        return try await write("age waiting jobs") { [self] session in
-            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
+        return try await write("age waiting jobs", now: now) { [self] session, now in
             var risen = 0
             for queue in aging {
                 let rows = try await session.rows(

@@ -9,8 +9,7 @@ extension PostgresJobStore {
     /// - Returns: Each job changed, with its state after (running: a cancel was requested; for a
     ///   delete, the state it had finished in).
     package func apply(_ action: BulkAction, to ids: [JobID], reason: String, now: Int64) async throws -> [JobID: JobState] {
-        try await write("\(action.rawValue) \(ids.count) job(s)") { [self] session in
-            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
+        try await write("\(action.rawValue) \(ids.count) job(s)", now: now) { [self] session, now in
             var changed: [JobID: JobState] = [:]
             for id in ids.sorted(by: { $0.rawValue < $1.rawValue }) {
                 do {

@@ -7,8 +7,7 @@ extension PostgresJobStore {
     /// first if missing (a caller that finds another's uncommitted row waits for its commit).
     package func cachedValue(namespace: String, key: String, job: NewJob, maxFailures: Int?, now: Int64) async throws -> CacheLookup {
         try CacheRule.validate(job: job, maxFailures: maxFailures)
-        return try await write("look up cache key '\(key)' in '\(namespace)'") { [self] session in
-            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
+        return try await write("look up cache key '\(key)' in '\(namespace)'", now: now) { [self] session, now in
             try await session.execute(
                 """
                 INSERT INTO cache_entries (namespace, key, state, kind, max_failures, updated_at)

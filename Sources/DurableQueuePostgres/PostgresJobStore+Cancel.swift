@@ -10,8 +10,7 @@ extension PostgresJobStore {
 
     /// Cancels every unfinished job the selector matches, in one transaction.
     package func cancel(_ selector: CancelSelector, now: Int64) async throws -> [JobID: CancelOutcome] {
-        try await write("cancel jobs (\(selector))") { [self] session in
-            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
+        try await write("cancel jobs (\(selector))", now: now) { [self] session, now in
             let (sql, values): (String, [(any PostgresValue)?]) =
             switch selector {
             case .tag(let tag):

@@ -28,8 +28,7 @@ extension PostgresJobStore {
             // A job of the batch is for a fair queue: the statement inserted nothing.
             return try await insertWithFairTags(jobs, operation: operation, now: now)
         }
-        return try await write(operation) { [self] session in
-            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
+        return try await write(operation, now: now) { [self] session, now in
             var outcomes: [EnqueueOutcome] = []
             for job in jobs { outcomes.append(try await insert(session, job, now: now)) }
             try await attachDependencies(session, of: jobs, outcomes: outcomes, now: now)
@@ -93,8 +92,7 @@ extension PostgresJobStore {
     /// Inserts `jobs` (none with a unique key to apply), some of them for fair queues: their tags
     /// first, then ``InsertBatch`` with them, in one transaction.
     private func insertWithFairTags(_ jobs: [NewJob], operation: String, now: Int64) async throws -> [EnqueueOutcome] {
-        try await write(operation, notify: false) { [self] session in
-            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
+        try await write(operation, notify: false, now: now) { [self] session, now in
             let orderKeys = try await fairTags(session, of: jobs)
             let records = try JobCodec.encode(jobs.enumerated().map { InsertedJob($1, position: $0, now: now, orderKey: orderKeys[$0]) })
             let ids = try await session.rows(InsertBatch.self, [records, now, channel]).first?.cells[0].decode([Int64]?.self)

@@ -8,8 +8,7 @@ extension PostgresJobStore {
             throw DurableQueueError.invalidArgument("composition", "the outermost step must be a sequence or a group")
         }
         try root.validate()
-        return try await write("enqueue a sequence or group") { [self] session in
-            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
+        return try await write("enqueue a sequence or group", now: now) { [self] session, now in
             let id = try await insertGroup(session, root, parent: nil, position: 0, now: now)
             try await startGroup(session, id, now: now, reason: "enqueued")
             return id
@@ -18,8 +17,7 @@ extension PostgresJobStore {
 
     /// Cancels group `id` and everything unfinished in it; false if it had finished.
     package func cancel(group id: GroupID, now: Int64) async throws -> Bool {
-        try await write("cancel group \(id)") { [self] session in
-            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
+        try await write("cancel group \(id)", now: now) { [self] session, now in
             guard let group = try await groupRow(session, id, lock: true) else { throw DurableQueueError.groupNotFound(id) }
             if group.state.isTerminal { return false }
             try await cancelTree(session, id, now: now, reason: "group \(id) cancelled")
@@ -207,8 +205,7 @@ extension PostgresJobStore {
     /// attempts, each change in the history), runs the group again and lets its rule start them, in
     /// one transaction (the group's row locked first).
     package func retryFailed(group id: GroupID, downstream: Bool, now: Int64) async throws -> [JobID: JobState] {
-        try await write("retry the failed jobs of group \(id)") { [self] session in
-            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
+        try await write("retry the failed jobs of group \(id)", now: now) { [self] session, now in
             guard let group = try await groupRow(session, id, lock: true) else { throw DurableQueueError.groupNotFound(id) }
             let again = try GroupRetry.children(
                 toRetryIn: id, kind: group.kind, state: group.state, isNested: group.parent != nil,

@@ -87,8 +87,7 @@ extension PostgresJobStore {
     /// keeps its number (a late report for it is refused) and is marked as one that does not count
     /// against the job's attempt limit, as an attempt that saved progress is.
     package func giveBackHandOffs(_ attempts: [AttemptID], reason: String, now: Int64) async throws -> [AttemptID] {
-        try await write("give back \(attempts.count) handed-off job(s)") { [self] session in
-            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
+        try await write("give back \(attempts.count) handed-off job(s)", now: now) { [self] session, now in
             var givenBack: [AttemptID] = []
             for attempt in attempts.sorted(by: { $0.job.rawValue < $1.job.rawValue }) {
                 let changed = try await session.execute(

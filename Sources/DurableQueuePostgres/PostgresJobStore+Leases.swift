@@ -75,9 +75,8 @@ extension PostgresJobStore {
     /// A worker whose heartbeat lapsed is found through its jobs' expired leases, on whatever host
     /// it ran (its `workers` row, renewed by its claims and heartbeats, is for people to read).
     package func recoverExpiredLeases(now: Int64, deadOwners: [String], lostAttemptLimit: Int?) async throws -> [RecoveredJob] {
-        try await write("recover jobs with expired leases") { [self] session in
-            // The rows are taken without waiting (SKIP LOCKED): the time read as the transaction runs.
-            let now = stamp(now)
+        // The rows are taken without waiting (SKIP LOCKED): the time read as the transaction runs.
+        try await write("recover jobs with expired leases", now: now) { [self] session, now in
             let expired = try await session.rows(
                 """
                 SELECT id, attempts - progressed_attempts, max_attempts, cancel_requested, lease_owner, queue,
@@ -125,8 +124,7 @@ extension PostgresJobStore {
 
     /// Gives running attempts back without counting them (shutdown); returns those released.
     package func release(_ attempts: [AttemptID], owner: String, now: Int64, reason: String) async throws -> [AttemptID] {
-        try await write("release \(attempts.count) job(s) of worker '\(owner)'") { [self] session in
-            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
+        try await write("release \(attempts.count) job(s) of worker '\(owner)'", now: now) { [self] session, now in
             var released: [AttemptID] = []
             for attempt in attempts.sorted(by: { $0.job.rawValue < $1.job.rawValue }) {
                 let id = attempt.job

@@ -5,8 +5,7 @@ extension PostgresJobStore {
     /// Replaces a queue's settings, all but an existing queue's suspension.
     package func configure(_ queue: QueueConfiguration, now: Int64) async throws {
         try queue.validate()
-        try await write("configure queue '\(queue.name)'") { [self] session in
-            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
+        try await write("configure queue '\(queue.name)'", now: now) { [self] session, now in
             let previous = try await queues(session, named: queue.name, lock: true).first
             var settings = queue
             settings.isPaused = previous?.isPaused ?? queue.isPaused
@@ -18,8 +17,7 @@ extension PostgresJobStore {
     package func updateQueue(named name: String, now: Int64, _ change: @escaping @Sendable (inout QueueConfiguration) -> Void)
         async throws -> QueueConfiguration
     {
-        try await write("update queue '\(name)'") { [self] session in
-            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
+        try await write("update queue '\(name)'", now: now) { [self] session, now in
             let previous = try await queues(session, named: name, lock: true).first
             var settings = previous ?? QueueConfiguration(name)
             change(&settings)
@@ -134,8 +132,7 @@ extension PostgresJobStore {
 
     /// Suspends or resumes a queue.
     package func setSuspended(_ suspended: Bool, queue: String, now: Int64) async throws {
-        try await write("\(suspended ? "suspend" : "resume") queue '\(queue)'") { [self] session in
-            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
+        try await write("\(suspended ? "suspend" : "resume") queue '\(queue)'", now: now) { session, now in
             let changed = try await session.execute(
                 "UPDATE queues SET suspended = $1, updated_at = $2 WHERE name = $3", [suspended, now, queue])
             guard changed == 1 else {

@@ -48,8 +48,7 @@ extension PostgresJobStore {
 
     /// Pauses or resumes a schedule; see ``JobStore/setSchedulePaused(_:named:nextTickAt:now:)``.
     package func setSchedulePaused(_ paused: Bool, named name: String, nextTickAt: Int64?, now: Int64) async throws -> Bool {
-        try await write("\(paused ? "pause" : "resume") schedule '\(name)'", transaction: false) { [self] session in
-            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
+        try await write("\(paused ? "pause" : "resume") schedule '\(name)'", transaction: false, now: now) { session, now in
             return try await session.execute(
                 """
                 UPDATE schedules
@@ -88,8 +87,7 @@ extension PostgresJobStore {
     {
         for (_, job) in jobs { try job.validate() }
         let jobs = jobs.map { TickJob(tick: $0.tick, job: $0.job) }
-        return try await write("enqueue the jobs of schedule '\(name)'") { [self] session in
-            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
+        return try await write("enqueue the jobs of schedule '\(name)'", now: now) { [self] session, now in
             let moved = try await session.execute(
                 "UPDATE schedules SET next_tick_at = $1::bigint WHERE name = $2 AND next_tick_at = $3 AND paused = 0",
                 [nextTickAt, name, due])

@@ -89,8 +89,7 @@ extension PostgresJobStore {
     /// its job becomes `pending`. Rows another transaction holds (a signal being sent) are left for
     /// the next round.
     package func endPassedWaits(now: Int64) async throws -> [JobID] {
-        try await write("end the waits past their deadline") { [self] session in
-            let now = stamp(now)  // the time as the transaction runs; sequences that lock rows read it again
+        try await write("end the waits past their deadline", now: now) { [self] session, now in
             let passed = try await session.rows(
                 """
                 SELECT id, attempts, waiting_for, wait_deadline FROM jobs

@@ -32,23 +32,20 @@ package final class PostgresJobStore: JobStore {
     let knownQueues = Mutex<Set<String>>([])
     /// The database's clock, which leases and schedules follow on every node.
     package let clock: DatabaseClock
-    /// The clock a transaction reads once it holds its locks (see ``stamp(_:)``); nil until a queue
-    /// gives its own (``stampTimes(with:)``): a store used on its own stamps the times its callers give.
-    private let lockClock = Mutex<(any TimeSource)?>(nil)
+    /// The clock a transaction reads as it runs, and again once it holds the locks its decisions
+    /// need (``stamp(_:)``).
+    let transactionClock = TransactionClock()
 
     /// Makes every later transaction stamp its rows, and take its decisions, at the time it reads
-    /// from `clock` once it holds its locks (see ``stamp(_:)``).
+    /// from `clock` (see ``TransactionClock``).
     package func stampTimes(with clock: any TimeSource) {
-        lockClock.withLock { $0 = clock }
+        transactionClock.use(clock)
     }
 
-    /// The time of a transaction that now holds the locks its decisions need: the store's clock
-    /// read now, or `requested` (the time its caller read) if that is later. A claim stamps after
-    /// its queue's lock, an ending after its jobs' rows are locked: the history then shows each
+    /// The time of a transaction that now holds the locks its decisions need: a claim stamps after
+    /// its queue's lock, an ending after its jobs' rows are locked, so that the history shows each
     /// change after every change committed before it.
-    func stamp(_ requested: Int64) -> Int64 {
-        max(requested, lockClock.withLock { $0?.nowMilliseconds } ?? requested)
-    }
+    func stamp(_ requested: Int64) -> Int64 { transactionClock.stamp(requested) }
 
     /// Connects to `storage`, creates its schema if missing and migrates it to the newest version.
     ///
@@ -98,6 +95,19 @@ package final class PostgresJobStore: JobStore {
 
     /// How many times a transaction that lost a serialization race or a deadlock runs again.
     private static let raceRetries = 20
+
+    /// ``write(_:notify:transaction:_:)`` whose `body` gets the transaction's time: the store's clock
+    /// read as the transaction runs (a call may wait for a pooled connection first), or `requested`
+    /// if that is later. A sequence that then locks the rows its decisions need reads it again
+    /// (``stamp(_:)``).
+    func write<T: Sendable>(
+        _ operation: @autoclosure () -> String, notify: Bool = true, transaction: Bool = true, now requested: Int64,
+        _ body: @escaping @Sendable (PostgresSession, Int64) async throws -> T
+    ) async throws -> T {
+        try await write(operation(), notify: notify, transaction: transaction) { [self] session in
+            try await body(session, stamp(requested))
+        }
+    }
 
     /// Runs `body` in a transaction and commits it; a transaction that lost a race with another
     /// (a deadlock, a serialization failure, a unique key taken meanwhile) runs again from the start.

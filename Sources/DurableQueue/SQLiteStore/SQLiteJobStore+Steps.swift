@@ -1,11 +1,11 @@
 extension SQLiteJobStore {
     /// Records `steps` in one transaction (group commit of the steps of attempts running at once),
-    /// each stamped at the transaction's time (see ``stamp(_:)``) unless its own is later.
+    /// each stamped at the transaction's time (``TransactionClock``) unless its own is later.
     package func recordSteps(_ steps: [PendingStep]) throws -> [Result<Bool, DurableQueueError>] {
         try write("record \(steps.count) step(s)") {
             try steps.map { pending in
                 var step = pending.step
-                step.recordedAt = stamp(step.recordedAt)
+                step.recordedAt = transactionClock.stamp(step.recordedAt)
                 do {
                     return .success(try recordStepInTransaction(step, attempt: pending.attempt, owner: pending.owner))
                 } catch let error as DurableQueueError where error.code == .invalidArgument {

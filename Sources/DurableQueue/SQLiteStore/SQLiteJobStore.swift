@@ -27,9 +27,8 @@ package actor SQLiteJobStore {
     /// What ``observeChanges(_:)`` was given, to watch the file again after a pause.
     nonisolated let changeObserver = Mutex<(@Sendable () -> Void)?>(nil)
     let executor: LockingSerialExecutor
-    /// The clock a write transaction reads once it holds the file's write lock; nil until a queue
-    /// gives its own (``stampTimes(with:)``): a store used on its own stamps the times its callers give.
-    nonisolated let lockClock = Mutex<(any TimeSource)?>(nil)
+    /// The clock a write transaction reads once it holds the file's write lock.
+    nonisolated let transactionClock = TransactionClock()
     /// The commit number of the write transaction under way, once one of its rows needed it (see
     /// ``commitNumber(changesJobs:)``); nil between transactions.
     var transactionCommitNumber: Int64?
@@ -73,7 +72,7 @@ package actor SQLiteJobStore {
     /// Makes every later write transaction read `clock` once it holds the file's write lock, and
     /// stamp its rows with that time (see ``write(_:now:_:)``).
     package nonisolated func stampTimes(with clock: any TimeSource) {
-        lockClock.withLock { $0 = clock }
+        transactionClock.use(clock)
     }
 
     /// Runs the actor on its own serial queue.
@@ -156,13 +155,7 @@ package actor SQLiteJobStore {
     ///   - operation: What is being done, in words, for the error message.
     ///   - requested: The time the caller read when it asked (milliseconds since 1970).
     func write<T>(_ operation: @autoclosure () -> String, now requested: Int64, _ body: (Int64) throws -> T) throws -> T {
-        try write(operation()) { try body(stamp(requested)) }
-    }
-
-    /// The time of the write transaction under way, which holds the file's lock: the store's clock
-    /// read now, or `requested` if that is later (see ``write(_:now:_:)``).
-    func stamp(_ requested: Int64) -> Int64 {
-        max(requested, lockClock.withLock { $0?.nowMilliseconds } ?? requested)
+        try write(operation()) { try body(transactionClock.stamp(requested)) }
     }
 
     /// Runs `body` in a write transaction that stamps no time, turning SQLite errors into
