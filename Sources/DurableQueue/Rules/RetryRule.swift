@@ -3,8 +3,9 @@
 package enum RetryRule {
     /// Another attempt after the backoff (or the error's ``RetryAfterError/retryAfter``, if longer)
     /// when `retryable`, else failure. The backoff counts from the time the store records the
-    /// failure, so the history shows it whole however long the ending waited to be committed. The store fails the job instead when it has used its attempts
-    /// (those that saved progress do not count, so it alone knows whether this one did).
+    /// failure, so the history shows it whole however long the ending waited to be committed. The
+    /// store fails the job instead when it has used its attempts (those that saved progress do not
+    /// count, so it alone knows whether this one did).
     ///
     /// - Parameters:
     ///   - attempt: The failed attempt's number.
