@@ -4,8 +4,8 @@
     python3 Benchmarks/tables.py            # prints the tables (Markdown)
     python3 Benchmarks/tables.py --write    # puts them in Benchmarks/README.md, between its markers
 
-Each line belongs to the benchmark its fields say wrote it (callgrind.sh's instructions per job,
-the SQLite peers' run.sh, the PostgreSQL peers' run.sh, durableq-bench's own workloads; A/B rounds
+Each line belongs to the benchmark its fields say wrote it (instructions.py's and callgrind.sh's
+instructions per job, the SQLite peers' run.sh, the PostgreSQL peers' run.sh, durableq-bench's own workloads; A/B rounds
 and other one-off lines are in no table). Each row is a system (a peer's key, or the store), a
 workload and a synchronous setting, taken from the newest file that has it (files sort by their
 dated names) and, within that file, its last line. The history is the files and git.
@@ -32,6 +32,8 @@ def kind(line):
     """Which benchmark wrote `line`, or None for a line no table shows."""
     if str(line.get("tool", "")).startswith("valgrind") and "median_instructions_per_job" in line:
         return "callgrind"
+    if str(line.get("tool", "")).startswith("valgrind") and "instructions_per_job" in line:
+        return "instructions"
     if "median_server_cpu_us_per_job" in line:
         return "pg-peers"
     if "median_jobs_per_sec" in line and "key" in line:
@@ -71,6 +73,20 @@ def callgrind_table():
     return out
 
 
+def instructions_table():
+    rows = newest("instructions")
+    baseline = {workload: line for (key, workload, _), (_, line) in rows.items() if key == "c-baseline"}
+    out = ["| system | workload | version | instructions per job (median, min–max) | × C baseline | file |",
+           "| --- | --- | --- | ---: | ---: | --- |"]
+    for (key, workload, _), (name, line) in sorted(rows.items(), key=lambda item: (item[0][1], item[0][0])):
+        c = baseline.get(workload)
+        ratio = f"{line['instructions_per_job'] / c['instructions_per_job']:.2f}" if c else "–"
+        out.append(f"| {key} | {workload} | {line.get('version', '')} | {number(line['instructions_per_job'])} "
+                   f"({number(line.get('min_instructions_per_job'))}–{number(line.get('max_instructions_per_job'))}) "
+                   f"| {ratio} | {name} |")
+    return out
+
+
 def peers_table(kind_name):
     rows = newest(kind_name)
     server = kind_name == "pg-peers"
@@ -100,7 +116,8 @@ def bench_table():
 
 def tables():
     sections = [
-        ("Instructions per job (`callgrind.sh`)", callgrind_table()),
+        ("Instructions per job, the guard (`instructions.py`: every thread's, timed loop only)", instructions_table()),
+        ("Instructions per job (`callgrind.sh`: DurableQueue's counts include other threads' pre-loop work)", callgrind_table()),
         ("Beside the SQLite peers (`peers/run.sh`)", peers_table("peers")),
         ("Beside the PostgreSQL peers (`pg/run.sh`)", peers_table("pg-peers")),
         ("The project's own workloads (`durableq-bench`)", bench_table()),

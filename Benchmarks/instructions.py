@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Instructions per job of this checkout beside the committed numbers: the guard run before a stop
+that touches the engine or a store.
+
+    python3 Benchmarks/instructions.py                 # N = 2,000, 3 runs of each, prints the table
+    python3 Benchmarks/instructions.py --save          # and writes results/DATE-instructions-COMMIT.jsonl
+    python3 Benchmarks/instructions.py --runs 1 --workloads enqueue,batch
+
+Runs the peers' C baseline and DurableQueue through the peers' adapter (built in release against
+this checkout, its public API only) under `valgrind --tool=callgrind`, on the four workloads of
+issue 51: an awaited enqueue, a drain with the defaults, a drain one job at a time
+(`--concurrency 1`) and batches of 1,000. Each program zeroes the counts where its clock starts
+and dumps them where it stops; a job's count is the dump's instructions over N.
+
+Which number of the dump: its `totals:` line, the sum of every cost the dump attributes, over all
+threads. `callgrind.sh` reads its `summary:` line, which for a program with more than one thread
+also counts what the other threads ran *before* the timed loop: callgrind's zero request resets
+every cost centre but the "since the last dump" mark of the calling thread only. The engine's
+pool threads open the file and run the untimed prefill, so `summary:` adds, depending on which
+thread happens to zero the counts, about 7,500 instructions a job (N = 2,000) or about 120,000
+(the "spinning thread" once suspected). Both are recorded; the table compares `totals:`. For the
+single-threaded C baseline the two agree.
+
+Needs valgrind, gcc, objcopy and swift (the adapter's first build takes about four minutes).
+"""
+import argparse
+import datetime
+import json
+import os
+import pathlib
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent
+RESULTS = HERE / "results"
+PEERS = (ROOT / ".." / "shared" / "bench" / "peers").resolve()
+WORK = ROOT / ".build" / "instructions"
+# (system, workload, extra adapter arguments)
+CASES = {
+    "enqueue": [("c-baseline", "enqueue", []), ("durablequeue", "enqueue", [])],
+    "drain": [("c-baseline", "drain", []), ("durablequeue", "drain", [])],
+    "one-at-a-time": [("durablequeue-c1", "drain", ["--concurrency", "1"])],
+    "batch": [("c-baseline", "batch", []), ("durablequeue", "batch", [])],
+}
+
+
+def run(command, **options):
+    return subprocess.run(command, check=True, **options)
+
+
+def commit():
+    described = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True)
+    return described.stdout.strip() or "unknown"
+
+
+def build(peers):
+    """The baseline with callgrind's markers at its clock reads, and the adapter without DWARF
+    (valgrind 3.19 cannot read Swift 6's DWARF 5), both in `WORK`."""
+    WORK.mkdir(parents=True, exist_ok=True)
+    source = (peers / "baseline.c").read_text()
+    source = source.replace("#include <sys/resource.h>", "#include <sys/resource.h>\n#include <valgrind/callgrind.h>")
+    source = source.replace("t0 = mono();", "CALLGRIND_ZERO_STATS; t0 = mono();")
+    source = source.replace("t1 = mono();", 't1 = mono(); CALLGRIND_DUMP_STATS_AT("timed loop");')
+    (WORK / "baseline_cg.c").write_text(source)
+    run(["gcc", "-O2", "-Wall", "-o", str(WORK / "baseline_cg"), str(WORK / "baseline_cg.c"), "-lsqlite3"])
+    adapter = WORK / "swift-adapter"
+    if adapter.exists():  # the sources again, the build folder kept
+        for item in (peers / "swift-adapter").iterdir():
+            if item.name != ".build":
+                target = adapter / item.name
+                shutil.rmtree(target, ignore_errors=True) if target.is_dir() else target.unlink(missing_ok=True)
+                (shutil.copytree if item.is_dir() else shutil.copy)(item, target)
+    else:
+        shutil.copytree(peers / "swift-adapter", adapter, ignore=shutil.ignore_patterns(".build"))
+    for path in adapter.rglob("*"):
+        path.chmod(path.stat().st_mode | 0o200)
+    adapter.chmod(adapter.stat().st_mode | 0o200)
+    print("# building the adapter against this checkout (release)", file=sys.stderr)
+    run(["swift", "build", "-c", "release", "--package-path", str(adapter)], env={**os.environ, "DQ_PROJECT": str(ROOT)},
+        stdout=sys.stderr)
+    built = adapter / ".build" / "release" / "dq-bench-adapter"
+    (adapter / ".build" / "release" / "dq-project-version.txt").write_text(commit() + "\n")
+    run(["objcopy", "--strip-debug", str(built), str(WORK / "dq-bench-adapter")])
+    return WORK / "baseline_cg", WORK / "dq-bench-adapter"
+
+
+def profile(program, workload, extra, n):
+    """One run under callgrind: (totals, summary, the program's JSON report)."""
+    with tempfile.TemporaryDirectory(prefix="dq-instructions-") as folder:
+        out = pathlib.Path(folder) / "callgrind.out"
+        command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", str(program),
+                   "--workload", workload, "--db", str(pathlib.Path(folder) / "q.db"), "--n", str(n),
+                   "--sync", "NORMAL", "--batch", "1000", *extra]
+        done = subprocess.run(command, capture_output=True, text=True)
+        dump = pathlib.Path(str(out) + ".1")
+        if not dump.exists():
+            raise SystemExit(f"{' '.join(command)}: no dump of the timed loop\n{done.stderr[-2000:]}")
+        fields = {}
+        for line in dump.read_text(errors="replace").splitlines():
+            if line.startswith(("totals:", "summary:")):
+                name, value = line.split(":", 1)
+                fields[name] = int(value.split()[0])
+        report = json.loads([line for line in done.stdout.splitlines() if line.startswith("{")][-1])
+        return fields["totals"], fields["summary"], report
+
+
+def committed():
+    """The newest committed line of each (system, workload): its file name and line."""
+    newest = {}
+    for path in sorted(RESULTS.glob("*-instructions-*.jsonl")):
+        for text in path.read_text().splitlines():
+            if text.strip():
+                line = json.loads(text)
+                newest[(line["key"], line["workload"])] = (path.name, line)
+    return newest
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=2000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--workloads", default="enqueue,drain,one-at-a-time,batch")
+    parser.add_argument("--peers", default=str(PEERS), help="the peers' folder (baseline.c, swift-adapter/)")
+    parser.add_argument("--save", action="store_true", help="write results/DATE-instructions-COMMIT.jsonl")
+    arguments = parser.parse_args()
+    for tool in ("valgrind", "gcc", "objcopy", "swift"):
+        if shutil.which(tool) is None:
+            raise SystemExit(f"{tool} is missing")
+    baseline, adapter = build(pathlib.Path(arguments.peers))
+    version = commit()
+    cases = [case for name in arguments.workloads.split(",") for case in CASES[name]]
+    samples = {(system, workload): [] for system, workload, _ in cases}
+    for round_ in range(1, arguments.runs + 1):  # in turns, so that nothing drifts onto one system
+        for system, workload, extra in cases:
+            print(f"# round {round_}: {system} {workload}", file=sys.stderr)
+            program = baseline if system == "c-baseline" else adapter
+            totals, summary, report = profile(program, workload, extra, arguments.n)
+            if not report.get("ok", True):
+                raise SystemExit(f"{system} {workload}: the run failed its checks: {report}")
+            samples[(system, workload)].append(
+                {"totals": totals, "summary": summary, "commits": report.get("commits"), "sqlite": report.get("sqlite_version")})
+    date = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+    lines = []
+    for (system, workload), runs in samples.items():
+        per_job = [run["totals"] / arguments.n for run in runs]
+        lines.append({
+            "date": date, "tool": "valgrind --tool=callgrind (Benchmarks/instructions.py)", "key": system,
+            "workload": workload, "n": arguments.n, "sync": "NORMAL",
+            "version": f"libsqlite3 {runs[0]['sqlite'] or ''}".strip() if system == "c-baseline" else f"DurableQueue {version}",
+            "counts": "user-space instructions of every thread in the timed loop (the dump's totals:)",
+            "instructions_per_job": round(statistics.median(per_job), 1),
+            "min_instructions_per_job": round(min(per_job), 1), "max_instructions_per_job": round(max(per_job), 1),
+            "harness_summary_per_job": [round(run["summary"] / arguments.n, 1) for run in runs],
+            "commits_per_job": [None if run["commits"] is None else round(run["commits"] / arguments.n, 4) for run in runs],
+        })
+    before = committed()
+    c = {line["workload"]: line["instructions_per_job"] for line in lines if line["key"] == "c-baseline"}
+    print("| system | workload | instructions per job (median, min–max) | committed | change | × C baseline |")
+    print("| --- | --- | ---: | ---: | ---: | ---: |")
+    for line in lines:
+        old = before.get((line["key"], line["workload"]))
+        old_value = old[1]["instructions_per_job"] if old else None
+        change = f"{(line['instructions_per_job'] / old_value - 1) * 100:+.1f} %" if old_value else "–"
+        base = c.get(line["workload"])
+        ratio = f"{line['instructions_per_job'] / base:.2f}" if base else "–"
+        then = "–" if old_value is None else f"{old_value:,.0f} ({old[1]['version']})"
+        print(f"| {line['key']} | {line['workload']} | {line['instructions_per_job']:,.0f} "
+              f"({line['min_instructions_per_job']:,.0f}–{line['max_instructions_per_job']:,.0f}) | "
+              f"{then} | {change} | {ratio} |")
+    if arguments.save:
+        RESULTS.mkdir(exist_ok=True)
+        path = RESULTS / f"{datetime.date.today().isoformat()}-instructions-{version}.jsonl"
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        print(f"results: {path.relative_to(ROOT)}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
