@@ -57,6 +57,24 @@ import Testing
         }
     }
 
+    /// A batch that mixes a fair queue's jobs with another queue's: each fair job takes its key's
+    /// turn (the batch inserts them on their own), the other queue's jobs keep their FIFO order.
+    @Test(arguments: StoreBackend.all) func aBatchMixingQueuesGivesTheFairJobsTheirTurns(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ in
+            try await store.configure(QueueConfiguration("fair", fairness: .byKey), now: 1)
+            let plain = (0..<3).map { index in job("plain", input: "{\"n\":\(index)}") }
+            let outcomes = try await store.enqueue(
+                Array(plain[0..<2]) + jobs(3, key: "a") + [plain[2]] + jobs(3, key: "b"), now: 10)
+            let ids = outcomes.map(\.id.rawValue)
+            #expect(ids == Array(ids[0]..<ids[0] + 9), "one id each, in order")
+            let order = try await claimOrder(store, 6, now: 1_000)
+            #expect(order.prefix(2).sorted() == ["a", "b"] && order.prefix(4).sorted() == ["a", "a", "b", "b"], "\(order)")
+            let others = try await store.take("plain", limit: 3, now: 2_000)
+            // PostgreSQL gives jsonb back with a space after the colon.
+            #expect(others.map { $0.input.replacingOccurrences(of: " ", with: "") } == plain.map(\.input))
+        }
+    }
+
     /// The queue's virtual time moves with its starts: a new key joins the current round, after the
     /// keys whose turn in it is still to come, not before every waiting job.
     @Test(arguments: StoreBackend.all) func aNewKeyJoinsTheCurrentRound(_ backend: StoreBackend) async throws {
