@@ -118,6 +118,20 @@ struct JSONContents {
         JSONTree.appendQuoted(string, to: &text)
     }
 
+    /// The whole text between `opening` and `closing`, as a string, if no value is still to be
+    /// written in it: one copy, where writing it to an array first and decoding that made two.
+    func finishedText(opening: Unicode.Scalar, closing: Unicode.Scalar) -> String? {
+        guard later.isEmpty else { return nil }
+        return text.withUnsafeBufferPointer { text in
+            String(unsafeUninitializedCapacity: text.count + 2) { string in
+                string[0] = UInt8(ascii: opening)
+                _ = UnsafeMutableBufferPointer(rebasing: string[1...]).initialize(from: text)
+                string[text.count + 1] = UInt8(ascii: closing)
+                return text.count + 2
+            }
+        }
+    }
+
     /// Appends the whole text to `bytes`, each later value written at its place.
     func write(to bytes: inout [UInt8]) {
         var from = 0
