@@ -5,6 +5,7 @@ that touches the engine or a store.
     python3 Benchmarks/instructions.py                 # N = 2,000, 3 runs of each, prints the table
     python3 Benchmarks/instructions.py --save          # and writes results/DATE-instructions-COMMIT.jsonl
     python3 Benchmarks/instructions.py --runs 1 --workloads enqueue,batch
+    python3 Benchmarks/instructions.py --features      # a plain, a keyed, a dependent and a stepped job
 
 Runs the peers' C baseline and DurableQueue through the peers' adapter (built in release against
 this checkout, its public API only) under `valgrind --tool=callgrind`, on the four workloads of
@@ -20,6 +21,12 @@ pool threads open the file and run the untimed prefill, so `summary:` adds, depe
 thread happens to zero the counts, about 7,500 instructions a job (N = 2,000) or about 120,000
 (the "spinning thread" once suspected). Both are recorded; the table compares `totals:`. For the
 single-threaded C baseline the two agree.
+
+`--features` instead measures what a job using a feature costs beside a plain one: the whole
+`durableq-bench` process (release, without DWARF) under callgrind for its drains of plain jobs, of
+keyed jobs (a fair queue, one running job and a 1 ms throttle per key), of dependent jobs (half of
+them each waiting for one of the other half) and of jobs of three durable steps, at N and 2N jobs;
+a job's count is the difference over N (the marginal cost, prefill by batches of 1,000 included).
 
 Needs valgrind, gcc, objcopy and swift (the adapter's first build takes about four minutes).
 """
@@ -108,6 +115,32 @@ def profile(program, workload, extra, n):
         return fields["totals"], fields["summary"], report
 
 
+FEATURES = [("drain", "plain"), ("keyed", "keyed"), ("dependent", "dependent"), ("steps", "three steps")]
+
+
+def features(n):
+    """Marginal instructions per job of each feature's drain (see the module's notes)."""
+    print("# building durableq-bench (release)", file=sys.stderr)
+    run(["swift", "build", "-c", "release", "--product", "durableq-bench", "--package-path", str(ROOT)], stdout=sys.stderr)
+    WORK.mkdir(parents=True, exist_ok=True)
+    program = WORK / "durableq-bench"
+    run(["objcopy", "--strip-debug", str(ROOT / ".build" / "release" / "durableq-bench"), str(program)])
+    counts = {}
+    for only, _ in FEATURES:
+        for size in (n, 2 * n):
+            print(f"# {only} N={size}", file=sys.stderr)
+            with tempfile.TemporaryDirectory(prefix="dq-features-") as folder:
+                out = pathlib.Path(folder) / "callgrind.out"
+                command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", str(program), "--only", only,
+                           "--n", str(size), "--repeat", "1", "--dir", folder]
+                done = subprocess.run(command, capture_output=True, text=True)
+                if done.returncode != 0:
+                    raise SystemExit(f"{' '.join(command)} failed\n{done.stderr[-2000:]}")
+                totals = [line for line in out.read_text(errors="replace").splitlines() if line.startswith("totals:")]
+                counts[(only, size)] = int(totals[0].split()[1])
+    return counts
+
+
 def committed():
     """The newest committed line of each (system, workload): its file name and line."""
     newest = {}
@@ -126,10 +159,31 @@ def main():
     parser.add_argument("--workloads", default="enqueue,drain,one-at-a-time,batch")
     parser.add_argument("--peers", default=str(PEERS), help="the peers' folder (baseline.c, swift-adapter/)")
     parser.add_argument("--save", action="store_true", help="write results/DATE-instructions-COMMIT.jsonl")
+    parser.add_argument("--features", action="store_true", help="a keyed, a dependent and a stepped job beside a plain one")
     arguments = parser.parse_args()
     for tool in ("valgrind", "gcc", "objcopy", "swift"):
         if shutil.which(tool) is None:
             raise SystemExit(f"{tool} is missing")
+    if arguments.features:
+        counts = features(arguments.n)
+        version = commit()
+        date = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+        plain = (counts[("drain", 2 * arguments.n)] - counts[("drain", arguments.n)]) / arguments.n
+        print("| job | marginal instructions per job (drained, prefill included) | × plain |")
+        print("| --- | ---: | ---: |")
+        lines = []
+        for only, title in FEATURES:
+            per_job = (counts[(only, 2 * arguments.n)] - counts[(only, arguments.n)]) / arguments.n
+            print(f"| {title} | {per_job:,.0f} | {per_job / plain:.2f} |")
+            lines.append({"date": date, "tool": "valgrind --tool=callgrind (Benchmarks/instructions.py --features)",
+                          "key": f"durableq-bench {only}", "workload": f"drain, {title} jobs", "n": [arguments.n, 2 * arguments.n],
+                          "version": f"DurableQueue {version}", "marginal_instructions_per_job": round(per_job, 1),
+                          "instructions": [counts[(only, arguments.n)], counts[(only, 2 * arguments.n)]]})
+        if arguments.save:
+            path = RESULTS / f"{datetime.date.today().isoformat()}-features-{version}.jsonl"
+            path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+            print(f"results: {path.relative_to(ROOT)}", file=sys.stderr)
+        return
     baseline, adapter = build(pathlib.Path(arguments.peers))
     version = commit()
     cases = [case for name in arguments.workloads.split(",") for case in CASES[name]]

@@ -210,6 +210,28 @@ struct Workloads {
         return try await timeDrain(path, workload: "drain_three_steps")
     }
 
+    /// N prefilled jobs, the second half each waiting for one job of the first (``Dependency``),
+    /// drained by the engine: each dependency's ending unblocks its dependent, which then starts.
+    func drainDependent() async throws -> Measurement {
+        let path = freshPath("dependent")
+        let queue = try await open(path)
+        let parents = n / 2
+        var index = 0
+        while index < parents {
+            let end = min(parents, index + 1000)
+            let handles = try await queue.enqueue(NoOpJob.self, batch: (index..<end).map(NoOpJob.Input.init))
+            _ = try await queue.enqueue(
+                NoOpJob.self,
+                batch: zip(handles, (parents + index)..<(parents + end)).map { handle, child in
+                    var options = EnqueueOptions()
+                    options.dependsOn = [Dependency("parent", on: handle)]
+                    return (NoOpJob.Input(child), options)
+                })
+            index = end
+        }
+        return try await timeDrain(path, workload: "drain_dependent")
+    }
+
     /// N jobs in one concurrent group that runs 16 at a time, drained by the engine: each ending
     /// advances the group, which starts the next child.
     func drainGroup() async throws -> Measurement {

@@ -6,7 +6,7 @@ import NIOPosix
 // durableq-bench: DurableQueue's speed, measured, optionally as ratios to the C baseline in the same run.
 //
 //   swift run -c release durableq-bench [--n 10000] [--backlog 1000000] [--sync normal|full]
-//       [--baseline path/to/baseline.c] [--only enqueue,batch,drain,scheduled,group,steps,fair,keyed,keys,latency,backlog,processes,throttle,open,idle]
+//       [--baseline path/to/baseline.c] [--only enqueue,batch,drain,scheduled,group,dependent,steps,fair,keyed,keys,latency,backlog,processes,throttle,open,idle]
 //       [--repeat 3] [--dir DIR] [--postgres postgres://user@host:port/database] [--executor default|nio]
 //
 // Prints one JSON line per workload (with the SQLite version, journal mode and synchronous setting),
