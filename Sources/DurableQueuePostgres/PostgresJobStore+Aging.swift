@@ -11,7 +11,7 @@ extension PostgresJobStore {
             }
         }
         guard !aging.isEmpty else { return nil }
-        return try await write("age waiting jobs", now: now) { [self] session, now in
+        return try await write("age waiting jobs", now: now) { session, now in
             var risen = 0
             for queue in aging {
                 let rows = try await session.rows(
