@@ -10,12 +10,13 @@ extension SQLiteJobStore {
 
     private func runApplicationTransaction<T: Sendable>(now: Int64, _ body: @Sendable (any AppTransaction, Int64) throws -> T) throws -> T {
         var applicationError: (any Error)?
-        // The application's SQL may write anything: the next job id and the queues' settings are
-        // read again afterwards.
+        // The application's SQL may write anything: the next job id, the queues' settings and
+        // whether endings have hooks to run are read again afterwards.
         defer {
             knownNextID = nil
             knownCommitCounter = nil
             knownQueueSettings.forgetAll()
+            knownNoEndingHooks = nil
         }
         do {
             return try write("run the application's transaction", now: now) { now in

@@ -14,6 +14,7 @@ extension SQLiteJobStore {
             let computing = try CacheRule.jobToCheck(in: entry).flatMap { try stateRow($0) }.map { !$0.state.isTerminal } ?? false
             if let answer = CacheRule.answer(for: entry, computing: computing, maxFailures: maxFailures) { return answer }
             let id = try insert(job, now: now).id
+            endingHooksMayHaveAppeared()
             try connection.execute(
                 """
                 INSERT INTO cache_entries (namespace, key, state, kind, job_id, max_failures, updated_at)
@@ -47,13 +48,23 @@ extension SQLiteJobStore {
 
     /// Whether the results cache has any entry, and whether any dependency waits for a job to end:
     /// read once per transaction that ends jobs, in one statement, rather than probed per ending
-    /// (most files have neither).
+    /// (most files have neither), and not read at all while the file is known to have neither
+    /// (``knownNoEndingHooks``): the read was 1.6 % of a job run one at a time.
     func endingHooksInUse() throws -> (cache: Bool, dependencies: Bool) {
+        if transactionKnowsNoEndingHooks { return (false, false) }
         var found = (cache: true, dependencies: true)
         try connection.query(
             "SELECT EXISTS (SELECT 1 FROM cache_entries), EXISTS (SELECT 1 FROM job_dependencies WHERE outcome IS NULL)"
         ) { found = ($0.int64(0) == 1, $0.int64(1) == 1) }
+        transactionKnowsNoEndingHooks = !found.cache && !found.dependencies
         return found
+    }
+
+    /// Says that the transaction under way may have added a cache entry or a waiting dependency:
+    /// the next ``endingHooksInUse()`` reads the file again.
+    func endingHooksMayHaveAppeared() {
+        transactionKnowsNoEndingHooks = false
+        knownNoEndingHooks = nil
     }
 
     /// Records how job `id` ended in the cache entry it computes, if any; called in the transaction

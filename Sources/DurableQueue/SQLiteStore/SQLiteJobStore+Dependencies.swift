@@ -18,6 +18,7 @@ extension SQLiteJobStore {
                 throw DurableQueueError.invalidArgument("dependsOn", "dependency '\(dependency.name)': there is no job \(dependency.job)")
             }
             let ended = parent.state.isTerminal
+            endingHooksMayHaveAppeared()
             try connection.execute(
                 """
                 INSERT INTO job_dependencies (job_id, name, parent_id, on_failure, outcome, output, error, resolved_at)
@@ -144,6 +145,7 @@ extension SQLiteJobStore {
                 changed[job] = .pending
             }
             for (job, names) in plan.waitAgain.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                endingHooksMayHaveAppeared()
                 try connection.execute(
                     """
                     UPDATE job_dependencies SET outcome = NULL, output = NULL, error = NULL, resolved_at = NULL

@@ -50,6 +50,7 @@ extension SQLiteJobStore {
         knownNextID = nil
         knownCommitCounter = nil
         knownQueueSettings.forgetAll()
+        knownNoEndingHooks = nil
     }
 
     /// While `paused`, the store holds nothing open: the file, its `-wal` and `-shm` and its watch

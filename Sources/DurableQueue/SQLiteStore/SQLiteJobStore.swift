@@ -52,6 +52,13 @@ package actor SQLiteJobStore {
     /// else has written since, and this store's own writes change them only where they drop them
     /// (configuring a queue, an application's transaction).
     var knownQueueSettings = KnownQueueSettings()
+    /// The file's data version when it was last seen to have no cache entry and no dependency
+    /// waiting for a job to end (``endingHooksInUse()``): known without a read while nobody else
+    /// has written since and this store's own writes added neither; nil when it must be read.
+    var knownNoEndingHooks: UInt32?
+    /// Whether the transaction under way knows that the file has no cache entry and no waiting
+    /// dependency (see ``knownNoEndingHooks``).
+    var transactionKnowsNoEndingHooks = false
     /// The watch of the file that tells of other processes' commits (see ``observeChanges(_:)``).
     nonisolated let changeWatch = Mutex<FileChangeWatch?>(nil)
     /// When this store last committed (uptime in ns): the watch leaves the file's events alone
@@ -173,6 +180,8 @@ package actor SQLiteJobStore {
                 if let known = knownNextID, known.dataVersion != version { knownNextID = nil }
                 if knownQueueSettings.dataVersion != version { knownQueueSettings.forgetAll() }
                 if let known = knownCommitCounter, known.dataVersion != version { knownCommitCounter = nil }
+                if knownNoEndingHooks != version { knownNoEndingHooks = nil }
+                transactionKnowsNoEndingHooks = knownNoEndingHooks != nil
                 nextIDAfterInserts = nil
                 transactionCommitNumber = nil
                 transactionCommitCounter = nil
@@ -188,6 +197,7 @@ package actor SQLiteJobStore {
                 knownCommitCounter = (known.last, known.reserved, version)
             }
             knownQueueSettings.dataVersion = version
+            knownNoEndingHooks = transactionKnowsNoEndingHooks ? version : nil
             lastCommitAt.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
             scheduleCheckpointIfNeeded()
             return result
@@ -197,6 +207,7 @@ package actor SQLiteJobStore {
             knownNextID = nil
             knownQueueSettings.forgetAll()
             knownCommitCounter = nil
+            knownNoEndingHooks = nil
             throw Self.mapped(error, operation: operation(), path: path, busyTimeout: options.busyTimeout)
         }
     }
