@@ -17,6 +17,7 @@ extension SQLiteJobStore {
             knownCommitCounter = nil
             knownQueueSettings.forgetAll()
             knownNoEndingHooks = nil
+            knownClaimQueues = nil
         }
         do {
             return try write("run the application's transaction", now: now) { now in

@@ -264,6 +264,7 @@ extension SQLiteJobStore {
     /// Creates the queue's row with default settings unless it exists.
     func ensureQueueExists(_ name: String, now: Int64) throws {
         guard !knownQueues.contains(name) else { return }
+        queueSettingsChanged()
         try connection.execute(
             "INSERT INTO queues (name, created_at, updated_at) VALUES (?1, ?2, ?2) ON CONFLICT (name) DO NOTHING",
             [name, now])

@@ -51,6 +51,7 @@ extension SQLiteJobStore {
         knownCommitCounter = nil
         knownQueueSettings.forgetAll()
         knownNoEndingHooks = nil
+        knownClaimQueues = nil
     }
 
     /// While `paused`, the store holds nothing open: the file, its `-wal` and `-shm` and its watch

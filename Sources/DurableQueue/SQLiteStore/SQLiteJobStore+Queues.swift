@@ -42,6 +42,7 @@ extension SQLiteJobStore {
     /// Writes `queue`'s settings over `previous` (nil: a new queue), and applies what the change
     /// implies to its jobs and starts. Called inside a write transaction.
     private func store(_ queue: QueueConfiguration, replacing previous: QueueConfiguration?, now: Int64) throws {
+        queueSettingsChanged()
         let throttle = queue.throttle ?? Throttle(.zero)
         let rate = queue.rateLimit
         try connection.execute(
@@ -167,6 +168,7 @@ extension SQLiteJobStore {
     /// - Throws: `invalidArgument` when no such queue exists.
     package func setSuspended(_ suspended: Bool, queue: String, now: Int64) throws {
         try write("\(suspended ? "suspend" : "resume") queue '\(queue)'", now: now) { now in
+            queueSettingsChanged()
             try connection.execute(
                 "UPDATE queues SET suspended = ?, updated_at = ? WHERE name = ?", [suspended, now, queue])
             guard try connection.changes == 1 else {

@@ -57,6 +57,7 @@ extension SQLiteJobStore {
                 """, [queue, key, now])
         }
         guard interval > 0 else { return }
+        queueSettingsChanged()
         try connection.execute(
             """
             UPDATE queues SET next_start_at = max(next_start_at, ?2)
@@ -65,6 +66,7 @@ extension SQLiteJobStore {
     }
 
     private func postponeNextStart(of queue: String, until time: Int64) throws {
+        queueSettingsChanged()
         try connection.execute(
             "UPDATE queues SET next_start_at = max(next_start_at, ?2) WHERE name = ?1", [queue, time])
     }

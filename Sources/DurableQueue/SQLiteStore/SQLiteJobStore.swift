@@ -59,6 +59,12 @@ package actor SQLiteJobStore {
     /// Whether the transaction under way knows that the file has no cache entry and no waiting
     /// dependency (see ``knownNoEndingHooks``).
     var transactionKnowsNoEndingHooks = false
+    /// Every queue's start settings as a claim reads them, and the file's data version after the
+    /// commit that last read them: known without a read while nobody else has written since and
+    /// this store's own writes to `queues` and `key_limits` have not dropped them.
+    var knownClaimQueues: (queues: [QueueStartSettings], dataVersion: UInt32)?
+    /// The start settings the transaction under way knows (see ``knownClaimQueues``).
+    var transactionClaimQueues: [QueueStartSettings]?
     /// The watch of the file that tells of other processes' commits (see ``observeChanges(_:)``).
     nonisolated let changeWatch = Mutex<FileChangeWatch?>(nil)
     /// When this store last committed (uptime in ns): the watch leaves the file's events alone
@@ -182,6 +188,8 @@ package actor SQLiteJobStore {
                 if let known = knownCommitCounter, known.dataVersion != version { knownCommitCounter = nil }
                 if knownNoEndingHooks != version { knownNoEndingHooks = nil }
                 transactionKnowsNoEndingHooks = knownNoEndingHooks != nil
+                if let known = knownClaimQueues, known.dataVersion != version { knownClaimQueues = nil }
+                transactionClaimQueues = knownClaimQueues?.queues
                 nextIDAfterInserts = nil
                 transactionCommitNumber = nil
                 transactionCommitCounter = nil
@@ -198,6 +206,7 @@ package actor SQLiteJobStore {
             }
             knownQueueSettings.dataVersion = version
             knownNoEndingHooks = transactionKnowsNoEndingHooks ? version : nil
+            knownClaimQueues = transactionClaimQueues.map { ($0, version) }
             lastCommitAt.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
             scheduleCheckpointIfNeeded()
             return result
@@ -208,6 +217,7 @@ package actor SQLiteJobStore {
             knownQueueSettings.forgetAll()
             knownCommitCounter = nil
             knownNoEndingHooks = nil
+            knownClaimQueues = nil
             throw Self.mapped(error, operation: operation(), path: path, busyTimeout: options.busyTimeout)
         }
     }
