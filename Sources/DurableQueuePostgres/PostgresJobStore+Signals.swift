@@ -4,7 +4,7 @@ extension PostgresJobStore {
     /// Waits running `attempt` for signal `name`: takes the signal if the job has it (recorded as the
     /// wait's step), else ends the attempt uncounted and the job waits. Nil if the row (locked) no
     /// longer shows the attempt running under `owner`: nothing was written.
-    package func waitForSignal(_ attempt: AttemptID, owner: String, name: String, deadline: Int64?, now: Int64) async throws
+    package func waitForSignal(_ attempt: AttemptID, owner: String, name: String, timeout: Int64?, now: Int64) async throws
         -> SignalWait?
     {
         try await write("wait for signal '\(name)' in job \(attempt.job)") { [self] session in
@@ -22,6 +22,7 @@ extension PostgresJobStore {
                 return .received(payload: payload)
             }
             let state = SignalRule.waitState(cancelRequested: row.cancelRequested)
+            let deadline = timeout.map { now + $0 }  // from the time the wait is recorded
             // The attempt is taken back, as a sleep's or a pause's is (SignalRule.waitedAttempt):
             // the run after the wait has its number again.
             try await session.execute(

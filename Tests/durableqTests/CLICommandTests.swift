@@ -235,7 +235,7 @@ private func seed(_ directory: TemporaryDirectory) async throws -> (pending: Job
         let id = try await store.add(job("orders", kind: "record"))
         let done = try await store.add(job("orders", kind: "record"))
         let claimed = [try #require(try await store.take("orders").first), try #require(try await store.take("orders").first)]
-        #expect(try await store.waitForSignal(claimed[0].attemptID, owner: "w1", name: "approved", deadline: 90_000_000, now: 1_500) == .ended(.waiting))
+        #expect(try await store.waitForSignal(claimed[0].attemptID, owner: "w1", name: "approved", timeout: 90_000_000 - 1_500, now: 1_500) == .ended(.waiting))
         try await store.finish([FinishedAttempt(claimed[1].attemptID, owner: "w1", outcome: .succeeded(output: "1"))], now: 1_600)
         let here = directory.url.path
 
@@ -261,7 +261,7 @@ private func seed(_ directory: TemporaryDirectory) async throws -> (pending: Job
         #expect(notJSON.status == 1 && notJSON.stderr.contains("is not JSON"), "\(notJSON)")
         let claimedAgain = try #require(try await store.take("orders", now: 2_000).first)
         #expect(
-            try await store.waitForSignal(claimedAgain.attemptID, owner: "w1", name: "approved", deadline: nil, now: 2_100)
+            try await store.waitForSignal(claimedAgain.attemptID, owner: "w1", name: "approved", timeout: nil, now: 2_100)
                 == .received(payload: #"{"clerk":"ada"}"#))
         // What the wait got is a step, which show lists.
         let shown = try await durableq(["show", "\(id)"], in: here).stdout

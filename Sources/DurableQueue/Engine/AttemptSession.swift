@@ -102,10 +102,9 @@ final class AttemptSession: Sendable {
         if let recorded: RecordedWait<T> = try await recordedOutput(of: SignalRule.stepName(name)) {
             return try recorded.payload(signal: name)
         }
-        let now = engine.now
-        let deadline = timeout.map { now + max(0, $0.milliseconds) }
         let waited = try await engine.store.waitForSignal(
-            job.attemptID, owner: engine.configuration.workerID, name: name, deadline: deadline, now: now)
+            job.attemptID, owner: engine.configuration.workerID, name: name, timeout: timeout.map { max(0, $0.milliseconds) },
+            now: engine.now)
         engine.jobChanges.signal()
         switch waited {
         case nil: throw LeaseLostError()

@@ -1,6 +1,6 @@
 extension SQLiteJobStore {
-    /// Waits running `attempt` for signal `name` (see ``JobStore/waitForSignal(_:owner:name:deadline:now:)``).
-    package func waitForSignal(_ attempt: AttemptID, owner: String, name: String, deadline: Int64?, now: Int64) throws
+    /// Waits running `attempt` for signal `name` (see ``JobStore/waitForSignal(_:owner:name:timeout:now:)``).
+    package func waitForSignal(_ attempt: AttemptID, owner: String, name: String, timeout: Int64?, now: Int64) throws
         -> SignalWait?
     {
         try write("wait for signal '\(name)' in job \(attempt.job)", now: now) { now in
@@ -19,6 +19,7 @@ extension SQLiteJobStore {
                 return .received(payload: payload)
             }
             let state = SignalRule.waitState(cancelRequested: row.cancelRequested)
+            let deadline = timeout.map { now + $0 }  // from the time the wait is recorded
             // The attempt is taken back, as a sleep's or a pause's is (SignalRule.waitedAttempt):
             // the run after the wait has its number again.
             try connection.execute(

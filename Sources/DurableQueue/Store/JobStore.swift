@@ -79,10 +79,11 @@ package protocol JobStore: JobStoreReader {
 
     /// Waits running `attempt`, which `owner` runs, for signal `name`, in one transaction: when the
     /// job has that signal, records it as the wait's step (``SignalRule/stepName(_:)``) and returns
-    /// it; else the attempt ends without counting and the job waits (`waiting`, with `name` and
-    /// `deadline` in its row), or is `cancelled` if a cancel was requested first. Nil (nothing
+    /// it; else the attempt ends without counting and the job waits (`waiting`, with `name` and its
+    /// deadline in its row: `timeout` milliseconds after the transaction's time, the wait's history
+    /// row's, or never for nil), or is `cancelled` if a cancel was requested first. Nil (nothing
     /// written) if the row no longer shows `attempt` running under `owner`.
-    func waitForSignal(_ attempt: AttemptID, owner: String, name: String, deadline: Int64?, now: Int64) async throws
+    func waitForSignal(_ attempt: AttemptID, owner: String, name: String, timeout: Int64?, now: Int64) async throws
         -> SignalWait?
 
     /// Sends signal `name` with `payload` (JSON text) to job `job`, as ``SignalRule/delivery(state:waitingFor:name:alreadySent:)``

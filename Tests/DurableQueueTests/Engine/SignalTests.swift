@@ -190,14 +190,14 @@ private struct Impatient: Job {
             _ = try await store.claim(queue: "default", limit: 1, owner: "frozen", leaseDuration: 1_000, now: 1_000)
             _ = try await store.recoverExpiredLeases(now: 5_000)
             _ = try await store.claim(queue: "default", limit: 1, owner: "live", leaseDuration: 30_000, now: 6_000)
-            #expect(try await store.waitForSignal(AttemptID(job: id, number: 1), owner: "frozen", name: "go", deadline: nil, now: 7_000) == nil)
+            #expect(try await store.waitForSignal(AttemptID(job: id, number: 1), owner: "frozen", name: "go", timeout: nil, now: 7_000) == nil)
             _ = try await store.signal(id, name: "go", payload: "1", now: 7_000)
-            #expect(try await store.waitForSignal(AttemptID(job: id, number: 1), owner: "frozen", name: "go", deadline: nil, now: 7_000) == nil)
+            #expect(try await store.waitForSignal(AttemptID(job: id, number: 1), owner: "frozen", name: "go", timeout: nil, now: 7_000) == nil)
             #expect(try await store.steps(of: id).isEmpty)
             #expect(try await store.job(id).state == .running)
             // The live attempt takes it.
             #expect(
-                try await store.waitForSignal(AttemptID(job: id, number: 2), owner: "live", name: "go", deadline: nil, now: 7_000)
+                try await store.waitForSignal(AttemptID(job: id, number: 2), owner: "live", name: "go", timeout: nil, now: 7_000)
                     == .received(payload: "1"))
             #expect(try await store.steps(of: id).map { $0.output.filter { $0 != " " } } == [#"{"payload":1}"#])
             #expect(try await store.historyIsConsistent())

@@ -411,7 +411,7 @@ import Testing
         // The deleted job's id stays used; a job's unique key is still held while it waits.
         #expect(try await store.add(job()) == JobID(10))
         #expect(
-            try await store.waitForSignal(AttemptID(job: JobID(7), number: 2), owner: "w1", name: "go", deadline: 50, now: 10)
+            try await store.waitForSignal(AttemptID(job: JobID(7), number: 2), owner: "w1", name: "go", timeout: 40, now: 10)
                 == .ended(.waiting))
         #expect(try await store.enqueue([job(uniqueKey: "key-7")], now: 11).first?.id == JobID(7))
         #expect(try connection.scalarInt64("SELECT waiting FROM queue_status WHERE queue = 'default'") == 1)

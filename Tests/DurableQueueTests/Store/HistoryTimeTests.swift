@@ -128,4 +128,17 @@ import Testing
         #expect(failed.to == .scheduled)
         #expect(try await store.job(id).runAt == failed.at + 300)
     }
+
+    @Test(arguments: StoreBackend.all) func aWaitTimesOutAFullTimeoutAfterTheWaitItsHistoryShows(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (store, id) = try await storeWithARunningJob(backend, in: directory)
+        let (released, waited) = try await whileLocked({ try await WriteLock.hold(on: backend, in: directory) }) { asked in
+            try await store.waitForSignal(.first(id), owner: "w1", name: "go", timeout: 300, now: asked)
+        }
+        #expect(waited == .ended(.waiting))
+        let wait = try #require(try await store.history(of: id).last)
+        #expect(wait.to == .waiting && wait.at >= released, "the wait is stamped \(released - wait.at) ms before the lock's release")
+        #expect(try await store.job(id).waitDeadline == wait.at + 300)
+    }
 }
