@@ -115,7 +115,7 @@ def profile(program, workload, extra, n):
         return fields["totals"], fields["summary"], report
 
 
-FEATURES = [("drain", "plain"), ("keyed", "keyed"), ("dependent", "dependent"), ("steps", "three steps")]
+FEATURES = [("drain", "plain"), ("keyed", "keyed"), ("dependent", "dependent"), ("steps", "three-step")]
 
 
 def features(n):

@@ -34,6 +34,8 @@ def kind(line):
         return "callgrind"
     if str(line.get("tool", "")).startswith("valgrind") and "instructions_per_job" in line:
         return "instructions"
+    if str(line.get("tool", "")).startswith("valgrind") and "marginal_instructions_per_job" in line:
+        return "features"
     if "median_server_cpu_us_per_job" in line:
         return "pg-peers"
     if "median_jobs_per_sec" in line and "key" in line:
@@ -87,6 +89,16 @@ def instructions_table():
     return out
 
 
+def features_table():
+    rows = newest("features")
+    plain = next((line for (key, _, _), (_, line) in rows.items() if key.endswith(" drain")), None)
+    out = ["| job | version | marginal instructions per job | × plain | file |", "| --- | --- | ---: | ---: | --- |"]
+    for (_, workload, _), (name, line) in sorted(rows.items(), key=lambda item: item[1][1]["marginal_instructions_per_job"]):
+        ratio = f"{line['marginal_instructions_per_job'] / plain['marginal_instructions_per_job']:.2f}" if plain else "–"
+        out.append(f"| {workload} | {line.get('version', '')} | {number(line['marginal_instructions_per_job'])} | {ratio} | {name} |")
+    return out
+
+
 def peers_table(kind_name):
     rows = newest(kind_name)
     server = kind_name == "pg-peers"
@@ -117,6 +129,7 @@ def bench_table():
 def tables():
     sections = [
         ("Instructions per job, the guard (`instructions.py`: every thread's, timed loop only)", instructions_table()),
+        ("A feature's cost beside a plain job's (`instructions.py --features`: N → 2N, whole process)", features_table()),
         ("Instructions per job (`callgrind.sh`: DurableQueue's counts include other threads' pre-loop work)", callgrind_table()),
         ("Beside the SQLite peers (`peers/run.sh`)", peers_table("peers")),
         ("Beside the PostgreSQL peers (`pg/run.sh`)", peers_table("pg-peers")),
