@@ -61,29 +61,17 @@ def number(value, digits=0):
     return "–" if value is None else f"{value:,.{digits}f}"
 
 
-def callgrind_table():
-    rows = newest("callgrind")
+def instructions_per_job_table(kind_name, field):
+    """The lines of `kind_name` (callgrind.sh's or instructions.py's), each job's count in
+    `field`, with its ratio to the C baseline's of the same workload and synchronous setting."""
+    rows = newest(kind_name)
     baseline = {(workload, sync): line for (key, workload, sync), (_, line) in rows.items() if key == "c-baseline"}
     out = ["| system | workload | version | instructions per job (median, min–max) | × C baseline | file |",
            "| --- | --- | --- | ---: | ---: | --- |"]
-    for (key, workload, sync), (name, line) in sorted(rows.items()):
+    for (key, workload, sync), (name, line) in sorted(rows.items(), key=lambda item: (item[0][1], item[0][0])):
         c = baseline.get((workload, sync))
-        ratio = f"{line['median_instructions_per_job'] / c['median_instructions_per_job']:.2f}" if c else "–"
-        out.append(f"| {key} | {workload} | {line.get('version', '')} | {number(line['median_instructions_per_job'])} "
-                   f"({number(line.get('min_instructions_per_job'))}–{number(line.get('max_instructions_per_job'))}) "
-                   f"| {ratio} | {name} |")
-    return out
-
-
-def instructions_table():
-    rows = newest("instructions")
-    baseline = {workload: line for (key, workload, _), (_, line) in rows.items() if key == "c-baseline"}
-    out = ["| system | workload | version | instructions per job (median, min–max) | × C baseline | file |",
-           "| --- | --- | --- | ---: | ---: | --- |"]
-    for (key, workload, _), (name, line) in sorted(rows.items(), key=lambda item: (item[0][1], item[0][0])):
-        c = baseline.get(workload)
-        ratio = f"{line['instructions_per_job'] / c['instructions_per_job']:.2f}" if c else "–"
-        out.append(f"| {key} | {workload} | {line.get('version', '')} | {number(line['instructions_per_job'])} "
+        ratio = f"{line[field] / c[field]:.2f}" if c else "–"
+        out.append(f"| {key} | {workload} | {line.get('version', '')} | {number(line[field])} "
                    f"({number(line.get('min_instructions_per_job'))}–{number(line.get('max_instructions_per_job'))}) "
                    f"| {ratio} | {name} |")
     return out
@@ -128,9 +116,9 @@ def bench_table():
 
 def tables():
     sections = [
-        ("Instructions per job, the guard (`instructions.py`: every thread's, timed loop only)", instructions_table()),
+        ("Instructions per job, the guard (`instructions.py`: every thread's, timed loop only)", instructions_per_job_table("instructions", "instructions_per_job")),
         ("A feature's cost beside a plain job's (`instructions.py --features`: N → 2N, whole process)", features_table()),
-        ("Instructions per job (`callgrind.sh`: DurableQueue's counts include other threads' pre-loop work)", callgrind_table()),
+        ("Instructions per job (`callgrind.sh`: DurableQueue's counts include other threads' pre-loop work)", instructions_per_job_table("callgrind", "median_instructions_per_job")),
         ("Beside the SQLite peers (`peers/run.sh`)", peers_table("peers")),
         ("Beside the PostgreSQL peers (`pg/run.sh`)", peers_table("pg-peers")),
         ("The project's own workloads (`durableq-bench`)", bench_table()),
