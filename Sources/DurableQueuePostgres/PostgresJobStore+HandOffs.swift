@@ -1,15 +1,16 @@
 import DurableQueue
 
 extension PostgresJobStore {
-    /// Hands `attempt`, which `owner` runs, to a carrier: the job becomes `handed_off` with `target`
-    /// in its row and no lease (or `cancelled`, if a cancel was requested first). Nil if the row no
+    /// Hands `attempt`, which `owner` runs, to a carrier: the job becomes `handed_off` with
+    /// `request` in its row and no lease (or `cancelled`, if a cancel was requested first). Nil if the row no
     /// longer shows the attempt running under `owner`: nothing was written.
-    package func handOff(_ attempt: AttemptID, owner: String, to target: HandOffTarget, now: Int64) async throws -> JobState? {
-        try await write("hand job \(attempt.job) off to '\(target.carrier)'") { [self] session in
+    package func handOff(_ attempt: AttemptID, owner: String, to request: HandOffRequest, now: Int64) async throws -> JobState? {
+        try await write("hand job \(attempt.job) off to '\(request.carrier)'") { [self] session in
             guard let row = try await lockedEndingRow(session, attempt.job), row.isRunning(attempt, owner: owner) else {
                 return nil
             }
             let now = stamp(now)  // the job's row is locked
+            let target = request.target(recordedAt: now)
             let state = HandOffRule.state(cancelRequested: row.cancelRequested)
             try await session.execute(
                 """

@@ -211,7 +211,7 @@ private func seed(_ directory: TemporaryDirectory) async throws -> (pending: Job
         let store = try SQLiteJobStore(path: directory.path("durableq.sqlite"))
         let id = try await store.add(job("media", kind: "download"))
         let claimed = try #require(try await store.take("media").first)
-        let target = HandOffTarget(carrier: "background-session", reference: "task-7", deadline: nil)
+        let target = HandOffRequest(carrier: "background-session", reference: "task-7", timeout: nil)
         #expect(try await store.handOff(claimed.attemptID, owner: "w1", to: target, now: 1_500) == .handedOff)
         let here = directory.url.path
 

@@ -40,8 +40,8 @@ final class AttemptSession: Sendable {
     func handOff(
         to carrier: String, reference: String, deadline: Duration?, start: @escaping @Sendable () async throws -> Void
     ) async throws -> Never {
-        let target = HandOffTarget(carrier: carrier, reference: reference, deadline: deadline.map { engine.now + $0.milliseconds })
-        try await engine.handOff(job, runner: runner, to: target, stop: stop, start: start)
+        let request = HandOffRequest(carrier: carrier, reference: reference, timeout: deadline.map { max(0, $0.milliseconds) })
+        try await engine.handOff(job, runner: runner, to: request, stop: stop, start: start)
     }
 
     /// Step `name`'s recorded output, or its body's, recorded before it is returned (see

@@ -3,20 +3,20 @@ import Logging
 import Synchronization
 
 extension JobEngine {
-    /// Hands `job`'s running attempt to `target`'s carrier, then starts the transfer; always throws.
+    /// Hands `job`'s running attempt to `request`'s carrier, then starts the transfer; always throws.
     ///
     /// The attempt is in ``startingHandOffs`` from before its commit until `start` returns, so that
     /// a reconciliation meanwhile does not take the hand-off, which its carrier does not know yet,
     /// for a lost one.
     func handOff(
-        _ job: ClaimedJob, runner: any JobRunner, to target: HandOffTarget, stop: StopSignal,
+        _ job: ClaimedJob, runner: any JobRunner, to request: HandOffRequest, stop: StopSignal,
         start: @Sendable () async throws -> Void
     ) async throws -> Never {
         // An abandoned handler's attempt number may run again here under the same owner.
         guard !stop.isAbandoned else { throw LeaseLostError() }
         startingHandOffs.withLock { _ = $0.insert(job.attemptID) }
         defer { startingHandOffs.withLock { _ = $0.remove(job.attemptID) } }
-        guard let state = try await store.handOff(job.attemptID, owner: configuration.workerID, to: target, now: now) else {
+        guard let state = try await store.handOff(job.attemptID, owner: configuration.workerID, to: request, now: now) else {
             throw LeaseLostError()
         }
         jobChanges.signal()

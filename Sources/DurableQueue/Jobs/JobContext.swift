@@ -63,8 +63,9 @@ public struct JobContext: Sendable {
     ///   - carrier: The carrier's name (see ``HandOffCarrier``); register the carrier with
     ///     ``JobQueue/register(carrier:)`` so that lost transfers are found at start-up.
     ///   - reference: What the carrier calls the transfer.
-    ///   - deadline: How long the hand-off may last: after that, the attempt counts as failed and the
-    ///     job retries or fails by its policy. Nil (the default): no limit.
+    ///   - deadline: How long the hand-off may last, from the moment it is recorded (its history
+    ///     row's time): after that, the attempt counts as failed and the job retries or fails by its
+    ///     policy. Nil (the default): no limit.
     ///   - start: Starts the transfer, after the hand-off is committed.
     /// - Throws: Always: the handler's attempt has ended (a cancel requested meanwhile ends the job as
     ///   `cancelled`, and `start` does not run); or a storage error, or the lease was lost (nothing

@@ -1,14 +1,15 @@
 extension SQLiteJobStore {
-    /// Hands `attempt`, which `owner` runs, to a carrier: the job becomes `handed_off` with `target`
-    /// in its row and no lease (or `cancelled`, if a cancel was requested first).
+    /// Hands `attempt`, which `owner` runs, to a carrier: the job becomes `handed_off` with
+    /// `request` in its row and no lease (or `cancelled`, if a cancel was requested first).
     ///
     /// - Returns: The job's state now; nil if the row no longer shows the attempt running under
     ///   `owner` (its lease was lost): nothing was written.
-    package func handOff(_ attempt: AttemptID, owner: String, to target: HandOffTarget, now: Int64) throws -> JobState? {
-        try write("hand job \(attempt.job) off to '\(target.carrier)'", now: now) { now in
+    package func handOff(_ attempt: AttemptID, owner: String, to request: HandOffRequest, now: Int64) throws -> JobState? {
+        try write("hand job \(attempt.job) off to '\(request.carrier)'", now: now) { now in
             guard let (row, eventCount) = try endingRows([attempt.job]).first, row.isRunning(attempt, owner: owner) else {
                 return nil
             }
+            let target = request.target(recordedAt: now)
             let state = HandOffRule.state(cancelRequested: row.cancelRequested)
             try connection.execute(
                 """

@@ -343,7 +343,7 @@ import Testing
         }
         // The deleted job's id stays used; a job's unique key is still held while it is handed off.
         #expect(try await store.add(job()) == JobID(10))
-        #expect(try await store.handOff(AttemptID(job: JobID(7), number: 2), owner: "w1", to: HandOffTarget(carrier: "c", reference: "r", deadline: nil), now: 10) == .handedOff)
+        #expect(try await store.handOff(AttemptID(job: JobID(7), number: 2), owner: "w1", to: HandOffRequest(carrier: "c", reference: "r", timeout: nil), now: 10) == .handedOff)
         #expect(try await store.enqueue([job(uniqueKey: "key-7")], now: 11).first?.id == JobID(7))
         #expect(try await store.transitions(JobID(7)) == ["nil>pending", "pending>running", "running>handed_off"])
         #expect(throws: (any Error).self) { try connection.executeScript("UPDATE jobs SET state = 'lost' WHERE id = 7") }

@@ -141,4 +141,18 @@ import Testing
         #expect(wait.to == .waiting && wait.at >= released, "the wait is stamped \(released - wait.at) ms before the lock's release")
         #expect(try await store.job(id).waitDeadline == wait.at + 300)
     }
+
+    @Test(arguments: StoreBackend.all) func aHandOffsDeadlineIsCountedFromTheHandOffItsHistoryShows(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (store, id) = try await storeWithARunningJob(backend, in: directory)
+        let request = HandOffRequest(carrier: "c", reference: "r", timeout: 300)
+        let (released, state) = try await whileLocked({ try await WriteLock.hold(on: backend, in: directory) }) { asked in
+            try await store.handOff(.first(id), owner: "w1", to: request, now: asked)
+        }
+        #expect(state == .handedOff)
+        let handedOff = try #require(try await store.history(of: id).last)
+        #expect(handedOff.to == .handedOff && handedOff.at >= released, "stamped \(released - handedOff.at) ms before the release")
+        #expect(try await store.job(id).handOff?.deadline == handedOff.at + 300)
+    }
 }
