@@ -36,7 +36,7 @@ final class EnqueueCommitter: Sendable {
     /// Enqueues `job` (already validated) and returns once it is committed.
     ///
     /// - Throws: The ``DurableQueueError`` that failed the transaction holding this job.
-    func enqueue(_ job: NewJob) async throws -> EnqueueOutcome {
+    func enqueue(_ job: consuming NewJob) async throws -> EnqueueOutcome {
         let leadsAtOnce = state.withLock { state in
             guard !state.leading else { return false }
             state.leading = true
@@ -62,12 +62,16 @@ final class EnqueueCommitter: Sendable {
 
     /// Commits `job` and the followers' jobs in one transaction, tells each follower, and hands the
     /// lead to the first caller that came meanwhile (or gives it up).
-    private func lead(with job: NewJob) async throws -> EnqueueOutcome {
+    private func lead(with job: consuming NewJob) async throws -> EnqueueOutcome {
         let followers = state.withLock { state in
             defer { state.followers.removeAll() }
             return state.followers
         }
-        let jobs = [job] + followers.map(\.job)
+        // The leader's job moves into the transaction's list rather than being copied into it.
+        var jobs: [NewJob] = []
+        jobs.reserveCapacity(1 + followers.count)
+        jobs.append(job)
+        for follower in followers { jobs.append(follower.job) }
         let now = time.nowMilliseconds
         let result: Result<[EnqueueOutcome], DurableQueueError>
         do {

@@ -17,9 +17,10 @@ extension SQLiteJobStore {
     /// Attaches each inserted job's dependencies (``attachDependencies(_:_:now:)``); a job that a
     /// unique key kept from being inserted has none attached.
     func attachDependencies(of jobs: [NewJob], outcomes: [EnqueueOutcome], now: Int64) throws {
-        for (job, outcome) in zip(jobs, outcomes) where !job.dependencies.isEmpty {
-            switch outcome {
-            case .inserted(let id), .replaced(let id, _): try attachDependencies(id, job.dependencies, now: now)
+        // By index: iterating the jobs copied each one out of the array.
+        for index in jobs.indices where !jobs[index].dependencies.isEmpty {
+            switch outcomes[index] {
+            case .inserted(let id), .replaced(let id, _): try attachDependencies(id, jobs[index].dependencies, now: now)
             case .existing: continue
             }
         }
