@@ -10,15 +10,8 @@ extension SQLiteJobStore {
 
     private func runApplicationTransaction<T: Sendable>(now: Int64, _ body: @Sendable (any AppTransaction, Int64) throws -> T) throws -> T {
         var applicationError: (any Error)?
-        // The application's SQL may write anything: the next job id, the queues' settings and
-        // whether endings have hooks to run are read again afterwards.
-        defer {
-            knownNextID = nil
-            knownCommitCounter = nil
-            knownQueueSettings.forgetAll()
-            knownNoEndingHooks = nil
-            knownClaimQueues = nil
-        }
+        // The application's SQL may write anything: what the store knows of the file is read again.
+        defer { forgetWhatIsKnownOfTheFile() }
         do {
             return try write("run the application's transaction", now: now) { now in
                 do {

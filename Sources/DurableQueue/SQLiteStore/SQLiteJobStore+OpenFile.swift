@@ -46,12 +46,7 @@ extension SQLiteJobStore {
     private func closeConnections() {
         openConnection = nil
         checkpointer?.close()
-        knownQueues.removeAll()
-        knownNextID = nil
-        knownCommitCounter = nil
-        knownQueueSettings.forgetAll()
-        knownNoEndingHooks = nil
-        knownClaimQueues = nil
+        forgetWhatIsKnownOfTheFile()
     }
 
     /// While `paused`, the store holds nothing open: the file, its `-wal` and `-shm` and its watch

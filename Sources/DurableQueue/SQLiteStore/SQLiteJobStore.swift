@@ -212,12 +212,7 @@ package actor SQLiteJobStore {
             return result
         } catch {
             // A queue row created by the rolled-back transaction no longer exists.
-            knownQueues.removeAll()
-            knownNextID = nil
-            knownQueueSettings.forgetAll()
-            knownCommitCounter = nil
-            knownNoEndingHooks = nil
-            knownClaimQueues = nil
+            forgetWhatIsKnownOfTheFile()
             throw Self.mapped(error, operation: operation(), path: path, busyTimeout: options.busyTimeout)
         }
     }
@@ -248,6 +243,18 @@ package actor SQLiteJobStore {
             self.checkpointScheduled = false
             if !self.closesAfterUse { checkpointer.checkpointNow() }
         }
+    }
+
+    /// Drops everything this store knows of the file without reading it (the ``knownQueues``,
+    /// ``knownNextID``, ``knownQueueSettings``, ``knownCommitCounter``, ``knownNoEndingHooks`` and
+    /// ``knownClaimQueues``): after a rollback, an application's transaction, a closed connection.
+    func forgetWhatIsKnownOfTheFile() {
+        knownQueues.removeAll()
+        knownNextID = nil
+        knownQueueSettings.forgetAll()
+        knownCommitCounter = nil
+        knownNoEndingHooks = nil
+        knownClaimQueues = nil
     }
 
     /// Runs `body` in a read transaction, turning SQLite errors into ``DurableQueueError``.
