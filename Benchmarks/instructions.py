@@ -41,6 +41,8 @@ import subprocess
 import sys
 import tempfile
 
+import tables  # Benchmarks/tables.py: which results line is the newest
+
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 RESULTS = HERE / "results"
@@ -142,14 +144,9 @@ def features(n):
 
 
 def committed():
-    """The newest committed line of each (system, workload): its file name and line."""
-    newest = {}
-    for path in sorted(RESULTS.glob("*-instructions-*.jsonl")):
-        for text in path.read_text().splitlines():
-            if text.strip():
-                line = json.loads(text)
-                newest[(line["key"], line["workload"])] = (path.name, line)
-    return newest
+    """The newest committed line of each (system, workload): its file name and line, in the order
+    tables.py reads the results (by the dates the lines carry: file names end in commits)."""
+    return {(system, workload): found for (system, workload, _), found in tables.newest("instructions").items()}
 
 
 def main():

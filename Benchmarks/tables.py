@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""The current table of each benchmark, from the JSON lines in Benchmarks/results/.
+"""The current numbers of every benchmark, one table, from the JSON lines in Benchmarks/results/.
 
-    python3 Benchmarks/tables.py            # prints the tables (Markdown)
-    python3 Benchmarks/tables.py --write    # puts them in Benchmarks/README.md, between its markers
+    python3 Benchmarks/tables.py            # prints the table (Markdown)
+    python3 Benchmarks/tables.py --write    # puts it in Benchmarks/README.md, between its markers
 
-Each line belongs to the benchmark its fields say wrote it (instructions.py's and callgrind.sh's
-instructions per job, the SQLite peers' run.sh, the PostgreSQL peers' run.sh, durableq-bench's own workloads; A/B rounds
-and other one-off lines are in no table). Each row is a system (a peer's key, or the store), a
-workload and a synchronous setting, taken from the newest file that has it (files sort by their
-dated names) and, within that file, its last line. The history is the files and git.
+Each line belongs to the benchmark its fields say wrote it: instructions.py (instructions per job,
+and --features), the SQLite peers' run.sh, the PostgreSQL peers' run.sh, durableq-bench. A/B
+rounds, callgrind.sh's lines and other one-off lines are in no row. Each row is a system, a
+workload and a synchronous setting, from the newest file that has it (by the dates its lines carry,
+else its name's) and, within that file, its last line. The history is the files and git.
 """
 import json
 import pathlib
@@ -21,17 +21,20 @@ BEGIN, END = "<!-- tables: begin (python3 Benchmarks/tables.py --write) -->", "<
 
 
 def lines():
-    """(file name, JSON object) for every line of every results file, oldest file first."""
-    for path in sorted(RESULTS.glob("*.jsonl")):
-        for text in path.read_text().splitlines():
-            if text.strip():
-                yield path.name, json.loads(text)
+    """(file name, JSON object) for every line of every results file, oldest file first: by the
+    newest `date` a file's lines carry, else by the date its name starts with."""
+    files = []
+    for path in RESULTS.glob("*.jsonl"):
+        parsed = [json.loads(text) for text in path.read_text().splitlines() if text.strip()]
+        dates = [str(line["date"]) for line in parsed if isinstance(line, dict) and "date" in line]
+        files.append((max(dates) if dates else path.name[:10], path.name, parsed))
+    for _, name, parsed in sorted(files):
+        for line in parsed:
+            yield name, line
 
 
 def kind(line):
     """Which benchmark wrote `line`, or None for a line no table shows."""
-    if str(line.get("tool", "")).startswith("valgrind") and "median_instructions_per_job" in line:
-        return "callgrind"
     if str(line.get("tool", "")).startswith("valgrind") and "instructions_per_job" in line:
         return "instructions"
     if str(line.get("tool", "")).startswith("valgrind") and "marginal_instructions_per_job" in line:
@@ -61,76 +64,43 @@ def number(value, digits=0):
     return "–" if value is None else f"{value:,.{digits}f}"
 
 
-def instructions_per_job_table(kind_name, field):
-    """The lines of `kind_name` (callgrind.sh's or instructions.py's), each job's count in
-    `field`, with its ratio to the C baseline's of the same workload and synchronous setting."""
-    rows = newest(kind_name)
-    baseline = {(workload, sync): line for (key, workload, sync), (_, line) in rows.items() if key == "c-baseline"}
-    out = ["| system | workload | version | instructions per job (median, min–max) | × C baseline | file |",
-           "| --- | --- | --- | ---: | ---: | --- |"]
-    for (key, workload, sync), (name, line) in sorted(rows.items(), key=lambda item: (item[0][1], item[0][0])):
-        c = baseline.get((workload, sync))
-        ratio = f"{line[field] / c[field]:.2f}" if c else "–"
-        out.append(f"| {key} | {workload} | {line.get('version', '')} | {number(line[field])} "
-                   f"({number(line.get('min_instructions_per_job'))}–{number(line.get('max_instructions_per_job'))}) "
-                   f"| {ratio} | {name} |")
-    return out
+def spread(line, low, high, digits=0):
+    """` (min–max)` of `line`, or nothing when it has no spread."""
+    return f" ({number(line[low], digits)}–{number(line[high], digits)})" if low in line and high in line else ""
 
 
-def features_table():
-    rows = newest("features")
-    plain = next((line for (key, _, _), (_, line) in rows.items() if key.endswith(" drain")), None)
-    out = ["| job | version | marginal instructions per job | × plain | file |", "| --- | --- | ---: | ---: | --- |"]
-    for (_, workload, _), (name, line) in sorted(rows.items(), key=lambda item: item[1][1]["marginal_instructions_per_job"]):
-        ratio = f"{line['marginal_instructions_per_job'] / plain['marginal_instructions_per_job']:.2f}" if plain else "–"
-        out.append(f"| {workload} | {line.get('version', '')} | {number(line['marginal_instructions_per_job'])} | {ratio} | {name} |")
-    return out
+# Each benchmark's lines as rows: its name, what it measures, the field of the value (also what the
+# C baseline's ratio divides) and the fields of its spread. callgrind.sh's lines are in no row: its
+# DurableQueue counts include other threads' work before its timed loop (see README).
+MEASURES = {
+    "instructions": ("instructions.py", "instructions/job", "instructions_per_job", "min_instructions_per_job",
+                     "max_instructions_per_job"),
+    "features": ("instructions.py --features", "instructions/job (marginal)", "marginal_instructions_per_job", None, None),
+    "peers": ("peers/run.sh", "jobs/s", "median_jobs_per_sec", "min_jobs_per_sec", "max_jobs_per_sec"),
+    "pg-peers": ("pg/run.sh", "jobs/s", "median_jobs_per_sec", "min_jobs_per_sec", "max_jobs_per_sec"),
+    "durableq-bench": ("durableq-bench", "jobs/s", "jobs_per_sec", "min_jobs_per_sec", "max_jobs_per_sec"),
+}
 
 
-def peers_table(kind_name):
-    rows = newest(kind_name)
-    server = kind_name == "pg-peers"
-    head = "| system | workload | synchronous | jobs/s (median, min–max) | client CPU µs/job |" + (" server CPU µs/job |" if server else "") + " file |"
-    out = [head, "| --- | --- | --- | ---: | ---: |" + (" ---: |" if server else "") + " --- |"]
-    for (key, workload, sync), (name, line) in sorted(rows.items(), key=lambda item: (item[0][1], item[0][2], item[0][0])):
-        if not line.get("supported", True):
-            continue
-        cells = [key, workload, sync or "–",
-                 f"{number(line['median_jobs_per_sec'])} ({number(line.get('min_jobs_per_sec'))}–{number(line.get('max_jobs_per_sec'))})",
-                 number(line.get("median_cpu_us_per_job"), 1)]
-        if server:
-            cells.append(number(line.get("median_server_cpu_us_per_job"), 1))
-        out.append("| " + " | ".join(cells + [name]) + " |")
-    return out
-
-
-def bench_table():
-    rows = newest("durableq-bench")
-    out = ["| store | workload | jobs/s | slowest–fastest | file |", "| --- | --- | ---: | ---: | --- |"]
-    for (store, workload, _), (name, line) in sorted(rows.items()):
-        spread = (f"{number(line['min_jobs_per_sec'])}–{number(line['max_jobs_per_sec'])}"
-                  if "min_jobs_per_sec" in line else "–")
-        out.append(f"| {store} | {workload} | {number(line['jobs_per_sec'])} | {spread} | {name} |")
-    return out
-
-
-def tables():
-    sections = [
-        ("Instructions per job, the guard (`instructions.py`: every thread's, timed loop only)", instructions_per_job_table("instructions", "instructions_per_job")),
-        ("A feature's cost beside a plain job's (`instructions.py --features`: N → 2N, whole process)", features_table()),
-        ("Instructions per job (`callgrind.sh`: DurableQueue's counts include other threads' pre-loop work)", instructions_per_job_table("callgrind", "median_instructions_per_job")),
-        ("Beside the SQLite peers (`peers/run.sh`)", peers_table("peers")),
-        ("Beside the PostgreSQL peers (`pg/run.sh`)", peers_table("pg-peers")),
-        ("The project's own workloads (`durableq-bench`)", bench_table()),
-    ]
-    text = []
-    for title, rows in sections:
-        text += [f"### {title}", ""] + rows + [""]
-    return "\n".join(text)
+def table():
+    """One Markdown table: the newest line of every benchmark, system, workload and setting."""
+    out = ["| benchmark | system | workload | sync | measure | value (min–max) | × C baseline | file |",
+           "| --- | --- | --- | --- | --- | ---: | ---: | --- |"]
+    for kind_name, (benchmark, measure, field, low, high) in MEASURES.items():
+        rows = newest(kind_name)
+        baseline = {(workload, sync): line for (key, workload, sync), (_, line) in rows.items() if key == "c-baseline"}
+        for (key, workload, sync), (name, line) in sorted(rows.items(), key=lambda item: (item[0][1], item[0][2], item[0][0])):
+            if not line.get("supported", True) or field not in line:
+                continue
+            c = baseline.get((workload, sync))
+            ratio = f"{line[field] / c[field]:.2f}" if c and c.get(field) else "–"
+            value = number(line[field]) + (spread(line, low, high) if low else "")
+            out.append(f"| {benchmark} | {key} | {workload} | {sync or '–'} | {measure} | {value} | {ratio} | {name} |")
+    return "\n".join(out) + "\n"
 
 
 def main():
-    generated = tables()
+    generated = table()
     if sys.argv[1:] == ["--write"]:
         readme = README.read_text()
         start, end = readme.index(BEGIN) + len(BEGIN), readme.index(END)
