@@ -80,6 +80,7 @@ let package = Package(
                 .embedInCode("0022_dependencies.sql"),
                 .embedInCode("0023_deleted_jobs_by_age.sql"),
                 .embedInCode("0024_commit_order.sql"),
+                .embedInCode("0025_timed_states_index.sql"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -53,6 +53,7 @@ package enum SchemaMigrations {
         SchemaMigration(version: 22, name: "0022_dependencies", bytes: PackageResources._022_dependencies_sql),
         SchemaMigration(version: 23, name: "0023_deleted_jobs_by_age", bytes: PackageResources._023_deleted_jobs_by_age_sql),
         SchemaMigration(version: 24, name: "0024_commit_order", bytes: PackageResources._024_commit_order_sql),
+        SchemaMigration(version: 25, name: "0025_timed_states_index", bytes: PackageResources._025_timed_states_index_sql),
     ]
 
     /// The newest schema version this build knows.

@@ -68,7 +68,7 @@ extension SQLiteJobStore {
         return (queues, due)
     }
 
-    /// Whether a scheduled job is due at `?1`: a probe of idx_jobs_next_scheduled.
+    /// Whether a scheduled job is due at `?1`: a probe of idx_jobs_timed.
     private static let dueStatement = "SELECT EXISTS (SELECT 1 FROM jobs WHERE state = 'scheduled' AND run_at <= ?1)"
 
     /// Says that the transaction under way wrote to `queues` or `key_limits`: the next claim reads
@@ -227,7 +227,7 @@ extension SQLiteJobStore {
     }
 
     /// Moves scheduled jobs whose time has come to `pending`, with their event rows; called once a
-    /// probe of idx_jobs_next_scheduled found one (usually none is due).
+    /// probe of idx_jobs_timed found one (usually none is due).
     ///
     /// At most ``DuePromotion/batch`` jobs per call, the earliest due first.
     /// The due jobs are read first and updated by id, as a claim does: one UPDATE of a LIMITed
@@ -252,7 +252,7 @@ extension SQLiteJobStore {
     }
 
     /// The scheduled jobs due at `?1`, the earliest first, at most `?2`: a walk of
-    /// idx_jobs_next_scheduled.
+    /// idx_jobs_timed.
     private static let dueJobsStatement = """
         SELECT id, attempts, event_count FROM jobs WHERE state = 'scheduled' AND run_at <= ?1 ORDER BY run_at LIMIT ?2
         """
@@ -271,7 +271,7 @@ extension SQLiteJobStore {
     }
 
     /// The earliest run time of a scheduled job, or next start of a queue or a key after `?1`:
-    /// searches of idx_jobs_next_scheduled and idx_partition_keys_next_start (a test checks the plan).
+    /// searches of idx_jobs_timed and idx_partition_keys_next_start (a test checks the plan).
     static let earliestWakeStatement = """
         SELECT min(at) FROM (SELECT min(run_at) AS at FROM jobs WHERE state = 'scheduled'
                              UNION ALL

@@ -105,6 +105,6 @@ extension SQLiteJobStore {
         }
     }
 
-    /// The waiting jobs whose deadline is before `?1`: a walk of idx_jobs_waiting.
+    /// The waiting jobs whose deadline is before `?1`: a walk of the waiting jobs in idx_jobs_timed.
     static let passedWaits = "SELECT id, attempts, waiting_for, wait_deadline FROM jobs WHERE state = 'waiting' AND wait_deadline < ?1"
 }

@@ -337,8 +337,8 @@ import Testing
         #expect(try SQLiteMigrator.userVersion(connection) == SchemaMigrations.latestVersion)
         #expect(try rows() == before)
         #expect(try connection.scalarInt64("SELECT count(*) FROM jobs WHERE handed_off_to IS NOT NULL") == 0)
-        for index in ["idx_jobs_next_pending", "idx_jobs_next_scheduled", "idx_jobs_running", "idx_jobs_unique_key", "idx_jobs_finished",
-                      "idx_jobs_unique_key_created", "idx_jobs_group_state", "idx_jobs_handed_off"] {
+        for index in ["idx_jobs_next_pending", "idx_jobs_timed", "idx_jobs_running", "idx_jobs_unique_key", "idx_jobs_finished",
+                      "idx_jobs_unique_key_created", "idx_jobs_group_state"] {
             #expect(try connection.scalarInt64("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?", [index]) == 1, "\(index)")
         }
         // The deleted job's id stays used; a job's unique key is still held while it is handed off.
@@ -353,7 +353,7 @@ import Testing
         for statement in [SQLiteJobStore.handOffsOfCarrier, SQLiteJobStore.passedHandOffDeadlines] {
             var plan: [String] = []
             try connection.query("EXPLAIN QUERY PLAN " + statement, ["c"]) { plan.append($0.string(3)) }
-            #expect(plan.count == 1 && plan[0].contains("USING INDEX idx_jobs_handed_off"), "\(plan)")
+            #expect(plan.count == 1 && plan[0].contains("INDEX idx_jobs_timed (state=?)"), "\(plan)")
         }
         #expect(try await store.historyIsConsistent())
     }
@@ -404,8 +404,8 @@ import Testing
         #expect(try SQLiteMigrator.userVersion(connection) == SchemaMigrations.latestVersion)
         #expect(try rows() == before)
         #expect(try await store.steps(of: JobID(7)).map(\.output) == [#""paid""#])
-        for index in ["idx_jobs_next_pending", "idx_jobs_next_scheduled", "idx_jobs_running", "idx_jobs_unique_key", "idx_jobs_finished",
-                      "idx_jobs_unique_key_created", "idx_jobs_group_state", "idx_jobs_handed_off", "idx_jobs_waiting"] {
+        for index in ["idx_jobs_next_pending", "idx_jobs_timed", "idx_jobs_running", "idx_jobs_unique_key", "idx_jobs_finished",
+                      "idx_jobs_unique_key_created", "idx_jobs_group_state"] {
             #expect(try connection.scalarInt64("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?", [index]) == 1, "\(index)")
         }
         // The deleted job's id stays used; a job's unique key is still held while it waits.
@@ -419,7 +419,7 @@ import Testing
         // Timeouts read the waiting jobs through their index, never the table.
         var plan: [String] = []
         try connection.query("EXPLAIN QUERY PLAN " + SQLiteJobStore.passedWaits, [100]) { plan.append($0.string(3)) }
-        #expect(plan.count == 1 && plan[0].contains("USING INDEX idx_jobs_waiting"), "\(plan)")
+        #expect(plan.count == 1 && plan[0].contains("INDEX idx_jobs_timed (state=?)"), "\(plan)")
         #expect(try await store.endPassedWaits(now: 100) == [JobID(7)])
         #expect(try await store.transitions(JobID(7)) == ["nil>pending", "pending>running", "running>waiting", "waiting>pending"])
         #expect(try connection.scalarInt64("SELECT count(*) FROM job_signal_list") == 0)
@@ -462,5 +462,49 @@ import Testing
         #expect(try await store.take("sync", limit: 5, now: 100).map(\.id) == [JobID(1)])
         #expect(try connection.scalarInt64("SELECT next_start_at FROM partition_status WHERE key = 'acme'") == 1_100)
         #expect(try connection.scalarInt64("SELECT last_tag FROM partition_keys WHERE key = 'acme'") == 6000)
+    }
+
+    @Test func aVersionTwentyFourFileFindsItsScheduledHandedOffAndWaitingJobsInOneIndexWhenUpgraded() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        let connection = try SQLiteConnection(path: path, options: StorageOptions())
+        try SQLiteMigrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(24)))
+        try connection.executeScript(
+            """
+            INSERT INTO queues (name, created_at, updated_at) VALUES ('default', 1, 1);
+            INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, input, created_at, updated_at, created_state,
+                              attempts, handed_off_to, handoff_reference, handoff_deadline, waiting_for, wait_deadline)
+            VALUES (1, 'default', 'a', 'scheduled', 0, 1, 50, '1', 1, 1, 'scheduled', 0, NULL, NULL, NULL, NULL, NULL),
+                   (2, 'default', 'a', 'scheduled', 0, 2, 500, '2', 1, 1, 'scheduled', 0, NULL, NULL, NULL, NULL, NULL),
+                   (3, 'default', 'a', 'handed_off', 0, 3, 1, '3', 1, 1, 'pending', 1, 'c', 'r', 40, NULL, NULL),
+                   (4, 'default', 'a', 'waiting', 0, 4, 1, '4', 1, 1, 'pending', 1, NULL, NULL, NULL, 'go', 30),
+                   (5, 'default', 'a', 'pending', 0, 5, 1, '5', 1, 1, 'pending', 0, NULL, NULL, NULL, NULL, NULL);
+            """)
+        let store = try SQLiteJobStore(path: path)
+        #expect(try SQLiteMigrator.userVersion(connection) == SchemaMigrations.latestVersion)
+        for index in ["idx_jobs_next_scheduled", "idx_jobs_handed_off", "idx_jobs_waiting"] {
+            #expect(try connection.scalarInt64("SELECT count(*) FROM sqlite_master WHERE name = ?", [index]) == 0, "\(index)")
+        }
+        // The index holds the jobs of the three states, and no other.
+        var indexed: [Int64] = []
+        try connection.query(
+            """
+            SELECT id FROM jobs INDEXED BY idx_jobs_timed
+            WHERE state = 'scheduled' OR state = 'handed_off' OR state = 'waiting' ORDER BY id
+            """
+        ) { indexed.append($0.int64(0)) }
+        #expect(indexed == [1, 2, 3, 4])
+        #expect(try connection.scalarInt64("SELECT count(*) FROM jobs INDEXED BY idx_jobs_timed WHERE state = 'scheduled'") == 2)
+        for statement in ["SELECT EXISTS (SELECT 1 FROM jobs WHERE state = 'scheduled' AND run_at <= ?1)", SQLiteJobStore.passedWaits] {
+            var plan: [String] = []
+            try connection.query("EXPLAIN QUERY PLAN " + statement, [100]) { plan.append($0.string(3)) }
+            #expect(plan.contains { $0.contains("INDEX idx_jobs_timed") } && !plan.contains { $0.hasPrefix("SCAN jobs") }, "\(plan)")
+        }
+        // Each is found through it: the due job starts, the passed wait and hand-off deadline end.
+        #expect(try await store.endPassedWaits(now: 100) == [JobID(4)])
+        #expect(try await store.nextDeadline() == 40)
+        #expect(try await store.take("default", limit: 5, now: 100).map(\.id).sorted() == [JobID(1), JobID(4), JobID(5)])
+        #expect(try await store.earliestWake(after: 100) == 500)
     }
 }
