@@ -18,11 +18,12 @@ extension PostgresJobStore {
                 // Its queue is fair: the job takes its key's tag.
                 return try await insertWithFairTags(jobs, operation: operation, now: now)
             }
-            let records = try JobCodec.encode(jobs.enumerated().map { InsertedJob($1, position: $0, now: now) })
+            let columns = InsertedColumns(jobs, now: now)
             // One statement, atomic by itself; creating a missing queue first may commit on its own.
             let ids = try await write(operation, notify: false, transaction: false) { [self] session in
                 try await ensureQueuesExist(session, Set(jobs.map(\.queue)), now: now)
-                return try await session.rows(InsertBatch.self, [records, now, channel]).first?.cells[0].decode([Int64]?.self)
+                return try await session.rows(InsertBatch.self, columns.values(now: now, channel: channel)).first?.cells[0].decode(
+                    [Int64]?.self)
             }
             if let ids { return try Self.outcomes(ids, of: jobs) }
             // A job of the batch is for a fair queue: the statement inserted nothing.
@@ -94,8 +95,9 @@ extension PostgresJobStore {
     private func insertWithFairTags(_ jobs: [NewJob], operation: String, now: Int64) async throws -> [EnqueueOutcome] {
         try await write(operation, notify: false, now: now) { [self] session, now in
             let orderKeys = try await fairTags(session, of: jobs)
-            let records = try JobCodec.encode(jobs.enumerated().map { InsertedJob($1, position: $0, now: now, orderKey: orderKeys[$0]) })
-            let ids = try await session.rows(InsertBatch.self, [records, now, channel]).first?.cells[0].decode([Int64]?.self)
+            let columns = InsertedColumns(jobs, now: now, orderKeys: orderKeys)
+            let ids = try await session.rows(InsertBatch.self, columns.values(now: now, channel: channel)).first?.cells[0].decode(
+                [Int64]?.self)
             return try Self.outcomes(ids ?? [], of: jobs)
         }
     }
@@ -153,85 +155,92 @@ extension PostgresJobStore {
         return orderKeys
     }
 
-    /// One job of a batch, as `jsonb_to_recordset` reads it.
-    private struct InsertedJob: Encodable {
-        var position: Int
-        var queue: String
-        var kind: String
-        var state: String
-        var priority: Int
-        var runAt: Int64
-        var maxAttempts: Int?
-        var retryPolicy: String?
-        var timeoutMs: Int64?
-        var input: String
-        var throttle: Int64?
-        var tags: [String]
-        var traceContext: String?
-        var partitionKey: String?
-        /// Its order key when its queue is fair (else derived from its id).
-        var orderKey: Int64?
+    /// The jobs of a batch as one list per column, bound to ``InsertBatch``'s `unnest`: JSON records
+    /// cost the client their encoding and the server their parsing.
+    private struct InsertedColumns {
+        var queues: [String] = [], kinds: [String] = [], states: [String] = [], inputs: [String] = []
+        var priorities: [Int64] = [], runAts: [Int64] = []
+        var maxAttempts: [Int64?] = [], timeouts: [Int64?] = [], throttles: [Int64?] = [], orderKeys: [Int64?] = []
+        var retryPolicies: [String?] = [], traceContexts: [String?] = [], partitionKeys: [String?] = []
+        /// Each tag with its job's position in the batch (1 for the first).
+        var tagPositions: [Int64] = [], tags: [String] = []
 
-        init(_ job: NewJob, position: Int, now: Int64, orderKey: Int64? = nil) {
-            self.orderKey = orderKey
-            self.position = position
-            queue = job.queue
-            kind = job.kind
-            state = ((job.runAt ?? now) > now ? JobState.scheduled : JobState.pending).rawValue
-            priority = job.priority.rawValue
-            runAt = job.runAt ?? now
-            maxAttempts = job.maxAttempts
-            retryPolicy = job.retryPolicy
-            timeoutMs = job.timeoutMilliseconds
-            input = job.input
-            throttle = job.throttleIntervalMilliseconds
-            tags = Array(Set(job.tags)).sorted()
-            traceContext = job.traceContext
-            partitionKey = job.partitionKey
+        /// `jobs` at `now`; `orderKeys` by position (nil: derived from the id).
+        init(_ jobs: [NewJob], now: Int64, orderKeys: [Int64?]? = nil) {
+            for (position, job) in jobs.enumerated() {
+                queues.append(job.queue)
+                kinds.append(job.kind)
+                states.append(((job.runAt ?? now) > now ? JobState.scheduled : JobState.pending).rawValue)
+                priorities.append(Int64(job.priority.rawValue))
+                runAts.append(job.runAt ?? now)
+                maxAttempts.append(job.maxAttempts.map(Int64.init))
+                retryPolicies.append(job.retryPolicy)
+                timeouts.append(job.timeoutMilliseconds)
+                inputs.append(job.input)
+                throttles.append(job.throttleIntervalMilliseconds)
+                traceContexts.append(job.traceContext)
+                partitionKeys.append(job.partitionKey)
+                self.orderKeys.append(orderKeys?[position] ?? nil)
+                for tag in Set(job.tags).sorted() {
+                    tagPositions.append(Int64(position + 1))
+                    tags.append(tag)
+                }
+            }
+        }
+
+        /// ``InsertBatch``'s values: the columns, then `now` and the channel to notify.
+        func values(now: Int64, channel: String) -> [(any PostgresValue)?] {
+            [
+                queues, kinds, states, priorities, runAts, PostgresNullableArray(maxAttempts), PostgresNullableArray(retryPolicies),
+                PostgresNullableArray(timeouts), inputs, PostgresNullableArray(throttles), PostgresNullableArray(traceContexts),
+                PostgresNullableArray(partitionKeys), PostgresNullableArray(orderKeys), tagPositions, tags, now, channel,
+            ]
         }
     }
 
-    /// Inserts the jobs of `$1` (a JSON array of ``InsertedJob``) at `$2` with their tags,
-    /// and notifies channel `$3`; returns their ids in order. Ids come from the jobs' sequence in
-    /// the batch's order, so that the order key (the id, or minus the id on a LIFO queue) is known
-    /// in the same statement. When a job is for a fair queue (whose order keys are tags: see
-    /// ``FairOrder``) and comes without its order key, nothing is inserted and the ids are NULL.
+    /// Inserts the jobs of ``InsertedColumns`` (`$1` … `$13` a list per column, `$14` and `$15`
+    /// the tags' jobs' positions and the tags) at `$16` and notifies channel `$17`; returns their
+    /// ids in order. Ids come from the jobs' sequence in the batch's order, so that the order key
+    /// (the id, or minus the id on a LIFO queue) is known in the same statement. When a job is for a
+    /// fair queue (whose order keys are tags: see ``FairOrder``) and comes without its order key,
+    /// nothing is inserted and the ids are NULL.
     private enum InsertBatch: PreparedSQL {
-        static let name = "durablequeue_insert_batch"
+        static let name = "durablequeue_insert_columns"
         static let sql = """
             WITH fair AS (
-                SELECT EXISTS (SELECT 1 FROM jsonb_to_recordset($1::jsonb) AS r(queue text, "orderKey" bigint)
+                SELECT EXISTS (SELECT 1 FROM unnest($1::text[], $13::bigint[]) AS r(queue, order_key)
                                JOIN queues AS q ON q.name = r.queue
-                               WHERE q.fairness <> 'none' AND r."orderKey" IS NULL)
+                               WHERE q.fairness <> 'none' AND r.order_key IS NULL)
                        AS present
             ),
             batch AS (
                 SELECT nextval(pg_get_serial_sequence('jobs', 'id')) AS id, b.*
-                FROM (SELECT * FROM jsonb_to_recordset($1::jsonb)
-                          AS r("position" int, queue text, kind text, state text, priority int, "runAt" bigint,
-                               "maxAttempts" int, "retryPolicy" text, "timeoutMs" bigint, input text, throttle bigint,
-                               tags jsonb, "traceContext" text, "partitionKey" text, "orderKey" bigint)
+                FROM (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[],
+                                           $7::text[], $8::bigint[], $9::text[], $10::bigint[], $11::text[], $12::text[],
+                                           $13::bigint[])
+                          WITH ORDINALITY AS r(queue, kind, state, priority, run_at, max_attempts, retry_policy, timeout_ms,
+                                               input, throttle, trace_context, partition_key, order_key, "position")
                       ORDER BY "position") AS b
             ),
             inserted AS (
                 INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy, timeout_ms,
                                   input, created_at, updated_at, throttle_interval_ms, throttle_interval_source, trace_context,
                                   partition_key, created_state)
-                SELECT b.id, b.queue, b.kind, b.state, b.priority, coalesce(b."orderKey", CASE q.mode WHEN 'lifo' THEN -b.id ELSE b.id END),
-                       b."runAt",
-                       b."maxAttempts", b."retryPolicy", b."timeoutMs", b.input::jsonb, $2, $2,
+                SELECT b.id, b.queue, b.kind, b.state, b.priority, coalesce(b.order_key, CASE q.mode WHEN 'lifo' THEN -b.id ELSE b.id END),
+                       b.run_at, b.max_attempts, b.retry_policy, b.timeout_ms, b.input::jsonb, $16, $16,
                        coalesce(b.throttle, q.throttle_interval_ms), CASE WHEN b.throttle IS NULL THEN 'queue' ELSE 'job' END,
-                       b."traceContext", b."partitionKey", b.state
+                       b.trace_context, b.partition_key, b.state
                 FROM batch AS b JOIN queues AS q ON q.name = b.queue
                 WHERE NOT (SELECT present FROM fair)
             ),
             tagged AS (
                 INSERT INTO job_tags (tag, job_id)
-                SELECT t.tag, b.id FROM batch AS b, jsonb_array_elements_text(b.tags) AS t(tag)
+                SELECT t.tag, b.id FROM unnest($14::bigint[], $15::text[]) AS t("position", tag)
+                JOIN batch AS b ON b."position" = t."position"
                 WHERE NOT (SELECT present FROM fair)
             )
             SELECT CASE WHEN NOT (SELECT present FROM fair) THEN array_agg(id ORDER BY "position") END,
-                   (SELECT pg_notify($3, '')) FROM batch
+                   (SELECT pg_notify($17, '')) FROM batch
             """
     }
 

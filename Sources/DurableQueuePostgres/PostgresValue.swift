@@ -62,3 +62,39 @@ struct PostgresResultRow {
         try cells[column].decode(ByteBuffer?.self).map { Array($0.readableBytesView) }
     }
 }
+
+/// A list with missing values, for `unnest($n)` of a nullable column: postgres-nio's arrays hold no
+/// NULL element. Written in PostgreSQL's binary array format, a missing value as length -1.
+struct PostgresNullableArray<Element: PostgresArrayEncodable & PostgresNonThrowingEncodable>: PostgresValue,
+    PostgresNonThrowingEncodable
+{
+    var elements: [Element?]
+
+    init(_ elements: [Element?]) { self.elements = elements }
+
+    static var psqlType: PostgresDataType { Element.psqlArrayType }
+    static var psqlFormat: PostgresFormat { .binary }
+
+    func encode<JSONEncoder: PostgresJSONEncoder>(into buffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
+        // Dimensions (none for an empty list), whether any element is NULL, the elements' type.
+        buffer.writeInteger(elements.isEmpty ? 0 : 1, as: Int32.self)
+        buffer.writeInteger(elements.contains { $0 == nil } ? 1 : 0, as: Int32.self)
+        buffer.writeInteger(Element.psqlType.rawValue)
+        guard !elements.isEmpty else { return }
+        // The one dimension's length and lower bound, then each element with its length.
+        buffer.writeInteger(Int32(elements.count))
+        buffer.writeInteger(1, as: Int32.self)
+        for element in elements {
+            guard let element else {
+                buffer.writeInteger(-1, as: Int32.self)
+                continue
+            }
+            let lengthIndex = buffer.writerIndex
+            buffer.writeInteger(0, as: Int32.self)
+            element.encode(into: &buffer, context: context)
+            buffer.setInteger(Int32(buffer.writerIndex - lengthIndex - 4), at: lengthIndex)
+        }
+    }
+
+    func bind(into bindings: inout PostgresBindings) { bindings.append(self) }
+}

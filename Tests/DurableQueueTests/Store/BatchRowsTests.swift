@@ -36,6 +36,28 @@ import Testing
         }
     }
 
+    /// Without a unique key a batch is one statement of a list per column (PostgreSQL's `unnest`,
+    /// missing values included): every column as enqueues one at a time store it.
+    @Test(arguments: StoreBackend.all)
+    func aBatchWithoutUniqueKeysStoresEveryColumnAsEnqueuesOneAtATimeDo(_ backend: StoreBackend) async throws {
+        let jobs = Self.variedJobs(count: 75).filter { $0.uniqueKey == nil }
+        let oneAtATime = try await withStore(backend) { store, _ async throws in
+            try await Self.configureQueues(store)
+            for job in jobs { _ = try await store.enqueue(job, now: 1_000) }
+            return try await Self.contents(of: store)
+        }
+        let batched = try await withStore(backend) { store, _ async throws in
+            try await Self.configureQueues(store)
+            let outcomes = try await store.enqueue(batch: jobs, now: 1_000)
+            #expect(outcomes.allSatisfy { if case .inserted = $0 { true } else { false } })
+            return try await Self.contents(of: store)
+        }
+        #expect(batched.jobs.count == jobs.count)
+        #expect(batched.jobs == oneAtATime.jobs)
+        #expect(batched.tags == oneAtATime.tags && !batched.tags.isEmpty)
+        #expect(batched.history == oneAtATime.history)
+    }
+
     /// Jobs over a FIFO, a LIFO and a throttled queue, due and scheduled, with and without their
     /// own throttle interval, tags, partitions, limits and a unique key (twice, so the second is
     /// kept out) among them: runs of plain jobs longer than one statement between the others.
