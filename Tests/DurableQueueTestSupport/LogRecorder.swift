@@ -3,7 +3,7 @@ import Synchronization
 
 /// Keeps the latest messages a logger was given, for a test that reports where a run got stuck.
 package final class LogRecorder: Sendable {
-    private let messages = Mutex<[String]>([])
+    private let messages = Mutex<(kept: [String], recorded: Int)>(([], 0))
     private let capacity: Int
 
     /// Keeps the last `capacity` messages.
@@ -17,12 +17,21 @@ package final class LogRecorder: Sendable {
     }
 
     /// The kept messages, oldest first, one per line.
-    package var text: String { messages.withLock { $0.joined(separator: "\n") } }
+    package var text: String { messages.withLock { $0.kept.joined(separator: "\n") } }
+
+    /// How many messages were recorded so far, kept or not: a mark for ``messages(since:)``.
+    package var recorded: Int { messages.withLock { $0.recorded } }
+
+    /// The kept messages recorded after `mark` (a ``recorded`` read earlier), oldest first.
+    package func messages(since mark: Int) -> [String] {
+        messages.withLock { messages in Array(messages.kept.suffix(max(0, min(messages.recorded - mark, messages.kept.count)))) }
+    }
 
     fileprivate func record(_ message: String) {
         messages.withLock { messages in
-            messages.append(message)
-            if messages.count > capacity { messages.removeFirst(messages.count - capacity) }
+            messages.kept.append(message)
+            messages.recorded += 1
+            if messages.kept.count > capacity { messages.kept.removeFirst(messages.kept.count - capacity) }
         }
     }
 

@@ -50,6 +50,7 @@ extension JobEngine {
                 } ?? nil
             }
             if let nextStart { wakeAt = min(wakeAt, max(nextStart, now)) }
+            logger.trace("idle until woken or the next poll", metadata: ["engine.idle_ms": "\(wakeAt - now)"])
             if await wake.wait(after: seen, until: Date(millisecondsSince1970: wakeAt), time: configuration.timeSource) {
                 shouldClaim = true
                 continue
