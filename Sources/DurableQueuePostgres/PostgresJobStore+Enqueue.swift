@@ -53,7 +53,7 @@ extension PostgresJobStore {
     /// most of an awaited enqueue's work); nil when its queue is fair, whose jobs take their keys'
     /// tags (``insertWithFairTags(_:operation:now:)``).
     private func insertOne(_ job: NewJob, operation: String, now: Int64) async throws -> JobID? {
-        let state = ((job.runAt ?? now) > now ? JobState.scheduled : JobState.pending).rawValue
+        let state = job.initialState(now: now).rawValue
         let id = try await write(operation, notify: false, transaction: false) { [self] session in
             try await ensureQueuesExist(session, [job.queue], now: now)
             return try await session.rows(
@@ -170,7 +170,7 @@ extension PostgresJobStore {
             for (position, job) in jobs.enumerated() {
                 queues.append(job.queue)
                 kinds.append(job.kind)
-                states.append(((job.runAt ?? now) > now ? JobState.scheduled : JobState.pending).rawValue)
+                states.append(job.initialState(now: now).rawValue)
                 priorities.append(Int64(job.priority.rawValue))
                 runAts.append(job.runAt ?? now)
                 maxAttempts.append(job.maxAttempts.map(Int64.init))
@@ -274,7 +274,7 @@ extension PostgresJobStore {
                 return .existing(JobID(recent))
             }
         }
-        let state: JobState = placement != nil ? .blocked : (job.runAt ?? now) > now ? .scheduled : .pending
+        let state = job.initialState(inGroup: placement != nil, now: now)
         let orderKey = try await fairTag(session, queue: job.queue, key: FairOrder.key(of: job.partitionKey))
         guard
             let inserted = try await session.int64(

@@ -26,6 +26,9 @@ package enum SignalRule {
     /// `waiting`, or `cancelled` when a cancel was requested meanwhile.
     package static func waitState(cancelRequested: Bool) -> JobState { cancelRequested ? .cancelled : .waiting }
 
+    /// When a wait of `timeout` milliseconds (nil: none) recorded at `now`, its history row's time, times out.
+    package static func deadline(timeout: Int64?, recordedAt now: Int64) -> Int64? { timeout.map { now + $0 } }
+
     /// The history's reason for a wait for signal `name` until `deadline` that left the job in `state`.
     package static func waitReason(_ name: String, deadline: Int64?, state: JobState, now: Int64) -> String {
         guard state == .waiting else { return "cancel requested before the wait for signal '\(name)'" }

@@ -87,12 +87,6 @@ extension SQLiteJobStore {
         }
     }
 
-    /// The state a new job starts in: `blocked` in a group until the group lets it run, else
-    /// `scheduled` until its run time, else `pending`.
-    static func initialState(of job: NewJob, placement: GroupPlacement?, now: Int64) -> JobState {
-        placement != nil ? .blocked : (job.runAt ?? now) > now ? .scheduled : .pending
-    }
-
     /// Inserts `job` with its tags, or applies its unique-key policy. A job placed in a group starts
     /// `blocked` until the group lets it run. The row records the job's creation (`created_at`,
     /// `created_state`), which the history shows as its first event: no event row is written.
@@ -118,7 +112,7 @@ extension SQLiteJobStore {
                 return .existing(recent)
             }
         }
-        let state = Self.initialState(of: job, placement: placement, now: now)
+        let state = job.initialState(inGroup: placement != nil, now: now)
         let throttle = queue.throttle(of: job)
         let inserted = try id ?? nextJobID()
         let orderKey = queue.fair ? try fairTag(queue: job.queue, key: FairOrder.key(of: job.partitionKey)) : queue.lifo ? -inserted : inserted

@@ -50,7 +50,7 @@ extension SQLiteJobStore {
     private static func bindRow(
         _ job: NewJob, id: Int64, settings: QueueInsertSettings, now: Int64, to binder: inout ParameterBinder
     ) {
-        let state = initialState(of: job, placement: nil, now: now)
+        let state = job.initialState(now: now)
         let throttle = settings.throttle(of: job)
         binder.bind(id)
         binder.bind(job.queue)

@@ -19,7 +19,7 @@ extension SQLiteJobStore {
                 return .received(payload: payload)
             }
             let state = SignalRule.waitState(cancelRequested: row.cancelRequested)
-            let deadline = timeout.map { now + $0 }  // from the time the wait is recorded
+            let deadline = SignalRule.deadline(timeout: timeout, recordedAt: now)
             // The attempt is taken back, as a sleep's or a pause's is (SignalRule.waitedAttempt):
             // the run after the wait has its number again.
             try connection.execute(

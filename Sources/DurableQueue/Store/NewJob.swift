@@ -62,6 +62,12 @@ package struct NewJob: Sendable, Hashable {
         self.dependencies = dependencies
     }
 
+    /// The state the job starts in at `now`: `blocked` while a group holds it (`inGroup`), else
+    /// `scheduled` until its run time, else `pending`.
+    package func initialState(inGroup: Bool = false, now: Int64) -> JobState {
+        inGroup ? .blocked : (runAt ?? now) > now ? .scheduled : .pending
+    }
+
     /// Throws `invalidArgument` naming the first field out of range.
     package func validate() throws {
         if queue.isEmpty { throw DurableQueueError.invalidArgument("queue", "the name must not be empty") }

@@ -89,9 +89,7 @@ import Testing
     @Test func aVersionOneFileKeepsItsJobsAndTheirQueuesThrottleWhenUpgraded() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path("jobs.sqlite")
-        let connection = try SQLiteConnection(path: path, options: StorageOptions())
-        try SQLiteMigrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(1)))
+        let (path, connection) = try Self.file(atVersion: 1, in: directory)
         try connection.executeScript(
             """
             INSERT INTO queues (name, throttle_interval_ms, created_at, updated_at) VALUES ('api', 500, 1, 1);
@@ -110,9 +108,7 @@ import Testing
     @Test func aVersionThreeFileKeepsEveryRowAndItsIDCounterWhenTheJobsTableIsRebuilt() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path("jobs.sqlite")
-        let connection = try SQLiteConnection(path: path, options: StorageOptions())
-        try SQLiteMigrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(3)))
+        let (path, connection) = try Self.file(atVersion: 3, in: directory)
         try connection.executeScript(
             """
             INSERT INTO queues (name, created_at, updated_at) VALUES ('default', 1, 1);
@@ -144,9 +140,7 @@ import Testing
     @Test func aVersionFourFileKeepsItsJobsWithNoAttemptCountedAsProgressed() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path("jobs.sqlite")
-        let connection = try SQLiteConnection(path: path, options: StorageOptions())
-        try SQLiteMigrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(4)))
+        let (path, connection) = try Self.file(atVersion: 4, in: directory)
         try connection.executeScript(
             """
             INSERT INTO queues (name, created_at, updated_at) VALUES ('default', 1, 1);
@@ -164,9 +158,7 @@ import Testing
     @Test func aVersionTenFileKeepsEveryRowItsHistoryAndItsUnusedIDsWhenUpgraded() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path("jobs.sqlite")
-        let connection = try SQLiteConnection(path: path, options: StorageOptions())
-        try SQLiteMigrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(10)))
+        let (path, connection) = try Self.file(atVersion: 10, in: directory)
         try connection.executeScript(
             """
             INSERT INTO queues (name, created_at, updated_at) VALUES ('default', 1, 1);
@@ -210,9 +202,7 @@ import Testing
     @Test func aVersionTwelveFileKeepsEveryEventInItsOrderNumberedPerJobWhenUpgraded() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path("jobs.sqlite")
-        let connection = try SQLiteConnection(path: path, options: StorageOptions())
-        try SQLiteMigrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(12)))
+        let (path, connection) = try Self.file(atVersion: 12, in: directory)
         // Job 1 from before version 11 (its creation an event row), job 2 created since; their rows
         // interleaved, as two jobs running at once write them.
         try connection.executeScript(
@@ -262,9 +252,7 @@ import Testing
     @Test func aVersionThirteenFileGoesOnWithItsRunningGroupWhenUpgraded() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path("jobs.sqlite")
-        let connection = try SQLiteConnection(path: path, options: StorageOptions())
-        try SQLiteMigrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(13)))
+        let (path, connection) = try Self.file(atVersion: 13, in: directory)
         // A concurrent group of three, one at a time: the first child running, two blocked.
         try connection.executeScript(
             """
@@ -299,9 +287,7 @@ import Testing
     @Test func aVersionFourteenFileKeepsEveryValueOfEveryJobWhenTheTableIsRebuiltForHandOffs() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path("jobs.sqlite")
-        let connection = try SQLiteConnection(path: path, options: StorageOptions())
-        try SQLiteMigrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(14)))
+        let (path, connection) = try Self.file(atVersion: 14, in: directory)
         try connection.executeScript(
             """
             INSERT INTO queues (name, created_at, updated_at) VALUES ('default', 1, 1);
@@ -363,9 +349,7 @@ import Testing
     @Test func aVersionSixteenFileKeepsEveryValueOfEveryJobWhenTheTableIsRebuiltForWaits() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path("jobs.sqlite")
-        let connection = try SQLiteConnection(path: path, options: StorageOptions())
-        try SQLiteMigrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(16)))
+        let (path, connection) = try Self.file(atVersion: 16, in: directory)
         try connection.executeScript(
             """
             INSERT INTO queues (name, created_at, updated_at) VALUES ('default', 1, 1);
@@ -431,9 +415,7 @@ import Testing
     @Test func aVersionEighteenFileKeepsItsQueuesAndKeysAndGainsLimitsPerKey() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path("jobs.sqlite")
-        let connection = try SQLiteConnection(path: path, options: StorageOptions())
-        try SQLiteMigrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(18)))
+        let (path, connection) = try Self.file(atVersion: 18, in: directory)
         try connection.executeScript(
             """
             INSERT INTO queues (name, created_at, updated_at, partition_limit, fairness, fair_time)
@@ -467,9 +449,7 @@ import Testing
     @Test func aVersionTwentyFourFileFindsItsScheduledHandedOffAndWaitingJobsInOneIndexWhenUpgraded() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path("jobs.sqlite")
-        let connection = try SQLiteConnection(path: path, options: StorageOptions())
-        try SQLiteMigrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(24)))
+        let (path, connection) = try Self.file(atVersion: 24, in: directory)
         try connection.executeScript(
             """
             INSERT INTO queues (name, created_at, updated_at) VALUES ('default', 1, 1);
@@ -506,5 +486,13 @@ import Testing
         #expect(try await store.nextDeadline() == 40)
         #expect(try await store.take("default", limit: 5, now: 100).map(\.id).sorted() == [JobID(1), JobID(4), JobID(5)])
         #expect(try await store.earliestWake(after: 100) == 500)
+    }
+
+    /// A file in `directory` migrated up to schema `version` only, and a connection to it.
+    private static func file(atVersion version: Int, in directory: TemporaryDirectory) throws -> (path: String, connection: SQLiteConnection) {
+        let path = directory.path("jobs.sqlite")
+        let connection = try SQLiteConnection(path: path, options: StorageOptions())
+        try SQLiteMigrator.migrate(connection, readOnly: false, migrations: Array(SchemaMigrations.all.prefix(version)))
+        return (path, connection)
     }
 }
