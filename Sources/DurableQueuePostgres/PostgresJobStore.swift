@@ -24,6 +24,9 @@ package final class PostgresJobStore: JobStore {
     /// The notification channel of this schema.
     package let channel: String
     let client: PostgresClient
+    /// The one event loop of the client's connections, on which the engine's tasks run.
+    let executor: EventLoopTaskExecutor
+    package var preferredTaskExecutor: (any TaskExecutor)? { executor }
     let logger: Logger
     /// Runs the client's pool and the listener until the store is released.
     private let background: Task<Void, Never>
@@ -61,7 +64,9 @@ package final class PostgresJobStore: JobStore {
         self.channel = "durablequeue_\(storage.schema.lowercased())"
         self.watchdog = CallWatchdog(timeout: storage.callTimeout)
         self.logger = logger
-        let client = PostgresClient(configuration: storage.clientConfiguration, backgroundLogger: logger)
+        let executor = EventLoopTaskExecutor(MultiThreadedEventLoopGroup.singleton.next())
+        self.executor = executor
+        let client = PostgresClient(configuration: storage.clientConfiguration, eventLoopGroup: executor.loop, backgroundLogger: logger)
         self.client = client
         let changes = ChangeFeed()
         self.changes = changes
@@ -130,9 +135,12 @@ package final class PostgresJobStore: JobStore {
     /// `call`'s value, run in a task of its own (it finishes what it began even when its caller's
     /// task is cancelled), or a storage error once ``PostgresStorage/callTimeout`` passed without
     /// it: a query whose connection died as the server crashed was seen never to hear back. The
-    /// call is then left to end by itself; what it writes is fenced as every write is.
+    /// call is then left to end by itself; what it writes is fenced as every write is. The task
+    /// starts on the caller's thread and prefers the connections' event loop (``executor``): its
+    /// statements and their replies then cost no hand-off between threads.
     private func bounded<T: Sendable>(_ operation: String, _ call: @escaping @Sendable () async throws -> T) async throws -> T {
         let watchdog = watchdog
+        let executor = executor
         let location = location
         let logger = logger
         let answered = FirstAnswer()
@@ -146,12 +154,17 @@ package final class PostgresJobStore: JobStore {
                     throwing: DurableQueueError(
                         .storage, "could not \(operation): no answer from the database server within \(watchdog.timeout)", path: location))
             }
-            Task {
+            let run: @Sendable () async -> Void = {
                 let result: Result<T, any Error>
                 do { result = .success(try await call()) } catch { result = .failure(error) }
                 watchdog.finished(token)
                 guard answered.claim() else { return }
                 continuation.resume(with: result)
+            }
+            if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
+                Task.immediate(executorPreference: executor, operation: run)
+            } else {
+                Task(executorPreference: executor, operation: run)
             }
         }
     }

@@ -67,7 +67,7 @@ final class AttemptRecorder: Sendable {
             // Among others, the scheduled flusher starts a little later, with more endings to share
             // its transaction (committing at once cost a busy engine a sixth of its rate).
             if !alone || startOnThisThread({ await self.flush(onlyOneGroup: true) }) == nil {
-                Task { await self.flush() }
+                Task(executorPreference: store.preferredTaskExecutor) { await self.flush() }
             }
         }
     }
@@ -103,7 +103,7 @@ final class AttemptRecorder: Sendable {
                     if state.waiting.isEmpty { state.flushing = false }
                     return !state.waiting.isEmpty
                 }
-                if more { Task { await self.flush() } }
+                if more { Task(executorPreference: store.preferredTaskExecutor) { await self.flush() } }
                 return
             }
         }

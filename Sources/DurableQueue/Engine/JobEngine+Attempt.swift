@@ -134,9 +134,9 @@ extension JobEngine {
         let deadline = job.timeoutMilliseconds.map { Date(millisecondsSince1970: now + $0) }
         let time = configuration.timeSource
         // The handler runs in its own task so that a stop (cancel, timeout, shutdown) can cancel it;
-        // the attempt then waits for its outcome. It starts on this thread where it can: scheduled,
-        // it cost a hand-off to another thread and one back for every attempt. A handler that
-        // ignores a stop for a drain's whole grace period is abandoned (``StopSignal/abandon()``).
+        // the attempt then waits for its outcome. It starts on this thread where it can (see
+        // ``HandlerStarts``). A handler that ignores a stop for a drain's whole grace period is
+        // abandoned (``StopSignal/abandon()``).
         let outcome = HandlerOutcome()
         let run: @Sendable () async -> Void = {
             do {
@@ -145,7 +145,7 @@ extension JobEngine {
                 outcome.deliver(.failure(error))
             }
         }
-        let handler = startOnThisThread(run) ?? Task(operation: run)
+        let handler = handlerStarts.start(kind: job.kind, logger: logger, run)
         stop.onStop { _ in handler.cancel() }
         stop.onAbandon { outcome.deliver(.failure(AbandonedHandlerError())) }
         let timeout = deadline.map { deadline in

@@ -29,7 +29,7 @@ extension JobEngine {
         // must not cancel the writes that give the interrupted jobs back. It ends the drain instead.
         // Asked for after a pause (a background task's), a drain holds the file open while it runs.
         if state.isPaused { await store.setPaused(false) }
-        let work = Task { try await self.runDrain(plan) }
+        let work = Task(executorPreference: store.preferredTaskExecutor) { try await self.runDrain(plan) }
         let result = await withTaskCancellationHandler {
             await work.result
         } onCancel: {

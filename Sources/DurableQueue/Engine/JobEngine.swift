@@ -39,6 +39,8 @@ final class JobEngine: Service, Sendable {
     let recorder: AttemptRecorder
     /// Commits the steps of attempts, many per transaction when many record at once.
     let steps: StepRecorder
+    /// Where attempts' handlers start.
+    let handlerStarts: HandlerStarts
     /// The tracer of the current run (see ``recordingTracer(_:)``).
     private let runTracer = Mutex<(any Tracer)?>(nil)
     /// Wakes the dispatcher when the network conditions change (see ``JobQueue/Configuration/network``).
@@ -59,6 +61,7 @@ final class JobEngine: Service, Sendable {
         self.jobChanges = jobChanges
         self.recorder = AttemptRecorder(store: store, time: queue.configuration.timeSource)
         self.steps = StepRecorder(store: store)
+        self.handlerStarts = HandlerStarts(onStoreExecutor: store.preferredTaskExecutor != nil)
         let wake = self.wake
         self.networkObservation = queue.configuration.network?.observe { wake.signal() }
     }
@@ -78,22 +81,25 @@ final class JobEngine: Service, Sendable {
         try await startUp()
         recorder.refiller = self
         lookUpTracer()
-        try await withGracefulShutdownHandler {
-            try await withThrowingDiscardingTaskGroup { group in
-                group.addTask { await self.maintain() }
-                group.addTask { await self.fireSchedules() }
-                await self.dispatch(into: &group)
-                // Also when the task was cancelled: no more claims along with endings either.
+        // On the store's executor where it names one: its calls then cost no hand-off between threads.
+        try await withTaskExecutorPreference(store.preferredTaskExecutor) {
+            try await withGracefulShutdownHandler {
+                try await withThrowingDiscardingTaskGroup { group in
+                    group.addTask { await self.maintain() }
+                    group.addTask { await self.fireSchedules() }
+                    await self.dispatch(into: &group)
+                    // Also when the task was cancelled: no more claims along with endings either.
+                    self.state.beginShutdown()
+                    self.scheduleWake.signal()
+                    await self.finishRunning(into: &group, stopAt: self.now + self.configuration.gracefulShutdownTimeout.milliseconds)
+                    self.state.finish()
+                    self.maintenanceWake.signal()
+                }
+            } onGracefulShutdown: {
                 self.state.beginShutdown()
+                self.wake.signal()
                 self.scheduleWake.signal()
-                await self.finishRunning(into: &group, stopAt: self.now + self.configuration.gracefulShutdownTimeout.milliseconds)
-                self.state.finish()
-                self.maintenanceWake.signal()
             }
-        } onGracefulShutdown: {
-            self.state.beginShutdown()
-            self.wake.signal()
-            self.scheduleWake.signal()
         }
         logger.debug("job queue stopped", metadata: ["worker.id": "\(configuration.workerID)"])
         if let failure = state.failure { throw failure }

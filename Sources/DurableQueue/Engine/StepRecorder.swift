@@ -31,7 +31,7 @@ final class StepRecorder: Sendable {
                 state.flushing = true
                 return true
             }
-            if startsFlusher { Task { await self.flush() } }
+            if startsFlusher { Task(executorPreference: store.preferredTaskExecutor) { await self.flush() } }
         }
     }
 

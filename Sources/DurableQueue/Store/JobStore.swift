@@ -23,6 +23,11 @@ package protocol JobStore: JobStoreReader {
     /// callers give. A queue gives its store the clock its engine reads.
     func stampTimes(with clock: any TimeSource)
 
+    /// Where the engine's own tasks (claims, endings, lease renewals) should run, or nil for Swift's
+    /// default: a store whose calls complete on one thread names an executor on that thread, and a
+    /// call then costs no hand-off between threads.
+    var preferredTaskExecutor: (any TaskExecutor)? { get }
+
     // MARK: Enqueueing
 
     /// Inserts `jobs`, all or none, each with its creation event; a job whose unique key an
@@ -313,4 +318,9 @@ package struct JobStatus: Sendable, Hashable {
         self.state = state
         self.progress = progress
     }
+}
+
+extension JobStore {
+    /// Swift's default executor: a store's calls hop to wherever they complete.
+    package var preferredTaskExecutor: (any TaskExecutor)? { nil }
 }
