@@ -9,15 +9,17 @@ what a client sent, not the foreign-key checks the server runs inside them), so 
 statements (--statements) says what each system sent per job: round trips are what users pay
 across a network.
 
-    sudo python3 Benchmarks/pg-rtt/run.py --out results.jsonl --statements statements.jsonl \\
+    cd ../shared/bench/pg && sudo ../.venv-pg/bin/python $OLDPWD/Benchmarks/pg-rtt/run.py \\
+        --out /tmp/results.jsonl --statements /tmp/statements.jsonl \\
         [--rtt-us 1000] [harness_pg.py arguments: --only, --workloads, --n, --runs]
 
 --rtt-us 0 adds no delay (the veth's own, tens of microseconds): the statements per job all the
 same, on a kernel without netem (`tc qdisc … netem` says "Specified qdisc kind is unknown").
 
-Needs root (ip netns, tc) and the harness's virtualenv (run ../shared/bench/pg/run.sh once first;
-with DQ_PROJECT set it builds DurableQueue's adapter). The harness itself is not changed: this
-wrapper moves the server it starts and points every client at the server's address.
+Needs root (ip netns, tc), the harness's virtualenv and its folder as the working directory (run
+../shared/bench/pg/run.sh once first; with DQ_PROJECT set it builds DurableQueue's adapter). The
+harness itself is not changed: this wrapper moves the server it starts and points every client at
+the server's address.
 """
 import argparse
 import atexit

@@ -4,7 +4,7 @@ import NIOCore
 /// (`withTaskExecutorPreference`) sends its statements and reads their answers without a hand-off
 /// between the loop's thread and Swift's cooperative pool for every statement.
 final class EventLoopTaskExecutor: TaskExecutor {
-    /// The loop every job runs on.
+    /// The loop of the store's connections, where the tasks that prefer this executor run.
     let loop: any EventLoop
 
     init(_ loop: any EventLoop) {

@@ -161,9 +161,7 @@ package final class PostgresJobStore: JobStore {
                 guard answered.claim() else { return }
                 continuation.resume(with: result)
             }
-            if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
-                Task.immediate(executorPreference: executor, operation: run)
-            } else {
+            if startOnThisThread(preferring: executor, run) == nil {
                 Task(executorPreference: executor, operation: run)
             }
         }

@@ -66,7 +66,7 @@ final class AttemptRecorder: Sendable {
             // Its own task all the same, so the commit does not share this attempt's cancellation.
             // Among others, the scheduled flusher starts a little later, with more endings to share
             // its transaction (committing at once cost a busy engine a sixth of its rate).
-            if !alone || startOnThisThread({ await self.flush(onlyOneGroup: true) }) == nil {
+            if !alone || startOnThisThread(preferring: store.preferredTaskExecutor, { await self.flush(onlyOneGroup: true) }) == nil {
                 Task(executorPreference: store.preferredTaskExecutor) { await self.flush() }
             }
         }
