@@ -5,7 +5,7 @@ that touches the engine or a store.
     python3 Benchmarks/instructions.py                 # N = 2,000, 3 runs of each, prints the table
     python3 Benchmarks/instructions.py --save          # and writes results/DATE-instructions-COMMIT.jsonl
     python3 Benchmarks/instructions.py --runs 1 --workloads enqueue,batch
-    python3 Benchmarks/instructions.py --features      # a plain, a keyed, a dependent and a stepped job
+    python3 Benchmarks/instructions.py --features      # a plain, a keyed, a dependent, a stepped and a grouped job
 
 Runs the peers' C baseline and DurableQueue through the peers' adapter (built in release against
 this checkout, its public API only) under `valgrind --tool=callgrind`, on the four workloads of
@@ -25,7 +25,8 @@ single-threaded C baseline the two agree.
 `--features` instead measures what a job using a feature costs beside a plain one: the whole
 `durableq-bench` process (release, without DWARF) under callgrind for its drains of plain jobs, of
 keyed jobs (a fair queue, one running job and a 1 ms throttle per key), of dependent jobs (half of
-them each waiting for one of the other half) and of jobs of three durable steps, at N and 2N jobs;
+them each waiting for one of the other half), of jobs of three durable steps and of the children of
+one concurrent group running 16 at a time, at N and 2N jobs;
 a job's count is the difference over N (the marginal cost, prefill by batches of 1,000 included).
 
 Needs valgrind, gcc, objcopy and swift (the adapter's first build takes about four minutes).
@@ -117,7 +118,8 @@ def profile(program, workload, extra, n):
         return fields["totals"], fields["summary"], report
 
 
-FEATURES = [("drain", "plain"), ("keyed", "keyed"), ("dependent", "dependent"), ("steps", "three-step")]
+FEATURES = [("drain", "plain"), ("keyed", "keyed"), ("dependent", "dependent"), ("steps", "three-step"),
+            ("group", "grouped")]
 
 
 def features(n):
@@ -156,7 +158,7 @@ def main():
     parser.add_argument("--workloads", default="enqueue,drain,one-at-a-time,batch")
     parser.add_argument("--peers", default=str(PEERS), help="the peers' folder (baseline.c, swift-adapter/)")
     parser.add_argument("--save", action="store_true", help="write results/DATE-instructions-COMMIT.jsonl")
-    parser.add_argument("--features", action="store_true", help="a keyed, a dependent and a stepped job beside a plain one")
+    parser.add_argument("--features", action="store_true", help="a keyed, a dependent, a stepped and a grouped job beside a plain one")
     arguments = parser.parse_args()
     for tool in ("valgrind", "gcc", "objcopy", "swift"):
         if shutil.which(tool) is None:

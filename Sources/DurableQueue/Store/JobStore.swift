@@ -34,8 +34,15 @@ package protocol JobStore: JobStoreReader {
     /// unfinished job holds follows its policy (keep: the existing one; replace: cancel it, insert).
     func enqueue(_ jobs: [NewJob], now: Int64) async throws -> [EnqueueOutcome]
 
-    /// Inserts a sequence or group with every job and nested group in it, and starts it.
-    func enqueue(composition: CompositionNode, now: Int64) async throws -> GroupID
+    /// Runs `body`, one of the core's group sequences (``GroupSequences``), over this store's
+    /// ``GroupRows`` in one write transaction stamped as every write is, and commits it; `body`
+    /// gets the transaction's time. What a sequence does to groups is written once, in the core:
+    /// see ``enqueue(composition:now:)``, ``cancel(group:now:)`` and ``retryFailed(group:downstream:now:)``.
+    ///
+    /// - Parameter operation: What is being done, in words, for the error message.
+    func groupTransaction<T: Sendable>(
+        _ operation: String, now: Int64, _ body: @escaping @Sendable (any GroupRows, Int64) async throws -> T
+    ) async throws -> T
 
     // MARK: Running jobs
 
@@ -157,9 +164,6 @@ package protocol JobStore: JobStoreReader {
     /// Cancels every unfinished job the selector matches.
     func cancel(_ selector: CancelSelector, now: Int64) async throws -> [JobID: CancelOutcome]
 
-    /// Cancels a sequence or group and everything unfinished in it; false if it had finished.
-    func cancel(group: GroupID, now: Int64) async throws -> Bool
-
     /// A failed or cancelled job back to `pending` with fresh attempts, its checkpoint kept.
     func retry(_ id: JobID, now: Int64) async throws
 
@@ -176,12 +180,6 @@ package protocol JobStore: JobStoreReader {
     ///
     /// - Returns: Each job changed, with its new state.
     func retryFailed(inGraphOf id: JobID, downstream: Bool, now: Int64) async throws -> [JobID: JobState]
-
-    /// Puts back the children of finished group `id` that ``GroupRetry`` names and runs the group
-    /// again, in one transaction.
-    ///
-    /// - Returns: The children changed, with their states after.
-    func retryFailed(group id: GroupID, downstream: Bool, now: Int64) async throws -> [JobID: JobState]
 
     /// Deletes up to `limit` jobs (and outermost groups) that finished in `state` before the cutoff,
     /// and up to `limit` `deleted_jobs` lines of jobs deleted by hand in `state` before it.

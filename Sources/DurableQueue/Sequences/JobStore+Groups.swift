@@ -1,0 +1,37 @@
+extension JobStore {
+    /// Inserts a sequence or group with every job and nested group in it, and starts it, in one
+    /// transaction.
+    ///
+    /// - Throws: `invalidArgument` (nothing changed) or a storage error.
+    package func enqueue(composition root: CompositionNode, now: Int64) async throws -> GroupID {
+        guard case .group = root else {
+            throw DurableQueueError.invalidArgument("composition", "the outermost step must be a sequence or a group")
+        }
+        try root.validate()
+        return try await groupTransaction("enqueue a sequence or group", now: now) { rows, now in
+            try await GroupSequences.enqueue(root, in: rows, now: now)
+        }
+    }
+
+    /// Cancels a sequence or group and everything unfinished in it, in one transaction: waiting
+    /// jobs at once, running ones through their cancel flag.
+    ///
+    /// - Returns: false if the group had finished (nothing changed).
+    /// - Throws: `groupNotFound`.
+    package func cancel(group id: GroupID, now: Int64) async throws -> Bool {
+        try await groupTransaction("cancel group \(id)", now: now) { rows, now in
+            try await GroupSequences.cancel(group: id, in: rows, now: now)
+        }
+    }
+
+    /// Puts back the children of finished group `id` that ``GroupRetry`` names and runs the group
+    /// again, in one transaction.
+    ///
+    /// - Returns: The children changed, with their states after.
+    /// - Throws: `groupNotFound`; what ``GroupRetry`` throws. Nothing changes when it throws.
+    package func retryFailed(group id: GroupID, downstream: Bool, now: Int64) async throws -> [JobID: JobState] {
+        try await groupTransaction("retry the failed jobs of group \(id)", now: now) { rows, now in
+            try await GroupSequences.retryFailed(group: id, downstream: downstream, in: rows, now: now)
+        }
+    }
+}
