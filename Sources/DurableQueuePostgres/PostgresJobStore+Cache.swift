@@ -46,26 +46,6 @@ extension PostgresJobStore {
         }
     }
 
-    /// Records how job `id` ended in the cache entry it computes, if any.
-    func recordCacheOutcome(_ session: PostgresSession, ofJob id: JobID, now: Int64) async throws {
-        // One read, and none more for a job that computes no cache key (most jobs).
-        guard
-            let row = try await session.rows(
-                """
-                SELECT j.state, j.output::text, j.error::text FROM jobs AS j
-                WHERE j.id = $1 AND EXISTS (SELECT 1 FROM cache_entries WHERE job_id = $1)
-                """, [id.rawValue]
-            ).first
-        else { return }
-        let outcome = try CacheRule.outcome(
-            jobState: try JobState(stored: row.string(0)), output: try row.optionalString(1), error: try row.optionalString(2))
-        try await session.execute(
-            """
-            UPDATE cache_entries SET state = $2, output = $3::jsonb, error = $4::jsonb, failures = failures + $5, updated_at = $6
-            WHERE job_id = $1
-            """, [id.rawValue, outcome.state.rawValue, outcome.output, outcome.error, outcome.countsFailure ? 1 : 0, now])
-    }
-
     /// A key's entry; `lock` holds its row until the transaction ends.
     private func entry(_ session: PostgresSession, namespace: String, key: String, lock: Bool) async throws -> CacheEntryRecord? {
         guard

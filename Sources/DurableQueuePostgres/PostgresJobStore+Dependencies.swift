@@ -45,46 +45,13 @@ extension PostgresJobStore {
         }
     }
 
-    /// Job `id` has ended: the dependencies that waited for it record its outcome and output, and
-    /// each job that waits for it starts, keeps waiting or is cancelled (``DependencyRule``; a
-    /// cancel ends, in turn, what waits for that job). Inside the transaction that ended it.
-    func resolveDependents(_ session: PostgresSession, of id: JobID, now: Int64) async throws {
-        let dependents = try await session.rows(
-            """
-            WITH resolved AS (
-                UPDATE job_dependencies AS d
-                SET outcome = p.state, output = p.output, error = p.error, resolved_at = $2
-                FROM (SELECT state, output, error FROM jobs WHERE id = $1 AND state IN ('succeeded', 'failed', 'cancelled')) AS p
-                WHERE d.parent_id = $1 AND d.outcome IS NULL
-                RETURNING d.job_id
-            )
-            SELECT DISTINCT job_id FROM resolved ORDER BY job_id
-            """, [id.rawValue, now]
-        ).map { JobID(try $0.int64(0)) }
-        for dependent in dependents {
-            guard
-                let row = try await session.rows("SELECT state, run_at FROM jobs WHERE id = $1 FOR UPDATE", [dependent.rawValue]).first
-            else { continue }
-            switch DependencyRule.verdict(state: try JobState(stored: row.string(0)), edges: try await dependencyRecords(session, of: dependent)) {
-            case .wait:
-                continue
-            case .start(let reason):
-                let state = DependencyRule.startState(runAt: try row.int64(1), now: now)
-                try await session.execute("UPDATE jobs SET state = $1, updated_at = $2 WHERE id = $3", [state.rawValue, now, dependent.rawValue])
-                try await appendEvent(session, dependent, now: now, from: .blocked, to: state, attempt: 0, reason: reason)
-            case .cancel(let reason):
-                _ = try await requestCancel(session, dependent, now: now, reason: reason)
-            }
-        }
-    }
-
     /// The dependencies of job `id`, by name, with the outcome of those whose job ended.
     package func dependencies(of id: JobID) async throws -> [DependencyRecord] {
         try await read("read the dependencies of job \(id)") { [self] session in try await dependencyRecords(session, of: id) }
     }
 
     /// ``dependencies(of:)`` inside the caller's transaction.
-    private func dependencyRecords(_ session: PostgresSession, of id: JobID) async throws -> [DependencyRecord] {
+    func dependencyRecords(_ session: PostgresSession, of id: JobID) async throws -> [DependencyRecord] {
         try await session.rows(
             "SELECT name, parent_id, on_failure, outcome, output::text, error::text FROM job_dependencies WHERE job_id = $1 ORDER BY name",
             [id.rawValue]

@@ -15,8 +15,8 @@ extension PostgresJobStore {
     func jobEnded(
         _ session: PostgresSession, _ id: JobID, group: GroupID?, cacheInUse: Bool = true, dependenciesWaiting: Bool = true, now: Int64
     ) async throws {
-        if cacheInUse { try await recordCacheOutcome(session, ofJob: id, now: now) }
-        if let group { try await advanceGroup(session, group, now: now) }
-        if dependenciesWaiting { try await resolveDependents(session, of: id, now: now) }
+        try await EndingSequences.jobEnded(
+            id, group: group, cacheInUse: cacheInUse, dependenciesWaiting: dependenciesWaiting,
+            in: PostgresRows(store: self, session: session), now: now)
     }
 }

@@ -2,13 +2,13 @@ import DurableQueue
 import Foundation
 
 extension PostgresJobStore {
-    /// Runs `body`, a group sequence of the core, over ``PostgresGroupRows`` in one transaction
+    /// Runs `body`, a group sequence of the core, over ``PostgresRows`` in one transaction
     /// (see ``JobStore/groupTransaction(_:now:_:)``).
     package func groupTransaction<T: Sendable>(
         _ operation: String, now: Int64, _ body: @escaping @Sendable (any GroupRows, Int64) async throws -> T
     ) async throws -> T {
         try await write(operation, now: now) { [self] session, now in
-            try await body(PostgresGroupRows(store: self, session: session), now)
+            try await body(PostgresRows(store: self, session: session), now)
         }
     }
 
@@ -45,12 +45,6 @@ extension PostgresJobStore {
                     createdAt: try row.int64(6), finishedAt: try row.optionalInt64(7), error: try row.optionalString(8))
             }
         }
-    }
-
-    /// Starts what group `id` may start next, or ends it when its children decide its outcome
-    /// (``GroupSequences/advance(_:in:now:)``), inside the caller's transaction.
-    func advanceGroup(_ session: PostgresSession, _ id: GroupID, now: Int64) async throws {
-        try await GroupSequences.advance(id, in: PostgresGroupRows(store: self, session: session), now: now)
     }
 
     // MARK: - Reading

@@ -67,27 +67,6 @@ extension SQLiteJobStore {
         knownNoEndingHooks = nil
     }
 
-    /// Records how job `id` ended in the cache entry it computes, if any; called in the transaction
-    /// that ended the job.
-    func recordCacheOutcome(ofJob id: JobID, now: Int64) throws {
-        // The entry's existence is checked first (a constant subquery, one probe of its index):
-        // most jobs compute no cache key, and their rows are then not read.
-        var ended: (state: JobState, output: String?, error: String?)?
-        try connection.query(
-            "SELECT state, output, error FROM jobs WHERE EXISTS (SELECT 1 FROM cache_entries WHERE job_id = ?1) AND id = ?1",
-            [id.rawValue]
-        ) { row in
-            ended = (try JobState(stored: row.string(0)), row.optionalString(1), row.optionalString(2))
-        }
-        guard let ended else { return }
-        let outcome = try CacheRule.outcome(jobState: ended.state, output: ended.output, error: ended.error)
-        try connection.execute(
-            """
-            UPDATE cache_entries SET state = ?2, output = ?3, error = ?4, failures = failures + ?5, updated_at = ?6
-            WHERE job_id = ?1
-            """, [id.rawValue, outcome.state.rawValue, outcome.output, outcome.error, outcome.countsFailure ? 1 : 0, now])
-    }
-
     private func entry(namespace: String, key: String) throws -> CacheEntryRecord? {
         var entry: CacheEntryRecord?
         try connection.query(

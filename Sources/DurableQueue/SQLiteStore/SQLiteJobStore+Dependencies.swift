@@ -45,46 +45,13 @@ extension SQLiteJobStore {
     /// Makes job `?1`, inserted in the transaction under way, one created `blocked`.
     static let createdBlockedStatement = "UPDATE jobs SET state = 'blocked', created_state = 'blocked' WHERE id = ?1"
 
-    /// Job `id` has ended: the dependencies that waited for it record its outcome and output, and
-    /// each job that waits for it starts, keeps waiting or is cancelled (``DependencyRule``; a
-    /// cancel ends, in turn, what waits for that job). Inside the transaction that ended it.
-    func resolveDependents(of id: JobID, now: Int64) throws {
-        var dependents: Set<JobID> = []
-        try connection.query(
-            """
-            UPDATE job_dependencies
-            SET outcome = p.state, output = p.output, error = p.error, resolved_at = ?2
-            FROM (SELECT state, output, error FROM jobs WHERE id = ?1 AND state IN ('succeeded', 'failed', 'cancelled')) AS p
-            WHERE parent_id = ?1 AND outcome IS NULL
-            RETURNING job_id
-            """, [id.rawValue, now]
-        ) { dependents.insert(JobID($0.int64(0))) }
-        for dependent in dependents.sorted(by: { $0.rawValue < $1.rawValue }) {
-            var row: (state: JobState, runAt: Int64)?
-            try connection.query("SELECT state, run_at FROM jobs WHERE id = ?", [dependent.rawValue]) { found in
-                row = (try JobState(stored: found.string(0)), found.int64(1))
-            }
-            guard let row else { continue }
-            switch DependencyRule.verdict(state: row.state, edges: try dependencyRecords(of: dependent)) {
-            case .wait:
-                continue
-            case .start(let reason):
-                let state = DependencyRule.startState(runAt: row.runAt, now: now)
-                try connection.execute("UPDATE jobs SET state = ?, updated_at = ? WHERE id = ?", [state.rawValue, now, dependent.rawValue])
-                try appendEvent(dependent, now: now, from: .blocked, to: state, attempt: 0, reason: reason)
-            case .cancel(let reason):
-                _ = try requestCancel(dependent, now: now, reason: reason)
-            }
-        }
-    }
-
     /// The dependencies of job `id`, by name, with the outcome of those whose job ended.
     package func dependencies(of id: JobID) throws -> [DependencyRecord] {
         try read("read the dependencies of job \(id)") { try dependencyRecords(of: id) }
     }
 
     /// ``dependencies(of:)`` inside the caller's transaction.
-    private func dependencyRecords(of id: JobID) throws -> [DependencyRecord] {
+    func dependencyRecords(of id: JobID) throws -> [DependencyRecord] {
         var records: [DependencyRecord] = []
         try connection.query(
             "SELECT name, parent_id, on_failure, outcome, output, error FROM job_dependencies WHERE job_id = ? ORDER BY name", [id.rawValue]

@@ -9,9 +9,15 @@ extension SQLiteJobStore {
     /// ``jobEnded(_:now:)`` for a caller that has read the job's `group_id` already, and may know
     /// that no cache entry exists at all (`cacheInUse` false), or no dependency waits
     /// (`dependenciesWaiting` false), in this transaction.
+    ///
+    /// The cascade is the core's (``EndingSequences/jobEnded(_:group:cacheInUse:dependenciesWaiting:in:now:)``),
+    /// run inline over ``SQLiteRows``; a job with nothing to tell costs no more than these checks.
     func jobEnded(_ id: JobID, group: GroupID?, cacheInUse: Bool = true, dependenciesWaiting: Bool = true, now: Int64) throws {
-        if cacheInUse { try recordCacheOutcome(ofJob: id, now: now) }
-        if let group { try advanceGroup(group, now: now) }
-        if dependenciesWaiting { try resolveDependents(of: id, now: now) }
+        guard cacheInUse || group != nil || dependenciesWaiting else { return }
+        let rows = SQLiteRows(store: self)
+        try runWithoutSuspending {
+            try await EndingSequences.jobEnded(
+                id, group: group, cacheInUse: cacheInUse, dependenciesWaiting: dependenciesWaiting, in: rows, now: now)
+        }
     }
 }

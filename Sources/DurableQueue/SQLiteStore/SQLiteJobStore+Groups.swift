@@ -1,13 +1,13 @@
 import Foundation
 
 extension SQLiteJobStore {
-    /// Runs `body`, a group sequence of the core, over ``SQLiteGroupRows`` in one write
+    /// Runs `body`, a group sequence of the core, over ``SQLiteRows`` in one write
     /// transaction (see ``JobStore/groupTransaction(_:now:_:)``), on the store's queue.
     package func groupTransaction<T: Sendable>(
         _ operation: String, now: Int64, _ body: @escaping @Sendable (any GroupRows, Int64) async throws -> T
     ) throws -> T {
         try write(operation, now: now) { now in
-            let rows = SQLiteGroupRows(store: self)
+            let rows = SQLiteRows(store: self)
             return try runWithoutSuspending { try await body(rows, now) }
         }
     }
@@ -52,13 +52,6 @@ extension SQLiteJobStore {
             }
             return groups
         }
-    }
-
-    /// Starts what group `id` may start next, or ends it when its children decide its outcome
-    /// (``GroupSequences/advance(_:in:now:)``), inside the write transaction under way.
-    func advanceGroup(_ id: GroupID, now: Int64) throws {
-        let rows = SQLiteGroupRows(store: self)
-        try runWithoutSuspending { try await GroupSequences.advance(id, in: rows, now: now) }
     }
 
     // MARK: - Reading

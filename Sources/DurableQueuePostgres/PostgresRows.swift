@@ -2,7 +2,7 @@ import DurableQueue
 
 /// ``GroupRows`` in PostgreSQL's dialect, inside the transaction of `session`: a locking read
 /// holds the group's row until the transaction ends.
-struct PostgresGroupRows: GroupRows {
+struct PostgresRows: GroupRows {
     let store: PostgresJobStore
     let session: PostgresSession
 

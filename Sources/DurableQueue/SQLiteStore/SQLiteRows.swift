@@ -1,11 +1,11 @@
 /// ``GroupRows`` in SQLite's dialect, for a group sequence that ``runWithoutSuspending(_:)`` runs
 /// inside the store's write transaction: each operation runs at once on the thread that holds
 /// the store (the file's write lock is the transaction's, so `locking` needs nothing more).
-struct SQLiteGroupRows: GroupRows {
+struct SQLiteRows: GroupRows {
     let store: SQLiteJobStore
 
     /// `body` run on the store, isolated to it: the thread running the sequence holds it.
-    private func onStore<T: Sendable>(_ body: (isolated SQLiteJobStore) throws -> T) throws -> T {
+    func onStore<T: Sendable>(_ body: (isolated SQLiteJobStore) throws -> T) throws -> T {
         try store.assumeIsolated(body)
     }
 
