@@ -2,16 +2,6 @@ import DurableQueue
 import Foundation
 
 extension PostgresJobStore {
-    /// Runs `body`, a group sequence of the core, over ``PostgresRows`` in one transaction
-    /// (see ``JobStore/groupTransaction(_:now:_:)``).
-    package func groupTransaction<T: Sendable>(
-        _ operation: String, now: Int64, _ body: @escaping @Sendable (any GroupRows, Int64) async throws -> T
-    ) async throws -> T {
-        try await write(operation, now: now) { [self] session, now in
-            try await body(PostgresRows(store: self, session: session), now)
-        }
-    }
-
     /// The group's current state.
     package func groupState(_ id: GroupID) async throws -> JobState {
         try await read("read group \(id)") { [self] session in

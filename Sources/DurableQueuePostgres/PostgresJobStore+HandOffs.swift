@@ -107,48 +107,6 @@ extension PostgresJobStore {
         }
     }
 
-    /// Handed-off jobs whose hand-off passed its deadline, to `pending` (the attempt counts),
-    /// `cancelled` or `failed` by the rule of expired leases; inside recovery's transaction.
-    func recoverPassedHandOffDeadlines(_ session: PostgresSession, now: Int64) async throws -> [RecoveredJob] {
-        let passed = try await session.rows(
-            """
-            SELECT id, attempts - progressed_attempts, max_attempts, cancel_requested, handed_off_to, queue,
-                   throttle_interval_ms, attempts, group_id, handoff_reference, handoff_deadline, partition_key, kind
-            FROM jobs
-            WHERE state = 'handed_off' AND handoff_deadline < $1
-            ORDER BY id
-            FOR UPDATE SKIP LOCKED
-            """, [now])
-        var recovered: [RecoveredJob] = []
-        for row in passed {
-            let target = HandOffTarget(
-                carrier: try row.string(4), reference: try row.string(9), deadline: try row.optionalInt64(10))
-            let lease = ExpiredLease(
-                id: JobID(try row.int64(0)), owner: nil, attempts: try row.int(7), countedAttempts: try row.int(1),
-                maxAttempts: try row.optionalInt(2), cancelRequested: try row.bool(3), handOff: target)
-            let verdict = lease.verdict(deadOwners: [], lostAttemptLimit: nil)
-            try await session.execute(
-                """
-                UPDATE jobs SET state = $2, error = $3::jsonb, finished_at = $4, updated_at = $5, lost_in_a_row = $6,
-                                last_lost_attempt = $7
-                WHERE id = $1
-                """,
-                [lease.id.rawValue, verdict.state.rawValue, try JobCodec.encode(verdict.failure), verdict.state.isTerminal ? now : nil, now,
-                 verdict.lost.inARow, verdict.lost.lastLost])
-            try await appendEvent(
-                session, lease.id, now: now, from: .handedOff, to: verdict.state, attempt: lease.attempts, reason: verdict.reason)
-            try await recordEnd(session, queue: try row.string(5), interval: try row.int64(6), key: try row.optionalString(11), now: now)
-            if verdict.state.isTerminal {
-                try await jobEnded(session, lease.id, group: try row.optionalInt64(8).map { GroupID($0) }, now: now)
-            }
-            recovered.append(
-                RecoveredJob(
-                    id: lease.id, previousOwner: nil, state: verdict.state, queue: try row.string(5), kind: try row.string(12),
-                    handOff: target))
-        }
-        return recovered
-    }
-
     /// Job `id`'s row as an ending reads it, locked for the rest of the transaction; nil if there is none.
     func lockedEndingRow(_ session: PostgresSession, _ id: JobID) async throws -> EndingRow? {
         try await session.rows(

@@ -67,61 +67,6 @@ extension PostgresJobStore {
             """
     }
 
-    /// Takes back running jobs whose lease expired before `now`, or whose worker is one of
-    /// `deadOwners`: to `pending` (the attempt counts), `cancelled` if a cancel was requested, or
-    /// `failed` with no attempt left or as a poison job (``LostAttempts``). Rows another
-    /// transaction holds (an ending being recorded) are left for the next round.
-    ///
-    /// A worker whose heartbeat lapsed is found through its jobs' expired leases, on whatever host
-    /// it ran (its `workers` row, renewed by its claims and heartbeats, is for people to read).
-    package func recoverExpiredLeases(now: Int64, deadOwners: [String], lostAttemptLimit: Int?) async throws -> [RecoveredJob] {
-        // The rows are taken without waiting (SKIP LOCKED): the time read as the transaction runs.
-        try await write("recover jobs with expired leases", now: now) { [self] session, now in
-            let expired = try await session.rows(
-                """
-                SELECT id, attempts - progressed_attempts, max_attempts, cancel_requested, lease_owner, queue,
-                       throttle_interval_ms, attempts, group_id, partition_key, kind, lost_in_a_row, last_lost_attempt,
-                       (checkpoint_attempt IS NOT DISTINCT FROM attempts
-                        OR EXISTS (SELECT 1 FROM job_steps AS s WHERE s.job_id = jobs.id AND s.attempt = jobs.attempts))::int
-                FROM jobs
-                WHERE state = 'running' AND (lease_expires_at < $1 OR lease_owner = ANY($2::text[]))
-                ORDER BY id
-                FOR UPDATE SKIP LOCKED
-                """, [now, deadOwners])
-            var recovered: [RecoveredJob] = []
-            for row in expired {
-                let lease = ExpiredLease(
-                    id: JobID(try row.int64(0)), owner: try row.optionalString(4), attempts: try row.int(7),
-                    countedAttempts: try row.int(1), maxAttempts: try row.optionalInt(2), cancelRequested: try row.bool(3),
-                    lost: LostAttempts(inARow: try row.int(11), lastLost: try row.optionalInt(12)), madeProgress: try row.bool(13))
-                let verdict = lease.verdict(deadOwners: deadOwners, lostAttemptLimit: lostAttemptLimit)
-                try await session.execute(
-                    """
-                    UPDATE jobs SET state = $2, error = $3::jsonb, lease_owner = NULL, lease_expires_at = NULL,
-                                    finished_at = $4, updated_at = $5, lost_in_a_row = $6, last_lost_attempt = $7
-                    WHERE id = $1
-                    """,
-                    [lease.id.rawValue, verdict.state.rawValue, try JobCodec.encode(verdict.failure), verdict.state.isTerminal ? now : nil, now,
-                     verdict.lost.inARow, verdict.lost.lastLost])
-                try await appendEvent(
-                    session, lease.id, now: now, from: .running, to: verdict.state, attempt: lease.attempts, reason: verdict.reason,
-                    worker: lease.owner)
-                try await recordEnd(session, queue: try row.string(5), interval: try row.int64(6), key: try row.optionalString(9), now: now)
-                if verdict.state.isTerminal {
-                    try await jobEnded(session, lease.id, group: try row.optionalInt64(8).map { GroupID($0) }, now: now)
-                }
-                recovered.append(
-                    RecoveredJob(
-                        id: lease.id, previousOwner: lease.owner, state: verdict.state, queue: try row.string(5), kind: try row.string(10),
-                        isPoison: verdict.isPoison))
-            }
-            recovered += try await recoverPassedHandOffDeadlines(session, now: now)
-            // Workers silent for a day are forgotten.
-            try await session.execute("DELETE FROM workers WHERE alive_until < $1", [now - 86_400_000])
-            return recovered
-        }
-    }
-
     /// Gives running attempts back without counting them (shutdown); returns those released.
     package func release(_ attempts: [AttemptID], owner: String, now: Int64, reason: String) async throws -> [AttemptID] {
         try await write("release \(attempts.count) job(s) of worker '\(owner)'", now: now) { [self] session, now in

@@ -1,17 +1,6 @@
 import Foundation
 
 extension SQLiteJobStore {
-    /// Runs `body`, a group sequence of the core, over ``SQLiteRows`` in one write
-    /// transaction (see ``JobStore/groupTransaction(_:now:_:)``), on the store's queue.
-    package func groupTransaction<T: Sendable>(
-        _ operation: String, now: Int64, _ body: @escaping @Sendable (any GroupRows, Int64) async throws -> T
-    ) throws -> T {
-        try write(operation, now: now) { now in
-            let rows = SQLiteRows(store: self)
-            return try runWithoutSuspending { try await body(rows, now) }
-        }
-    }
-
     /// The group's current state.
     ///
     /// - Throws: `groupNotFound`.

@@ -34,14 +34,14 @@ package protocol JobStore: JobStoreReader {
     /// unfinished job holds follows its policy (keep: the existing one; replace: cancel it, insert).
     func enqueue(_ jobs: [NewJob], now: Int64) async throws -> [EnqueueOutcome]
 
-    /// Runs `body`, one of the core's group sequences (``GroupSequences``), over this store's
-    /// ``GroupRows`` in one write transaction stamped as every write is, and commits it; `body`
-    /// gets the transaction's time. What a sequence does to groups is written once, in the core:
-    /// see ``enqueue(composition:now:)``, ``cancel(group:now:)`` and ``retryFailed(group:downstream:now:)``.
+    /// Runs `body`, one of the core's sequences (``GroupSequences``, ``EndingSequences``,
+    /// ``LeaseSequences``), over this store's ``StoreRows`` in one write transaction stamped as every
+    /// write is, and commits it; `body` gets the transaction's time. What a sequence does is written
+    /// once, in the core: the store implements the row operations.
     ///
     /// - Parameter operation: What is being done, in words, for the error message.
-    func groupTransaction<T: Sendable>(
-        _ operation: String, now: Int64, _ body: @escaping @Sendable (any GroupRows, Int64) async throws -> T
+    func runSequence<T: Sendable>(
+        _ operation: String, now: Int64, _ body: @escaping @Sendable (any StoreRows, Int64) async throws -> T
     ) async throws -> T
 
     // MARK: Running jobs
@@ -69,12 +69,6 @@ package protocol JobStore: JobStoreReader {
 
     /// Gives running attempts back without counting them (shutdown); returns those released.
     func release(_ attempts: [AttemptID], owner: String, now: Int64, reason: String) async throws -> [AttemptID]
-
-    /// Takes back running jobs whose lease expired before `now`, or whose worker is one of
-    /// `deadOwners`, and handed-off jobs whose hand-off passed its deadline: to `pending` (the
-    /// attempt counts), `cancelled` or `failed` (``ExpiredLease/verdict(deadOwners:lostAttemptLimit:)``),
-    /// storing each job's attempts lost in a row (``LostAttempts``).
-    func recoverExpiredLeases(now: Int64, deadOwners: [String], lostAttemptLimit: Int?) async throws -> [RecoveredJob]
 
     /// Running jobs of `owner` whose cancel was requested.
     func cancelRequested(owner: String) async throws -> [JobID]

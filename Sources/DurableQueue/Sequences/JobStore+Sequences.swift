@@ -8,7 +8,7 @@ extension JobStore {
             throw DurableQueueError.invalidArgument("composition", "the outermost step must be a sequence or a group")
         }
         try root.validate()
-        return try await groupTransaction("enqueue a sequence or group", now: now) { rows, now in
+        return try await runSequence("enqueue a sequence or group", now: now) { rows, now in
             try await GroupSequences.enqueue(root, in: rows, now: now)
         }
     }
@@ -19,7 +19,7 @@ extension JobStore {
     /// - Returns: false if the group had finished (nothing changed).
     /// - Throws: `groupNotFound`.
     package func cancel(group id: GroupID, now: Int64) async throws -> Bool {
-        try await groupTransaction("cancel group \(id)", now: now) { rows, now in
+        try await runSequence("cancel group \(id)", now: now) { rows, now in
             try await GroupSequences.cancel(group: id, in: rows, now: now)
         }
     }
@@ -30,8 +30,21 @@ extension JobStore {
     /// - Returns: The children changed, with their states after.
     /// - Throws: `groupNotFound`; what ``GroupRetry`` throws. Nothing changes when it throws.
     package func retryFailed(group id: GroupID, downstream: Bool, now: Int64) async throws -> [JobID: JobState] {
-        try await groupTransaction("retry the failed jobs of group \(id)", now: now) { rows, now in
+        try await runSequence("retry the failed jobs of group \(id)", now: now) { rows, now in
             try await GroupSequences.retryFailed(group: id, downstream: downstream, in: rows, now: now)
+        }
+    }
+}
+
+extension JobStore {
+    /// Takes back running jobs whose lease expired before `now`, or whose worker is one of
+    /// `deadOwners`, and handed-off jobs whose hand-off passed its deadline, in one transaction: to
+    /// `pending` (the attempt counts), `cancelled` or `failed`
+    /// (``ExpiredLease/verdict(deadOwners:lostAttemptLimit:)``), storing each job's attempts lost in a
+    /// row (``LostAttempts``); see ``LeaseSequences``.
+    package func recoverExpiredLeases(now: Int64, deadOwners: [String], lostAttemptLimit: Int?) async throws -> [RecoveredJob] {
+        try await runSequence("recover jobs with expired leases", now: now) { rows, now in
+            try await LeaseSequences.recoverExpiredLeases(now: now, deadOwners: deadOwners, lostAttemptLimit: lostAttemptLimit, in: rows)
         }
     }
 }

@@ -1,0 +1,68 @@
+extension SQLiteRows: StoreRows {
+    func expiredLeases(now: Int64, deadOwners: [String]) async throws -> [RecoverableJob] {
+        try onStore { store in
+            var expired: [RecoverableJob] = []
+            try store.connection.query(
+                """
+                SELECT id, attempts - progressed_attempts, max_attempts, cancel_requested, lease_owner, queue,
+                       throttle_interval_ms, attempts, partition_key, kind, lost_in_a_row, last_lost_attempt,
+                       \(SQLiteJobStore.attemptMadeProgress), group_id
+                FROM jobs
+                WHERE state = 'running'
+                  AND (lease_expires_at < ?1 OR lease_owner IN (SELECT value FROM json_each(?2)))
+                ORDER BY id
+                """, [now, SQLiteJobStore.jsonArray(deadOwners)]
+            ) { row in
+                let lease = ExpiredLease(
+                    id: JobID(row.int64(0)), owner: row.optionalString(4), attempts: Int(row.int64(7)),
+                    countedAttempts: Int(row.int64(1)), maxAttempts: row.optionalInt(2), cancelRequested: row.int64(3) != 0,
+                    lost: LostAttempts(inARow: Int(row.int64(10)), lastLost: row.optionalInt(11)), madeProgress: row.int64(12) != 0)
+                expired.append(
+                    RecoverableJob(
+                        lease: lease, queue: row.string(5), kind: row.string(9), throttleInterval: row.int64(6),
+                        partitionKey: row.optionalString(8), group: row.optionalInt64(13).map { GroupID($0) }))
+            }
+            return expired
+        }
+    }
+
+    func passedHandOffDeadlines(now: Int64) async throws -> [RecoverableJob] {
+        try onStore { store in
+            var passed: [RecoverableJob] = []
+            try store.connection.query(SQLiteJobStore.passedHandOffDeadlines, [now]) { row in
+                let target = HandOffTarget(carrier: row.string(4), reference: row.string(8), deadline: row.optionalInt64(9))
+                let lease = ExpiredLease(
+                    id: JobID(row.int64(0)), owner: nil, attempts: Int(row.int64(7)), countedAttempts: Int(row.int64(1)),
+                    maxAttempts: row.optionalInt(2), cancelRequested: row.int64(3) != 0, handOff: target)
+                passed.append(
+                    RecoverableJob(
+                        lease: lease, queue: row.string(5), kind: row.string(11), throttleInterval: row.int64(6),
+                        partitionKey: row.optionalString(10), group: row.optionalInt64(12).map { GroupID($0) }))
+            }
+            return passed
+        }
+    }
+
+    func recordRecovery(of job: RecoverableJob, _ verdict: ExpiredLease.Verdict, now: Int64) async throws {
+        try onStore { store in
+            try store.connection.execute(
+                """
+                UPDATE jobs SET state = ?2, error = ?3, lease_owner = NULL, lease_expires_at = NULL,
+                                finished_at = ?4, updated_at = ?5, lost_in_a_row = ?6, last_lost_attempt = ?7
+                WHERE id = ?1
+                """,
+                [job.lease.id.rawValue, verdict.state.rawValue, try JobCodec.encode(verdict.failure), verdict.state.isTerminal ? now : nil,
+                 now, verdict.lost.inARow, verdict.lost.lastLost])
+            try store.appendEvent(
+                job.lease.id, now: now, from: job.lease.handOff == nil ? .running : .handedOff, to: verdict.state,
+                attempt: job.lease.attempts, reason: verdict.reason, worker: job.lease.owner)
+        }
+    }
+
+    func recordEnd(queue: String, interval: Int64, key: String?, now: Int64) async throws {
+        try onStore { try $0.recordEnd(queue: queue, interval: interval, key: key, now: now) }
+    }
+
+    /// Nothing: a SQLite file keeps no worker rows (its workers are the processes on this device).
+    func forgetWorkers(silentSince cutoff: Int64) async throws {}
+}

@@ -1,0 +1,71 @@
+import DurableQueue
+
+extension PostgresRows: StoreRows {
+    /// The rows are taken without waiting (`SKIP LOCKED`): one an ending is being recorded for is
+    /// left for the next round.
+    func expiredLeases(now: Int64, deadOwners: [String]) async throws -> [RecoverableJob] {
+        try await session.rows(
+            """
+            SELECT id, attempts - progressed_attempts, max_attempts, cancel_requested, lease_owner, queue,
+                   throttle_interval_ms, attempts, group_id, partition_key, kind, lost_in_a_row, last_lost_attempt,
+                   (checkpoint_attempt IS NOT DISTINCT FROM attempts
+                    OR EXISTS (SELECT 1 FROM job_steps AS s WHERE s.job_id = jobs.id AND s.attempt = jobs.attempts))::int
+            FROM jobs
+            WHERE state = 'running' AND (lease_expires_at < $1 OR lease_owner = ANY($2::text[]))
+            ORDER BY id
+            FOR UPDATE SKIP LOCKED
+            """, [now, deadOwners]
+        ).map { row in
+            let lease = ExpiredLease(
+                id: JobID(try row.int64(0)), owner: try row.optionalString(4), attempts: try row.int(7),
+                countedAttempts: try row.int(1), maxAttempts: try row.optionalInt(2), cancelRequested: try row.bool(3),
+                lost: LostAttempts(inARow: try row.int(11), lastLost: try row.optionalInt(12)), madeProgress: try row.bool(13))
+            return RecoverableJob(
+                lease: lease, queue: try row.string(5), kind: try row.string(10), throttleInterval: try row.int64(6),
+                partitionKey: try row.optionalString(9), group: try row.optionalInt64(8).map { GroupID($0) })
+        }
+    }
+
+    func passedHandOffDeadlines(now: Int64) async throws -> [RecoverableJob] {
+        try await session.rows(
+            """
+            SELECT id, attempts - progressed_attempts, max_attempts, cancel_requested, handed_off_to, queue,
+                   throttle_interval_ms, attempts, group_id, handoff_reference, handoff_deadline, partition_key, kind
+            FROM jobs
+            WHERE state = 'handed_off' AND handoff_deadline < $1
+            ORDER BY id
+            FOR UPDATE SKIP LOCKED
+            """, [now]
+        ).map { row in
+            let target = HandOffTarget(carrier: try row.string(4), reference: try row.string(9), deadline: try row.optionalInt64(10))
+            let lease = ExpiredLease(
+                id: JobID(try row.int64(0)), owner: nil, attempts: try row.int(7), countedAttempts: try row.int(1),
+                maxAttempts: try row.optionalInt(2), cancelRequested: try row.bool(3), handOff: target)
+            return RecoverableJob(
+                lease: lease, queue: try row.string(5), kind: try row.string(12), throttleInterval: try row.int64(6),
+                partitionKey: try row.optionalString(11), group: try row.optionalInt64(8).map { GroupID($0) })
+        }
+    }
+
+    func recordRecovery(of job: RecoverableJob, _ verdict: ExpiredLease.Verdict, now: Int64) async throws {
+        try await session.execute(
+            """
+            UPDATE jobs SET state = $2, error = $3::jsonb, lease_owner = NULL, lease_expires_at = NULL,
+                            finished_at = $4, updated_at = $5, lost_in_a_row = $6, last_lost_attempt = $7
+            WHERE id = $1
+            """,
+            [job.lease.id.rawValue, verdict.state.rawValue, try JobCodec.encode(verdict.failure), verdict.state.isTerminal ? now : nil, now,
+             verdict.lost.inARow, verdict.lost.lastLost])
+        try await store.appendEvent(
+            session, job.lease.id, now: now, from: job.lease.handOff == nil ? .running : .handedOff, to: verdict.state,
+            attempt: job.lease.attempts, reason: verdict.reason, worker: job.lease.owner)
+    }
+
+    func recordEnd(queue: String, interval: Int64, key: String?, now: Int64) async throws {
+        try await store.recordEnd(session, queue: queue, interval: interval, key: key, now: now)
+    }
+
+    func forgetWorkers(silentSince cutoff: Int64) async throws {
+        try await session.execute("DELETE FROM workers WHERE alive_until < $1", [cutoff])
+    }
+}
