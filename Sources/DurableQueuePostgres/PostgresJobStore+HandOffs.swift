@@ -84,29 +84,6 @@ extension PostgresJobStore {
         }
     }
 
-    /// Gives handed-off attempts whose transfer was lost back to `pending`, uncounted: the attempt
-    /// keeps its number (a late report for it is refused) and is marked as one that does not count
-    /// against the job's attempt limit, as an attempt that saved progress is.
-    package func giveBackHandOffs(_ attempts: [AttemptID], reason: String, now: Int64) async throws -> [AttemptID] {
-        try await write("give back \(attempts.count) handed-off job(s)", now: now) { [self] session, now in
-            var givenBack: [AttemptID] = []
-            for attempt in attempts.sorted(by: { $0.job.rawValue < $1.job.rawValue }) {
-                let changed = try await session.execute(
-                    """
-                    UPDATE jobs SET state = 'pending', run_at = $3,
-                                    progressed_attempts = progressed_attempts
-                                        + CASE WHEN checkpoint_attempt IS DISTINCT FROM attempts THEN 1 ELSE 0 END,
-                                    checkpoint_attempt = attempts, updated_at = $3
-                    WHERE id = $1 AND state = 'handed_off' AND attempts = $2
-                    """, [attempt.job.rawValue, attempt.number, now])
-                guard changed == 1 else { continue }
-                try await appendEvent(session, attempt.job, now: now, from: .handedOff, to: .pending, attempt: attempt.number, reason: reason)
-                givenBack.append(attempt)
-            }
-            return givenBack
-        }
-    }
-
     /// Job `id`'s row as an ending reads it, locked for the rest of the transaction; nil if there is none.
     func lockedEndingRow(_ session: PostgresSession, _ id: JobID) async throws -> EndingRow? {
         try await session.rows(

@@ -67,40 +67,6 @@ extension PostgresJobStore {
             """
     }
 
-    /// Gives running attempts back without counting them (shutdown); returns those released.
-    package func release(_ attempts: [AttemptID], owner: String, now: Int64, reason: String) async throws -> [AttemptID] {
-        try await write("release \(attempts.count) job(s) of worker '\(owner)'", now: now) { [self] session, now in
-            var released: [AttemptID] = []
-            for attempt in attempts.sorted(by: { $0.job.rawValue < $1.job.rawValue }) {
-                let id = attempt.job
-                guard
-                    let row = try await session.rows(
-                        """
-                        UPDATE jobs SET state = CASE cancel_requested WHEN 1 THEN $5 ELSE $6 END,
-                                        attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
-                                        progressed_attempts = progressed_attempts
-                                            - CASE WHEN checkpoint_attempt = attempts THEN 1 ELSE 0 END,
-                                        checkpoint_attempt = CASE WHEN checkpoint_attempt = attempts THEN NULL
-                                                                  ELSE checkpoint_attempt END,
-                                        finished_at = CASE cancel_requested WHEN 1 THEN $3::bigint END, updated_at = $3
-                        WHERE id = $1 AND state = 'running' AND lease_owner = $2 AND attempts = $4
-                        RETURNING attempts, cancel_requested, queue, throttle_interval_ms, group_id, partition_key
-                        """,
-                        [id.rawValue, owner, now, attempt.number, GiveBack.state(cancelRequested: true).rawValue,
-                         GiveBack.state(cancelRequested: false).rawValue]
-                    ).first
-                else { continue }
-                let state = GiveBack.state(cancelRequested: try row.bool(1))
-                try await appendEvent(
-                    session, id, now: now, from: .running, to: state, attempt: try row.int(0), reason: reason, worker: owner)
-                try await recordEnd(session, queue: try row.string(2), interval: try row.int64(3), key: try row.optionalString(5), now: now)
-                if state.isTerminal { try await jobEnded(session, id, group: try row.optionalInt64(4).map { GroupID($0) }, now: now) }
-                released.append(attempt)
-            }
-            return released
-        }
-    }
-
     /// Calls `onChange` whenever another node (or this one) commits a change.
     package func observeChanges(_ onChange: @escaping @Sendable () -> Void) -> Bool {
         changes.observe(onChange)

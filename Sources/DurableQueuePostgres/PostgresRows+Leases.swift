@@ -68,4 +68,44 @@ extension PostgresRows: StoreRows {
     func forgetWorkers(silentSince cutoff: Int64) async throws {
         try await session.execute("DELETE FROM workers WHERE alive_until < $1", [cutoff])
     }
+
+    func giveBack(_ attempt: AttemptID, owner: String, now: Int64, reason: String) async throws -> GivenBack? {
+        guard
+            let row = try await session.rows(
+                """
+                UPDATE jobs SET state = CASE cancel_requested WHEN 1 THEN $5 ELSE $6 END,
+                                attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
+                                progressed_attempts = progressed_attempts
+                                    - CASE WHEN checkpoint_attempt = attempts THEN 1 ELSE 0 END,
+                                checkpoint_attempt = CASE WHEN checkpoint_attempt = attempts THEN NULL
+                                                          ELSE checkpoint_attempt END,
+                                finished_at = CASE cancel_requested WHEN 1 THEN $3::bigint END, updated_at = $3
+                WHERE id = $1 AND state = 'running' AND lease_owner = $2 AND attempts = $4
+                RETURNING attempts, cancel_requested, queue, throttle_interval_ms, group_id, partition_key
+                """,
+                [attempt.job.rawValue, owner, now, attempt.number, GiveBack.state(cancelRequested: true).rawValue,
+                 GiveBack.state(cancelRequested: false).rawValue]
+            ).first
+        else { return nil }
+        let given = GivenBack(
+            state: GiveBack.state(cancelRequested: try row.bool(1)), queue: try row.string(2), throttleInterval: try row.int64(3),
+            partitionKey: try row.optionalString(5), group: try row.optionalInt64(4).map { GroupID($0) })
+        try await store.appendEvent(
+            session, attempt.job, now: now, from: .running, to: given.state, attempt: try row.int(0), reason: reason, worker: owner)
+        return given
+    }
+
+    func giveBackHandOff(_ attempt: AttemptID, now: Int64, reason: String) async throws -> Bool {
+        let changed = try await session.execute(
+            """
+            UPDATE jobs SET state = 'pending', run_at = $3,
+                            progressed_attempts = progressed_attempts
+                                + CASE WHEN checkpoint_attempt IS DISTINCT FROM attempts THEN 1 ELSE 0 END,
+                            checkpoint_attempt = attempts, updated_at = $3
+            WHERE id = $1 AND state = 'handed_off' AND attempts = $2
+            """, [attempt.job.rawValue, attempt.number, now])
+        guard changed == 1 else { return false }
+        try await store.appendEvent(session, attempt.job, now: now, from: .handedOff, to: .pending, attempt: attempt.number, reason: reason)
+        return true
+    }
 }

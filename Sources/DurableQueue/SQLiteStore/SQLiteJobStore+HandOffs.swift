@@ -76,35 +76,6 @@ extension SQLiteJobStore {
         }
     }
 
-    /// Gives handed-off attempts whose transfer was lost back to `pending`, uncounted: the attempt
-    /// keeps its number (a late report for it is refused), and is marked as one that does not count
-    /// against the job's attempt limit, as an attempt that saved progress is.
-    package func giveBackHandOffs(_ attempts: [AttemptID], reason: String, now: Int64) throws -> [AttemptID] {
-        try write("give back \(attempts.count) handed-off job(s)", now: now) { now in
-            var givenBack: [AttemptID] = []
-            for attempt in attempts {
-                var eventCount: Int64?
-                try connection.query(
-                    """
-                    UPDATE jobs SET state = 'pending', run_at = ?3,
-                                    progressed_attempts = progressed_attempts + (checkpoint_attempt IS NOT attempts),
-                                    checkpoint_attempt = attempts, updated_at = ?3, event_count = event_count + 1
-                    WHERE id = ?1 AND state = 'handed_off' AND attempts = ?2
-                    RETURNING event_count
-                    """, [attempt.job.rawValue, attempt.number, now]
-                ) { row in eventCount = row.int64(0) }
-                guard let eventCount else { continue }
-                try appendEvents([
-                    EventRow(
-                        job: attempt.job, at: now, from: .handedOff, to: .pending, attempt: attempt.number, reason: reason,
-                        worker: nil, seq: eventCount)
-                ])
-                givenBack.append(attempt)
-            }
-            return givenBack
-        }
-    }
-
     /// The jobs handed off to carrier `?1`: their id, attempt and reference.
     static let handOffsOfCarrier = """
         SELECT id, attempts, handoff_reference FROM jobs

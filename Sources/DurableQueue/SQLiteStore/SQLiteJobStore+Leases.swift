@@ -30,49 +30,6 @@ extension SQLiteJobStore {
         }
     }
 
-    /// Gives running attempts back without counting them (graceful shutdown, or an attempt whose
-    /// lease expired before its handler started): each job returns to `pending`, or to `cancelled`
-    /// if a cancel was requested.
-    ///
-    /// - Returns: The attempts released; one that `owner` no longer holds is left alone.
-    package func release(_ attempts: [AttemptID], owner: String, now: Int64, reason: String) throws -> [AttemptID] {
-        try write("release \(attempts.count) job(s) of worker '\(owner)'", now: now) { now in
-            var released: [AttemptID] = []
-            for attempt in attempts {
-                let id = attempt.job
-                var row: (attempts: Int, cancel: Bool, queue: String, throttleInterval: Int64, eventCount: Int64, key: String?)?
-                try connection.query(
-                    """
-                    UPDATE jobs SET state = CASE cancel_requested WHEN 1 THEN ?5 ELSE ?6 END,
-                                    attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
-                                    progressed_attempts = progressed_attempts - (checkpoint_attempt IS attempts),
-                                    checkpoint_attempt = CASE WHEN checkpoint_attempt IS attempts THEN NULL
-                                                              ELSE checkpoint_attempt END,
-                                    finished_at = CASE cancel_requested WHEN 1 THEN ?3 END, updated_at = ?3,
-                                    event_count = event_count + 1
-                    WHERE id = ?1 AND state = 'running' AND lease_owner = ?2 AND attempts = ?4
-                    RETURNING attempts, cancel_requested, queue, throttle_interval_ms, event_count, partition_key
-                    """,
-                    [id.rawValue, owner, now, attempt.number, GiveBack.state(cancelRequested: true).rawValue,
-                     GiveBack.state(cancelRequested: false).rawValue]
-                ) { found in
-                    row = (Int(found.int64(0)), found.int64(1) != 0, found.string(2), found.int64(3), found.int64(4), found.optionalString(5))
-                }
-                guard let row else { continue }
-                let state = GiveBack.state(cancelRequested: row.cancel)
-                try appendEvents([
-                    EventRow(
-                        job: id, at: now, from: .running, to: state, attempt: row.attempts,
-                        reason: reason, worker: owner, seq: row.eventCount)
-                ])
-                try recordEnd(queue: row.queue, interval: row.throttleInterval, key: row.key, now: now)
-                if state.isTerminal { try jobEnded(id, now: now) }
-                released.append(attempt)
-            }
-            return released
-        }
-    }
-
     /// Whether a running job's current attempt made progress: saved a new checkpoint or committed a
     /// durable step (a column of a `SELECT … FROM jobs`).
     static let attemptMadeProgress = """

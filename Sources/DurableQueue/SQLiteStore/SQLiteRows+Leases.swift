@@ -65,4 +65,59 @@ extension SQLiteRows: StoreRows {
 
     /// Nothing: a SQLite file keeps no worker rows (its workers are the processes on this device).
     func forgetWorkers(silentSince cutoff: Int64) async throws {}
+
+    func giveBack(_ attempt: AttemptID, owner: String, now: Int64, reason: String) async throws -> GivenBack? {
+        try onStore { store in
+            var row: (given: GivenBack, attempts: Int, eventCount: Int64)?
+            try store.connection.query(
+                """
+                UPDATE jobs SET state = CASE cancel_requested WHEN 1 THEN ?5 ELSE ?6 END,
+                                attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
+                                progressed_attempts = progressed_attempts - (checkpoint_attempt IS attempts),
+                                checkpoint_attempt = CASE WHEN checkpoint_attempt IS attempts THEN NULL
+                                                          ELSE checkpoint_attempt END,
+                                finished_at = CASE cancel_requested WHEN 1 THEN ?3 END, updated_at = ?3,
+                                event_count = event_count + 1
+                WHERE id = ?1 AND state = 'running' AND lease_owner = ?2 AND attempts = ?4
+                RETURNING attempts, cancel_requested, queue, throttle_interval_ms, event_count, partition_key, group_id
+                """,
+                [attempt.job.rawValue, owner, now, attempt.number, GiveBack.state(cancelRequested: true).rawValue,
+                 GiveBack.state(cancelRequested: false).rawValue]
+            ) { found in
+                let given = GivenBack(
+                    state: GiveBack.state(cancelRequested: found.int64(1) != 0), queue: found.string(2), throttleInterval: found.int64(3),
+                    partitionKey: found.optionalString(5), group: found.optionalInt64(6).map { GroupID($0) })
+                row = (given, Int(found.int64(0)), found.int64(4))
+            }
+            guard let row else { return nil }
+            try store.appendEvents([
+                SQLiteJobStore.EventRow(
+                    job: attempt.job, at: now, from: .running, to: row.given.state, attempt: row.attempts, reason: reason, worker: owner,
+                    seq: row.eventCount)
+            ])
+            return row.given
+        }
+    }
+
+    func giveBackHandOff(_ attempt: AttemptID, now: Int64, reason: String) async throws -> Bool {
+        try onStore { store in
+            var eventCount: Int64?
+            try store.connection.query(
+                """
+                UPDATE jobs SET state = 'pending', run_at = ?3,
+                                progressed_attempts = progressed_attempts + (checkpoint_attempt IS NOT attempts),
+                                checkpoint_attempt = attempts, updated_at = ?3, event_count = event_count + 1
+                WHERE id = ?1 AND state = 'handed_off' AND attempts = ?2
+                RETURNING event_count
+                """, [attempt.job.rawValue, attempt.number, now]
+            ) { row in eventCount = row.int64(0) }
+            guard let eventCount else { return false }
+            try store.appendEvents([
+                SQLiteJobStore.EventRow(
+                    job: attempt.job, at: now, from: .handedOff, to: .pending, attempt: attempt.number, reason: reason, worker: nil,
+                    seq: eventCount)
+            ])
+            return true
+        }
+    }
 }

@@ -47,4 +47,25 @@ extension JobStore {
             try await LeaseSequences.recoverExpiredLeases(now: now, deadOwners: deadOwners, lostAttemptLimit: lostAttemptLimit, in: rows)
         }
     }
+
+    /// Gives running attempts back without counting them (a shutdown, or an attempt whose lease
+    /// expired before its handler started), in one transaction; see ``LeaseSequences/release(_:owner:now:reason:in:)``.
+    ///
+    /// - Returns: The attempts released; one that `owner` no longer holds is left alone.
+    package func release(_ attempts: [AttemptID], owner: String, now: Int64, reason: String) async throws -> [AttemptID] {
+        try await runSequence("release \(attempts.count) job(s) of worker '\(owner)'", now: now) { rows, now in
+            try await LeaseSequences.release(attempts, owner: owner, now: now, reason: reason, in: rows)
+        }
+    }
+
+    /// Gives handed-off attempts whose transfer was lost back to `pending` without counting them
+    /// (each with `reason` in its history), in one transaction; an attempt the row no longer shows
+    /// handed off is left alone.
+    ///
+    /// - Returns: The attempts given back.
+    package func giveBackHandOffs(_ attempts: [AttemptID], reason: String, now: Int64) async throws -> [AttemptID] {
+        try await runSequence("give back \(attempts.count) handed-off job(s)", now: now) { rows, now in
+            try await LeaseSequences.giveBackHandOffs(attempts, reason: reason, now: now, in: rows)
+        }
+    }
 }

@@ -21,6 +21,25 @@ package struct RecoverableJob: Sendable {
     }
 }
 
+/// A running attempt given back uncounted, as its row reads after: for the throttles and what
+/// depends on the job if the give-back ended it.
+package struct GivenBack: Sendable {
+    /// `pending`, or `cancelled` when a cancel was requested (``GiveBack``).
+    package var state: JobState
+    package var queue: String
+    package var throttleInterval: Int64
+    package var partitionKey: String?
+    package var group: GroupID?
+
+    package init(state: JobState, queue: String, throttleInterval: Int64, partitionKey: String?, group: GroupID?) {
+        self.state = state
+        self.queue = queue
+        self.throttleInterval = throttleInterval
+        self.partitionKey = partitionKey
+        self.group = group
+    }
+}
+
 /// The row operations that ``LeaseSequences`` runs on. Each reads or writes rows inside the
 /// transaction under way and decides nothing.
 package protocol LeaseRows: Sendable {
@@ -38,6 +57,16 @@ package protocol LeaseRows: Sendable {
     func recordEnd(queue: String, interval: Int64, key: String?, now: Int64) async throws
     /// Forgets the workers silent since before `cutoff`; a store that keeps no worker rows does nothing.
     func forgetWorkers(silentSince cutoff: Int64) async throws
+
+    /// Gives `attempt`, which `owner` runs, back uncounted: the job `pending` again, or `cancelled`
+    /// if a cancel was requested (``GiveBack``), its attempt number taken back with a checkpoint
+    /// that attempt saved, its lease cleared, with its history row (`reason`); nil if the row no
+    /// longer shows that attempt running under `owner`.
+    func giveBack(_ attempt: AttemptID, owner: String, now: Int64, reason: String) async throws -> GivenBack?
+    /// Gives handed-off `attempt` back to `pending`, due at `now`, marked as an attempt that does
+    /// not count against the job's limit (its number is kept: a late report for it is refused), with
+    /// its history row; false if the row no longer shows that attempt handed off.
+    func giveBackHandOff(_ attempt: AttemptID, now: Int64, reason: String) async throws -> Bool
 }
 
 /// Every row operation of the core's sequences: what a store implements for them (see

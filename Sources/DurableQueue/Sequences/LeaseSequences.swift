@@ -23,6 +23,38 @@ package enum LeaseSequences {
         return recovered
     }
 
+    /// Gives running attempts of `owner` back without counting them (a shutdown, or an attempt
+    /// whose lease expired before its handler started), in job order; an attempt the row no longer
+    /// shows under `owner` is left alone.
+    ///
+    /// - Returns: The attempts released.
+    package static func release(
+        _ attempts: [AttemptID], owner: String, now: Int64, reason: String, in rows: some StoreRows
+    ) async throws -> [AttemptID] {
+        var released: [AttemptID] = []
+        for attempt in attempts.sorted(by: { $0.job.rawValue < $1.job.rawValue }) {
+            guard let given = try await rows.giveBack(attempt, owner: owner, now: now, reason: reason) else { continue }
+            try await rows.recordEnd(queue: given.queue, interval: given.throttleInterval, key: given.partitionKey, now: now)
+            if given.state.isTerminal { try await EndingSequences.jobEnded(attempt.job, group: given.group, in: rows, now: now) }
+            released.append(attempt)
+        }
+        return released
+    }
+
+    /// Gives handed-off attempts whose transfer was lost back to `pending` without counting them,
+    /// in job order; an attempt the row no longer shows handed off is left alone.
+    ///
+    /// - Returns: The attempts given back.
+    package static func giveBackHandOffs(_ attempts: [AttemptID], reason: String, now: Int64, in rows: some StoreRows)
+        async throws -> [AttemptID]
+    {
+        var givenBack: [AttemptID] = []
+        for attempt in attempts.sorted(by: { $0.job.rawValue < $1.job.rawValue }) {
+            if try await rows.giveBackHandOff(attempt, now: now, reason: reason) { givenBack.append(attempt) }
+        }
+        return givenBack
+    }
+
     private static func recover(
         _ job: RecoverableJob, deadOwners: [String], lostAttemptLimit: Int?, in rows: some StoreRows, now: Int64
     ) async throws -> RecoveredJob {

@@ -67,9 +67,6 @@ package protocol JobStore: JobStoreReader {
     /// renewed (``HeldLease/isRenewed``). An attempt missing from the result lost its lease.
     func renewLeases(_ attempts: [AttemptID], owner: String, expiresAt: Int64) async throws -> [HeldLease]
 
-    /// Gives running attempts back without counting them (shutdown); returns those released.
-    func release(_ attempts: [AttemptID], owner: String, now: Int64, reason: String) async throws -> [AttemptID]
-
     /// Running jobs of `owner` whose cancel was requested.
     func cancelRequested(owner: String) async throws -> [JobID]
 
@@ -120,11 +117,6 @@ package protocol JobStore: JobStoreReader {
 
     /// The jobs handed off to `carrier` now.
     func handOffs(carrier: String) async throws -> [HandedOffJob]
-
-    /// Gives handed-off attempts whose transfer was lost back to `pending` without counting them
-    /// (each with `reason` in its history); an attempt the row no longer shows handed off is left
-    /// alone. Returns those given back.
-    func giveBackHandOffs(_ attempts: [AttemptID], reason: String, now: Int64) async throws -> [AttemptID]
 
     /// Calls `onChange` whenever the store hears that another process changed something (a
     /// database that notifies, a watch of the file), and returns true; a store that is never told
