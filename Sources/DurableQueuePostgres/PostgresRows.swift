@@ -91,17 +91,7 @@ struct PostgresRows: GroupRows {
         try await session.execute("UPDATE groups SET cancel_requested = 1, updated_at = $1 WHERE id = $2", [now, id.rawValue])
     }
 
-    func requestCancel(_ id: JobID, now: Int64, reason: String) async throws {
-        _ = try await store.requestCancel(session, id, now: now, reason: reason)
-    }
-
-    func putBackBlocked(_ id: JobID, now: Int64, reason: String) async throws {
-        guard let row = try await store.stateRow(session, id, lock: true) else { return }
-        try await store.putBack(session, id, as: .blocked, now: now)
-        try await store.appendEvent(session, id, now: now, from: row.state, to: .blocked, attempt: 0, reason: reason)
-    }
-
-    func jobState(_ id: JobID) async throws -> JobState? {
-        try await store.stateRow(session, id, lock: false)?.state
+    func requestCancel(_ id: JobID, now: Int64, reason: String) async throws -> CancelOutcome {
+        try await store.requestCancel(session, id, now: now, reason: reason)
     }
 }

@@ -114,19 +114,7 @@ struct SQLiteRows: GroupRows {
         }
     }
 
-    func requestCancel(_ id: JobID, now: Int64, reason: String) async throws {
-        try onStore { _ = try $0.requestCancel(id, now: now, reason: reason) }
-    }
-
-    func putBackBlocked(_ id: JobID, now: Int64, reason: String) async throws {
-        try onStore { store in
-            guard let row = try store.stateRow(id) else { return }
-            try store.putBack(id, as: .blocked, now: now)
-            try store.appendEvent(id, now: now, from: row.state, to: .blocked, attempt: 0, reason: reason)
-        }
-    }
-
-    func jobState(_ id: JobID) async throws -> JobState? {
-        try onStore { try $0.stateRow(id)?.state }
+    func requestCancel(_ id: JobID, now: Int64, reason: String) async throws -> CancelOutcome {
+        try onStore { try $0.requestCancel(id, now: now, reason: reason) }
     }
 }

@@ -33,7 +33,7 @@ package enum EndingSequences {
                 let state = DependencyRule.startState(runAt: row.runAt, now: now)
                 try await rows.startDependent(dependent, as: state, now: now, reason: reason)
             case .cancel(let reason):
-                try await rows.requestCancel(dependent, now: now, reason: reason)
+                _ = try await rows.requestCancel(dependent, now: now, reason: reason)
             }
         }
     }

@@ -57,10 +57,9 @@ package protocol GroupRows: Sendable {
     /// Flags group `id` as cancelled by request.
     func flagGroupCancelRequested(_ id: GroupID, now: Int64) async throws
 
-    /// Cancels job `id` as a user's request does: at once if it waits, through its cancel flag if it runs.
-    func requestCancel(_ id: JobID, now: Int64, reason: String) async throws
-    /// Puts ended job `id` back `blocked` with fresh attempts, with its history row; nothing if it is gone.
-    func putBackBlocked(_ id: JobID, now: Int64, reason: String) async throws
-    /// Job `id`'s state, if it exists.
-    func jobState(_ id: JobID) async throws -> JobState?
+    /// Cancels job `id` as a user's request does: at once if it waits (with what depends on it),
+    /// through its cancel flag if it runs.
+    ///
+    /// - Throws: `jobNotFound`.
+    func requestCancel(_ id: JobID, now: Int64, reason: String) async throws -> CancelOutcome
 }

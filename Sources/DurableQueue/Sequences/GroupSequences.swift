@@ -64,7 +64,7 @@ package enum GroupSequences {
     ///
     /// - Returns: The children changed, with their states after.
     /// - Throws: `groupNotFound`; what ``GroupRetry`` throws, before anything changed.
-    package static func retryFailed(group id: GroupID, downstream: Bool, in rows: some GroupRows, now: Int64) async throws
+    package static func retryFailed(group id: GroupID, downstream: Bool, in rows: some StoreRows, now: Int64) async throws
         -> [JobID: JobState]
     {
         guard let group = try await rows.group(id, locking: true) else { throw DurableQueueError.groupNotFound(id) }
@@ -74,12 +74,13 @@ package enum GroupSequences {
         guard !again.isEmpty else { return [:] }
         let reason = GroupRetry.reason(group: id)
         for job in again.sorted(by: { $0.rawValue < $1.rawValue }) {
-            try await rows.putBackBlocked(job, now: now, reason: reason)
+            guard let row = try await rows.retryRow(job) else { continue }
+            try await rows.putBack(job, from: row.state, as: .blocked, now: now, reason: reason)
         }
         try await rows.reopenGroupRow(id, from: group.state, now: now, reason: reason)
         try await advance(id, in: rows, now: now)
         var changed: [JobID: JobState] = [:]
-        for job in again { changed[job] = try await rows.jobState(job) }
+        for job in again { changed[job] = try await rows.retryRow(job)?.state }
         return changed
     }
 
@@ -156,7 +157,7 @@ package enum GroupSequences {
 
     private static func cancel(_ child: GroupChild, in rows: some GroupRows, now: Int64, reason: String) async throws {
         if let job = child.job {
-            try await rows.requestCancel(job, now: now, reason: reason)
+            _ = try await rows.requestCancel(job, now: now, reason: reason)
         } else if let group = child.group {
             try await cancelTree(group, in: rows, now: now, reason: reason)
         }

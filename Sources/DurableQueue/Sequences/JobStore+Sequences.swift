@@ -68,4 +68,37 @@ extension JobStore {
             try await LeaseSequences.giveBackHandOffs(attempts, reason: reason, now: now, in: rows)
         }
     }
+
+    /// Puts a `failed` or `cancelled` job back to `pending` with a fresh set of attempts, keeping its
+    /// checkpoint (so a download resumes) and recording the change in its history.
+    ///
+    /// - Throws: `jobNotFound` when no job has that id; `invalidArgument` when the job has not
+    ///   failed or been cancelled, belongs to a sequence or group, or another unfinished job holds
+    ///   its unique key. Nothing changes when it throws.
+    package func retry(_ id: JobID, now: Int64) async throws {
+        try await runSequence("retry job \(id)", now: now) { rows, now in try await RetrySequences.retry(id, via: nil, in: rows, now: now) }
+    }
+
+    /// Retries the failed jobs of the dependency graph of job `id`, and with `downstream` makes the
+    /// jobs their failure cancelled wait again (``GraphRetry``), in one transaction.
+    ///
+    /// - Returns: Each job changed, with its new state.
+    /// - Throws: `jobNotFound`; `invalidArgument` when a failed job may not be retried by hand or the
+    ///   graph has more than ``GraphRetry/maximumJobs`` jobs. Nothing changes when it throws.
+    package func retryFailed(inGraphOf id: JobID, downstream: Bool, now: Int64) async throws -> [JobID: JobState] {
+        try await runSequence("retry the failed jobs of the graph of job \(id)", now: now) { rows, now in
+            try await RetrySequences.retryFailed(inGraphOf: id, downstream: downstream, in: rows, now: now)
+        }
+    }
+
+    /// Applies a bulk `action` to each of `ids` it still applies to, in one transaction
+    /// (``BulkSequences/apply(_:to:reason:in:now:)``).
+    ///
+    /// - Returns: Each job changed, with its state after (running: a cancel was requested; for a
+    ///   delete, the state it had finished in).
+    package func apply(_ action: BulkAction, to ids: [JobID], reason: String, now: Int64) async throws -> [JobID: JobState] {
+        try await runSequence("\(action.rawValue) \(ids.count) job(s)", now: now) { rows, now in
+            try await BulkSequences.apply(action, to: ids, reason: reason, in: rows, now: now)
+        }
+    }
 }

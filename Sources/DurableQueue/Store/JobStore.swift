@@ -150,23 +150,6 @@ package protocol JobStore: JobStoreReader {
     /// Cancels every unfinished job the selector matches.
     func cancel(_ selector: CancelSelector, now: Int64) async throws -> [JobID: CancelOutcome]
 
-    /// A failed or cancelled job back to `pending` with fresh attempts, its checkpoint kept.
-    func retry(_ id: JobID, now: Int64) async throws
-
-    /// Applies a bulk `action` to each of `ids` it still applies to, in one transaction: retries and
-    /// cancels record `reason` in each job's history, a delete leaves a `deleted_jobs` line with it;
-    /// a job gone, changed meanwhile, or refused by the action's rule is left.
-    ///
-    /// - Returns: Each job changed, with its state after (running: a cancel was requested; for a
-    ///   delete, the state it had finished in).
-    func apply(_ action: BulkAction, to ids: [JobID], reason: String, now: Int64) async throws -> [JobID: JobState]
-
-    /// Retries the failed jobs of the dependency graph of job `id`, and with `downstream` makes the
-    /// jobs their failure cancelled wait again (``GraphRetry``), in one transaction.
-    ///
-    /// - Returns: Each job changed, with its new state.
-    func retryFailed(inGraphOf id: JobID, downstream: Bool, now: Int64) async throws -> [JobID: JobState]
-
     /// Deletes up to `limit` jobs (and outermost groups) that finished in `state` before the cutoff,
     /// and up to `limit` `deleted_jobs` lines of jobs deleted by hand in `state` before it.
     func prune(state: JobState, finishedBefore: Int64, limit: Int) async throws -> Int
