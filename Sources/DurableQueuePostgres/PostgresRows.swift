@@ -90,8 +90,4 @@ struct PostgresRows: GroupRows {
     func flagGroupCancelRequested(_ id: GroupID, now: Int64) async throws {
         try await session.execute("UPDATE groups SET cancel_requested = 1, updated_at = $1 WHERE id = $2", [now, id.rawValue])
     }
-
-    func requestCancel(_ id: JobID, now: Int64, reason: String) async throws -> CancelOutcome {
-        try await store.requestCancel(session, id, now: now, reason: reason)
-    }
 }

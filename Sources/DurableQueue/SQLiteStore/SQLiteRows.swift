@@ -113,8 +113,4 @@ struct SQLiteRows: GroupRows {
             try store.connection.execute("UPDATE groups SET cancel_requested = 1, updated_at = ? WHERE id = ?", [now, id.rawValue])
         }
     }
-
-    func requestCancel(_ id: JobID, now: Int64, reason: String) async throws -> CancelOutcome {
-        try onStore { try $0.requestCancel(id, now: now, reason: reason) }
-    }
 }

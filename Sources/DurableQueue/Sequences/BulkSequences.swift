@@ -17,7 +17,7 @@ package enum BulkSequences {
                     try await RetrySequences.retry(id, via: reason, in: rows, now: now)
                     changed[id] = .pending
                 case .cancel:
-                    switch try await rows.requestCancel(id, now: now, reason: reason) {
+                    switch try await CancelSequences.requestCancel(id, reason: reason, in: rows, now: now) {
                     case .cancelled: changed[id] = .cancelled
                     case .requested: changed[id] = .running
                     case .alreadyFinished: continue

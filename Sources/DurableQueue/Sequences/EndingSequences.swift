@@ -6,7 +6,7 @@ package enum EndingSequences {
     /// cache entry exists at all (`cacheInUse` false) or that no dependency waits
     /// (`dependenciesWaiting` false) in this transaction skips those reads.
     package static func jobEnded(
-        _ id: JobID, group: GroupID?, cacheInUse: Bool = true, dependenciesWaiting: Bool = true, in rows: some EndingRows, now: Int64
+        _ id: JobID, group: GroupID?, cacheInUse: Bool = true, dependenciesWaiting: Bool = true, in rows: some StoreRows, now: Int64
     ) async throws {
         if cacheInUse { try await recordCacheOutcome(ofJob: id, in: rows, now: now) }
         if let group { try await GroupSequences.advance(group, in: rows, now: now) }
@@ -14,7 +14,7 @@ package enum EndingSequences {
     }
 
     /// Records ended job `id`'s outcome in the cache entry waiting for it, if any.
-    package static func recordCacheOutcome(ofJob id: JobID, in rows: some EndingRows, now: Int64) async throws {
+    package static func recordCacheOutcome(ofJob id: JobID, in rows: some StoreRows, now: Int64) async throws {
         guard let ended = try await rows.cachedEnding(of: id) else { return }
         let outcome = try CacheRule.outcome(jobState: ended.state, output: ended.output, error: ended.error)
         try await rows.recordCacheOutcome(
@@ -23,7 +23,7 @@ package enum EndingSequences {
 
     /// Resolves the dependency edges that wait for ended job `id`, then lets each job they belong
     /// to start, wait on, or be cancelled, as ``DependencyRule`` says, in id order.
-    package static func resolveDependents(of id: JobID, in rows: some EndingRows, now: Int64) async throws {
+    package static func resolveDependents(of id: JobID, in rows: some StoreRows, now: Int64) async throws {
         for dependent in try await rows.resolveEdges(ofParent: id, now: now) {
             guard let row = try await rows.dependentRow(dependent) else { continue }
             switch DependencyRule.verdict(state: row.state, edges: try await rows.dependencyRecords(of: dependent)) {
@@ -33,7 +33,7 @@ package enum EndingSequences {
                 let state = DependencyRule.startState(runAt: row.runAt, now: now)
                 try await rows.startDependent(dependent, as: state, now: now, reason: reason)
             case .cancel(let reason):
-                _ = try await rows.requestCancel(dependent, now: now, reason: reason)
+                _ = try await CancelSequences.requestCancel(dependent, reason: reason, in: rows, now: now)
             }
         }
     }

@@ -56,10 +56,4 @@ package protocol GroupRows: Sendable {
     func reopenGroupRow(_ id: GroupID, from: JobState, now: Int64, reason: String) async throws
     /// Flags group `id` as cancelled by request.
     func flagGroupCancelRequested(_ id: GroupID, now: Int64) async throws
-
-    /// Cancels job `id` as a user's request does: at once if it waits (with what depends on it),
-    /// through its cancel flag if it runs.
-    ///
-    /// - Throws: `jobNotFound`.
-    func requestCancel(_ id: JobID, now: Int64, reason: String) async throws -> CancelOutcome
 }

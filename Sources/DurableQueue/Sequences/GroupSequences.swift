@@ -4,7 +4,7 @@
 /// ``GroupAdvance``'s and ``GroupRetry``'s; each function runs inside the caller's transaction.
 package enum GroupSequences {
     /// Inserts the sequence or group `root` with every child, nested groups included, and starts it.
-    package static func enqueue(_ root: CompositionNode, in rows: some GroupRows, now: Int64) async throws -> GroupID {
+    package static func enqueue(_ root: CompositionNode, in rows: some StoreRows, now: Int64) async throws -> GroupID {
         let id = try await insert(root, parent: nil, position: 0, in: rows, now: now)
         try await start(group: id, in: rows, now: now, reason: "enqueued")
         return id
@@ -14,7 +14,7 @@ package enum GroupSequences {
     /// through their cancel flag; false if it had finished.
     ///
     /// - Throws: `groupNotFound`.
-    package static func cancel(group id: GroupID, in rows: some GroupRows, now: Int64) async throws -> Bool {
+    package static func cancel(group id: GroupID, in rows: some StoreRows, now: Int64) async throws -> Bool {
         guard let group = try await rows.group(id, locking: true) else { throw DurableQueueError.groupNotFound(id) }
         if group.state.isTerminal { return false }
         try await cancelTree(id, in: rows, now: now, reason: "group \(id) cancelled")
@@ -27,7 +27,7 @@ package enum GroupSequences {
     /// Reads only the children that decide it (through an index of children by state): the first
     /// one that did not succeed, the active ones, the next blocked ones; every child only once, at
     /// the end. Reading all of them at each ending made a group of n jobs cost n² row reads.
-    package static func advance(_ id: GroupID, in rows: some GroupRows, now: Int64) async throws {
+    package static func advance(_ id: GroupID, in rows: some StoreRows, now: Int64) async throws {
         guard let group = try await rows.group(id, locking: true), group.state == .running else { return }
         if group.kind == .sequence,
             let stopped = try await rows.children(of: id, in: GroupAdvance.stoppedStates, limit: 1).first
@@ -86,7 +86,7 @@ package enum GroupSequences {
 
     // MARK: - Inserting and starting
 
-    private static func insert(_ node: CompositionNode, parent: GroupID?, position: Int, in rows: some GroupRows, now: Int64)
+    private static func insert(_ node: CompositionNode, parent: GroupID?, position: Int, in rows: some StoreRows, now: Int64)
         async throws -> GroupID
     {
         guard case .group(let kind, let children, let maxConcurrent, let name) = node else {
@@ -106,7 +106,7 @@ package enum GroupSequences {
         return id
     }
 
-    private static func start(group id: GroupID, in rows: some GroupRows, now: Int64, reason: String) async throws {
+    private static func start(group id: GroupID, in rows: some StoreRows, now: Int64, reason: String) async throws {
         // Started already: an empty group ended at once.
         guard try await rows.startGroupRow(id, now: now, reason: reason) else { return }
         try await advance(id, in: rows, now: now)
@@ -114,7 +114,7 @@ package enum GroupSequences {
 
     /// Starts a blocked child: a job becomes pending (or scheduled), taking `previousOutput` as its
     /// input if it asked for it; a group starts its own children.
-    private static func start(_ child: GroupChild, of group: GroupID, previousOutput: String?, in rows: some GroupRows, now: Int64)
+    private static func start(_ child: GroupChild, of group: GroupID, previousOutput: String?, in rows: some StoreRows, now: Int64)
         async throws
     {
         let reason = "its turn in group \(group)"
@@ -130,7 +130,7 @@ package enum GroupSequences {
     /// Records the group's end (with the children's outputs by name when it succeeded) and lets its
     /// parent go on.
     private static func end(
-        _ id: GroupID, as state: JobState, children: [GroupChild], in rows: some GroupRows, now: Int64, reason: String
+        _ id: GroupID, as state: JobState, children: [GroupChild], in rows: some StoreRows, now: Int64, reason: String
     ) async throws {
         // Ended already by a nested call.
         guard let group = try await rows.group(id, locking: true), !group.state.isTerminal else { return }
@@ -142,7 +142,7 @@ package enum GroupSequences {
     }
 
     /// Flags group `id` and cancels every unfinished child, nested groups included.
-    private static func cancelTree(_ id: GroupID, in rows: some GroupRows, now: Int64, reason: String) async throws {
+    private static func cancelTree(_ id: GroupID, in rows: some StoreRows, now: Int64, reason: String) async throws {
         try await rows.flagGroupCancelRequested(id, now: now)
         for child in try await rows.children(of: id) where !child.state.isTerminal {
             try await cancel(child, in: rows, now: now, reason: reason)
@@ -155,9 +155,9 @@ package enum GroupSequences {
         }
     }
 
-    private static func cancel(_ child: GroupChild, in rows: some GroupRows, now: Int64, reason: String) async throws {
+    private static func cancel(_ child: GroupChild, in rows: some StoreRows, now: Int64, reason: String) async throws {
         if let job = child.job {
-            _ = try await rows.requestCancel(job, now: now, reason: reason)
+            _ = try await CancelSequences.requestCancel(job, reason: reason, in: rows, now: now)
         } else if let group = child.group {
             try await cancelTree(group, in: rows, now: now, reason: reason)
         }

@@ -101,4 +101,23 @@ extension JobStore {
             try await BulkSequences.apply(action, to: ids, reason: reason, in: rows, now: now)
         }
     }
+
+    /// Cancels job `id`, in one transaction: a waiting job becomes `cancelled` now; a running one
+    /// gets its durable cancel flag, and never runs again whatever happens to its worker.
+    ///
+    /// - Throws: `jobNotFound` when no job has that id.
+    package func cancel(_ id: JobID, now: Int64) async throws -> CancelOutcome {
+        try await runSequence("cancel job \(id)", now: now) { rows, now in
+            try await CancelSequences.requestCancel(id, reason: CancelSequences.requestedReason, in: rows, now: now)
+        }
+    }
+
+    /// Cancels every unfinished job the selector matches, in one transaction.
+    ///
+    /// - Returns: The jobs changed and what happened to each.
+    package func cancel(_ selector: CancelSelector, now: Int64) async throws -> [JobID: CancelOutcome] {
+        try await runSequence("cancel jobs (\(selector))", now: now) { rows, now in
+            try await CancelSequences.cancel(selector, in: rows, now: now)
+        }
+    }
 }

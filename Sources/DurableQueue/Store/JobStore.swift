@@ -144,12 +144,6 @@ package protocol JobStore: JobStoreReader {
 
     // MARK: Changing jobs
 
-    /// Cancels job `id`: a waiting one at once, a running one through its durable cancel flag.
-    func cancel(_ id: JobID, now: Int64) async throws -> CancelOutcome
-
-    /// Cancels every unfinished job the selector matches.
-    func cancel(_ selector: CancelSelector, now: Int64) async throws -> [JobID: CancelOutcome]
-
     /// Deletes up to `limit` jobs (and outermost groups) that finished in `state` before the cutoff,
     /// and up to `limit` `deleted_jobs` lines of jobs deleted by hand in `state` before it.
     func prune(state: JobState, finishedBefore: Int64, limit: Int) async throws -> Int
