@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""Functions both stores define under the same name, sorted by what they are (issue 53's measure).
+
+    python3 .ci/written-twice.py [checkout]
+
+Row operations (declared in Sources/DurableQueue/Sequences/*Rows.swift), the named fast paths, the
+reads of JobStoreReader and each store's plumbing (its connection, its row decoding) are expected
+in both. Whatever else both define is a sequence still written once per store: the count to bring
+to 0 (see the Architecture article, "Sequences written once").
+"""
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parent.parent)
+FUNC = re.compile(r"\bfunc ([A-Za-z_][A-Za-z0-9_]*)")
+# One dialect statement (or one short transaction) per store, named in the Architecture article.
+FAST_PATHS = {"enqueue", "claim", "finish", "renewLeases", "insert", "runSequence"}
+# Each store's own machinery: its connection, transactions, errors and row decoding.
+PLUMBING = {"bind", "execute", "query", "read", "write", "run", "mapped", "migrate", "int", "string", "optionalInt",
+            "optionalString", "optionalDouble", "int64", "optionalInt64", "value", "validate", "store", "whereClause", "child", "stampTimes",
+            "observeChanges", "setPaused", "changeToken", "transaction", "runApplicationStatement"}
+
+
+def names(folder):
+    found = set()
+    for path in folder.rglob("*.swift"):
+        found.update(FUNC.findall(path.read_text()))
+    return found
+
+
+def declared(pattern):
+    found = set()
+    for path in (ROOT / "Sources" / "DurableQueue").glob(pattern):
+        found.update(FUNC.findall(path.read_text()))
+    return found
+
+
+both = names(ROOT / "Sources" / "DurableQueue" / "SQLiteStore") & names(ROOT / "Sources" / "DurableQueuePostgres")
+rows = declared("Sequences/*Rows.swift")
+reads = set(FUNC.findall((ROOT / "Sources" / "DurableQueue" / "Store" / "JobStoreReader.swift").read_text()))
+groups = [("row operations", both & rows), ("fast paths", both & FAST_PATHS - rows), ("reads", both & reads - rows - FAST_PATHS),
+          ("plumbing", both & PLUMBING - rows - FAST_PATHS - reads)]
+expected = set().union(*(members for _, members in groups))
+for title, members in groups:
+    print(f"{title} ({len(members)}): {' '.join(sorted(members))}")
+twice = sorted(both - expected)
+print(f"written per store ({len(twice)}): {' '.join(twice)}")
+print(f"same-named functions: {len(both)}; written per store: {len(twice)}")
