@@ -42,6 +42,5 @@ extension SQLiteJobStore {
                throttle_interval_ms, attempts, handoff_reference, handoff_deadline, partition_key, kind, group_id
         FROM jobs
         WHERE state = 'handed_off' AND handoff_deadline < ?1
-        ORDER BY id
         """
 }

@@ -26,6 +26,7 @@ extension SQLiteRows: StoreRows {
         }
     }
 
+    /// A walk of the handed-off jobs in idx_jobs_timed (its plan is checked), put in id order here.
     func passedHandOffDeadlines(now: Int64) async throws -> [RecoverableJob] {
         try onStore { store in
             var passed: [RecoverableJob] = []
@@ -39,7 +40,7 @@ extension SQLiteRows: StoreRows {
                         lease: lease, queue: row.string(5), kind: row.string(11), throttleInterval: row.int64(6),
                         partitionKey: row.optionalString(10), group: row.optionalInt64(12).map { GroupID($0) }))
             }
-            return passed
+            return passed.sorted { $0.lease.id.rawValue < $1.lease.id.rawValue }
         }
     }
 
