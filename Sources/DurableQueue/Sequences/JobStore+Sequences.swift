@@ -120,4 +120,36 @@ extension JobStore {
             try await CancelSequences.cancel(selector, in: rows, now: now)
         }
     }
+
+    /// Waits running `attempt`, which `owner` runs, for signal `name`, in one transaction: when the
+    /// job has that signal, records it as the wait's step (``SignalRule/stepName(_:)``) and returns
+    /// it; else the attempt ends without counting and the job waits (`waiting`, with `name` and its
+    /// deadline in its row: `timeout` milliseconds after the transaction's time, the wait's history
+    /// row's, or never for nil), or is `cancelled` if a cancel was requested first. Nil (nothing
+    /// written) if the row no longer shows `attempt` running under `owner`.
+    package func waitForSignal(_ attempt: AttemptID, owner: String, name: String, timeout: Int64?, now: Int64) async throws
+        -> SignalWait?
+    {
+        try await runSequence("wait for signal '\(name)' in job \(attempt.job)", now: now) { rows, now in
+            try await SignalSequences.waitForSignal(attempt, owner: owner, name: name, timeout: timeout, in: rows, now: now)
+        }
+    }
+
+    /// Sends signal `name` with `payload` (JSON text) to job `job`, as ``SignalRule/delivery(state:waitingFor:name:alreadySent:)``
+    /// says, in one transaction: kept (a signal per job and name), and a job waiting for it made `pending`.
+    ///
+    /// - Throws: `jobNotFound` when no job has that id.
+    package func signal(_ job: JobID, name: String, payload: String, now: Int64) async throws -> SignalResult {
+        try await runSequence("signal '\(name)' to job \(job)", now: now) { rows, now in
+            try await SignalSequences.signal(job, name: name, payload: payload, in: rows, now: now)
+        }
+    }
+
+    /// Ends the waits whose deadline is before `now`, in one transaction: each records its timeout
+    /// as the wait's step and its job becomes `pending`. Returns those jobs.
+    package func endPassedWaits(now: Int64) async throws -> [JobID] {
+        try await runSequence("end the waits past their deadline", now: now) { rows, now in
+            try await SignalSequences.endPassedWaits(in: rows, now: now)
+        }
+    }
 }

@@ -78,27 +78,6 @@ package protocol JobStore: JobStoreReader {
     /// step of that name already.
     func recordSteps(_ steps: [PendingStep]) async throws -> [Result<Bool, DurableQueueError>]
 
-    // MARK: Signals
-
-    /// Waits running `attempt`, which `owner` runs, for signal `name`, in one transaction: when the
-    /// job has that signal, records it as the wait's step (``SignalRule/stepName(_:)``) and returns
-    /// it; else the attempt ends without counting and the job waits (`waiting`, with `name` and its
-    /// deadline in its row: `timeout` milliseconds after the transaction's time, the wait's history
-    /// row's, or never for nil), or is `cancelled` if a cancel was requested first. Nil (nothing
-    /// written) if the row no longer shows `attempt` running under `owner`.
-    func waitForSignal(_ attempt: AttemptID, owner: String, name: String, timeout: Int64?, now: Int64) async throws
-        -> SignalWait?
-
-    /// Sends signal `name` with `payload` (JSON text) to job `job`, as ``SignalRule/delivery(state:waitingFor:name:alreadySent:)``
-    /// says: kept (a signal per job and name), and a job waiting for it made `pending`.
-    ///
-    /// - Throws: `jobNotFound` when no job has that id.
-    func signal(_ job: JobID, name: String, payload: String, now: Int64) async throws -> SignalResult
-
-    /// Ends the waits whose deadline is before `now`: each records its timeout as the wait's step
-    /// and its job becomes `pending`. Returns those jobs.
-    func endPassedWaits(now: Int64) async throws -> [JobID]
-
     // MARK: Hand-offs
 
     /// Hands `attempt`, which `owner` runs, to a carrier outside the process: the job becomes
