@@ -74,18 +74,25 @@ extension SQLiteJobStore {
         """, tail: ")"
     ) { "?\(1 + $0)" }
 
-    /// Records how `attempt`, which `row` shows running (or handed off: `from`), ended: the row's
-    /// update, and the history row to append, numbered after the job's `eventCount` rows.
-    func record(_ attempt: FinishedAttempt, row: EndingRow, eventCount: Int64, now: Int64, from: JobState = .running) throws
-        -> (JobState, EventRow)
+    /// Records how `attempt`, which `row` shows running, ended: the row's update, and the history
+    /// row to append, numbered after the job's `eventCount` rows.
+    func record(_ attempt: FinishedAttempt, row: EndingRow, eventCount: Int64, now: Int64) throws -> (JobState, EventRow) {
+        try record(
+            row.resolve(attempt, now: now), job: attempt.id, worker: attempt.owner, row: row, eventCount: eventCount, now: now,
+            from: .running)
+    }
+
+    /// ``record(_:row:eventCount:now:)`` of an ending already resolved, from `from` (`running`, or
+    /// `handed_off` for a carrier's report).
+    func record(_ ending: ResolvedEnding, job: JobID, worker: String, row: EndingRow, eventCount: Int64, now: Int64, from: JobState)
+        throws -> (JobState, EventRow)
     {
-        let ending = row.resolve(attempt, now: now)
         let (state, reason) = (ending.state, ending.reason)
         // An attempt that does not count (a snooze) is taken back, as a release takes one back.
         let uncounted = ending.countsAttempt ? 0 : 1
         if state == .succeeded, ending.countsAttempt, let output = ending.output, ending.failure == nil, ending.runAt == nil {
             try connection.execute(Self.succeededStatement) { binder in
-                binder.bind(attempt.id.rawValue)
+                binder.bind(job.rawValue)
                 binder.bind(output)
                 binder.bind(now)
             }
@@ -93,13 +100,13 @@ extension SQLiteJobStore {
             try connection.execute(
                 Self.endingStatement,
                 [
-                    attempt.id.rawValue, state.rawValue, ending.output, try ending.failure.map(JobCodec.encode), ending.runAt,
+                    job.rawValue, state.rawValue, ending.output, try ending.failure.map(JobCodec.encode), ending.runAt,
                     state.isTerminal ? now : nil, now, uncounted,
                 ])
         }
         let event = EventRow(
-            job: attempt.id, at: now, from: from, to: state, attempt: row.attempts - uncounted, reason: reason,
-            worker: attempt.owner, seq: eventCount + 1)
+            job: job, at: now, from: from, to: state, attempt: row.attempts - uncounted, reason: reason,
+            worker: worker, seq: eventCount + 1)
         return (state, event)
     }
 

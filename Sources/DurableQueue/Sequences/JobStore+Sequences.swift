@@ -152,4 +152,28 @@ extension JobStore {
             try await SignalSequences.endPassedWaits(in: rows, now: now)
         }
     }
+
+    /// Hands `attempt`, which `owner` runs, to a carrier outside the process, in one transaction:
+    /// the job becomes `handed_off` (no lease, its attempt number kept) with `request` in its row
+    /// (its deadline counted from the transaction's time, the hand-off's history row's), or
+    /// `cancelled` if a cancel was requested first. Returns that state; nil if `owner` no longer
+    /// holds the attempt.
+    package func handOff(_ attempt: AttemptID, owner: String, to request: HandOffRequest, now: Int64) async throws -> JobState? {
+        try await runSequence("hand job \(attempt.job) off to '\(request.carrier)'", now: now) { rows, now in
+            try await HandOffSequences.handOff(attempt, owner: owner, to: request, in: rows, now: now)
+        }
+    }
+
+    /// Ends handed-off `attempt` as `outcome` says, by the rule of every ending (``ResolvedEnding``),
+    /// in one transaction, fenced by the attempt: a report for an attempt the row no longer shows
+    /// handed off is refused and noted in the history. `reporter` is the history's worker.
+    ///
+    /// - Throws: `jobNotFound` when no job has that id.
+    package func completeHandOff(_ attempt: AttemptID, outcome: AttemptOutcome, reporter: String, now: Int64) async throws
+        -> HandOffCompletion
+    {
+        try await runSequence("record the end of handed-off job \(attempt.job)", now: now) { rows, now in
+            try await HandOffSequences.completeHandOff(attempt, outcome: outcome, reporter: reporter, in: rows, now: now)
+        }
+    }
 }

@@ -80,20 +80,6 @@ package protocol JobStore: JobStoreReader {
 
     // MARK: Hand-offs
 
-    /// Hands `attempt`, which `owner` runs, to a carrier outside the process: the job becomes
-    /// `handed_off` (no lease, its attempt number kept) with `request` in its row (its deadline
-    /// counted from the transaction's time, the hand-off's history row's), or `cancelled` if a
-    /// cancel was requested first. Returns that state; nil if `owner` no longer holds the attempt.
-    func handOff(_ attempt: AttemptID, owner: String, to request: HandOffRequest, now: Int64) async throws -> JobState?
-
-    /// Ends handed-off `attempt` as `outcome` says, by the rule of every ending (``ResolvedEnding``),
-    /// fenced by the attempt: a report for an attempt the row no longer shows handed off is refused
-    /// and noted in the history. `reporter` is the history's worker.
-    ///
-    /// - Throws: `jobNotFound` when no job has that id.
-    func completeHandOff(_ attempt: AttemptID, outcome: AttemptOutcome, reporter: String, now: Int64) async throws
-        -> HandOffCompletion
-
     /// The jobs handed off to `carrier` now.
     func handOffs(carrier: String) async throws -> [HandedOffJob]
 
