@@ -20,7 +20,8 @@ FAST_PATHS = {"enqueue", "claim", "finish", "renewLeases", "recordSteps", "saveP
               "insert", "promoteDueJobs", "recordStarts", "recordKeyStarts", "keyOverrides", "fairTag"}
 # Each store's helpers of its row operations (a history row, a row read the same way by several),
 # and the two-line calls of a core sequence from the store's own fast paths.
-ROW_HELPERS = {"appendEvent", "appendGroupEvent", "stateRow", "groupRow", "result", "entry", "jobEnded", "requestCancel"}
+ROW_HELPERS = {"appendEvent", "appendGroupEvent", "stateRow", "groupRow", "result", "entry", "jobEnded", "requestCancel",
+               "attachDependencies"}
 # Each store's own machinery: its connection, transactions, errors and row decoding.
 PLUMBING = {"bind", "execute", "query", "read", "write", "run", "mapped", "migrate", "int", "string", "optionalInt",
             "optionalString", "optionalDouble", "int64", "optionalInt64", "value", "validate", "store", "whereClause", "child", "stampTimes",

@@ -37,15 +37,11 @@ extension PostgresJobStore {
         }
     }
 
-    /// Attaches each inserted job's dependencies (``attachDependencies(_:_:_:now:)``); a job that a
-    /// unique key kept from being inserted has none attached.
+    /// Attaches each inserted job's dependencies (``DependencySequences/attach(of:outcomes:in:now:)``),
+    /// inside the caller's transaction.
     func attachDependencies(_ session: PostgresSession, of jobs: [NewJob], outcomes: [EnqueueOutcome], now: Int64) async throws {
-        for (job, outcome) in zip(jobs, outcomes) where !job.dependencies.isEmpty {
-            switch outcome {
-            case .inserted(let id), .replaced(let id, _): try await attachDependencies(session, id, job.dependencies, now: now)
-            case .existing: continue
-            }
-        }
+        guard jobs.contains(where: { !$0.dependencies.isEmpty }) else { return }
+        try await DependencySequences.attach(of: jobs, outcomes: outcomes, in: PostgresRows(store: self, session: session), now: now)
     }
 
     /// Inserts `job` (without a unique key to apply) with its tags in one statement of bound values

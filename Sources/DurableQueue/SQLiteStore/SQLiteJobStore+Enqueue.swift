@@ -14,16 +14,12 @@ extension SQLiteJobStore {
         }
     }
 
-    /// Attaches each inserted job's dependencies (``attachDependencies(_:_:now:)``); a job that a
-    /// unique key kept from being inserted has none attached.
+    /// Attaches each inserted job's dependencies (``DependencySequences/attach(of:outcomes:in:now:)``),
+    /// inside the write transaction under way; nothing to run for jobs that have none.
     func attachDependencies(of jobs: [NewJob], outcomes: [EnqueueOutcome], now: Int64) throws {
-        // By index: iterating the jobs copied each one out of the array.
-        for index in jobs.indices where !jobs[index].dependencies.isEmpty {
-            switch outcomes[index] {
-            case .inserted(let id), .replaced(let id, _): try attachDependencies(id, jobs[index].dependencies, now: now)
-            case .existing: continue
-            }
-        }
+        guard jobs.contains(where: { !$0.dependencies.isEmpty }) else { return }
+        let rows = SQLiteRows(store: self)
+        try runWithoutSuspending { try await DependencySequences.attach(of: jobs, outcomes: outcomes, in: rows, now: now) }
     }
 
     /// Inserts every job of `jobs` in one transaction: all of them are committed, or none.
