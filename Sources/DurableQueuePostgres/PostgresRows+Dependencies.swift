@@ -2,14 +2,14 @@ import DurableQueue
 
 extension PostgresRows: DependencyRows {
     /// `FOR SHARE`: the job cannot end unseen between this read and the commit.
-    func dependencyParent(_ id: JobID) async throws -> DependencyParent? {
+    func dependencyParent(_ id: JobID) async throws -> OutcomeRow? {
         guard
             let row = try await session.rows("SELECT state, output::text, error::text FROM jobs WHERE id = $1 FOR SHARE", [id.rawValue]).first
         else { return nil }
-        return DependencyParent(state: try JobState(stored: row.string(0)), output: try row.optionalString(1), error: try row.optionalString(2))
+        return OutcomeRow(state: try JobState(stored: row.string(0)), output: try row.optionalString(1), error: try row.optionalString(2))
     }
 
-    func insertEdge(of id: JobID, to dependency: Dependency, endedParent parent: DependencyParent?, now: Int64) async throws {
+    func insertEdge(of id: JobID, to dependency: Dependency, endedParent parent: OutcomeRow?, now: Int64) async throws {
         try await session.execute(
             """
             INSERT INTO job_dependencies (job_id, name, parent_id, on_failure, outcome, output, error, resolved_at)

@@ -2,7 +2,7 @@ import DurableQueue
 
 extension PostgresRows: EndingRows {
     /// One read, and none more for a job that computes no cache key (most jobs).
-    func cachedEnding(of id: JobID) async throws -> CachedEnding? {
+    func cachedEnding(of id: JobID) async throws -> OutcomeRow? {
         guard
             let row = try await session.rows(
                 """
@@ -11,7 +11,7 @@ extension PostgresRows: EndingRows {
                 """, [id.rawValue]
             ).first
         else { return nil }
-        return CachedEnding(state: try JobState(stored: row.string(0)), output: try row.optionalString(1), error: try row.optionalString(2))
+        return OutcomeRow(state: try JobState(stored: row.string(0)), output: try row.optionalString(1), error: try row.optionalString(2))
     }
 
     func recordCacheOutcome(

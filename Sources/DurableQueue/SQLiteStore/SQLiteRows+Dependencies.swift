@@ -1,15 +1,15 @@
 extension SQLiteRows: DependencyRows {
-    func dependencyParent(_ id: JobID) async throws -> DependencyParent? {
+    func dependencyParent(_ id: JobID) async throws -> OutcomeRow? {
         try onStore { store in
-            var parent: DependencyParent?
+            var parent: OutcomeRow?
             try store.connection.query("SELECT state, output, error FROM jobs WHERE id = ?", [id.rawValue]) { row in
-                parent = DependencyParent(state: try JobState(stored: row.string(0)), output: row.optionalString(1), error: row.optionalString(2))
+                parent = OutcomeRow(state: try JobState(stored: row.string(0)), output: row.optionalString(1), error: row.optionalString(2))
             }
             return parent
         }
     }
 
-    func insertEdge(of id: JobID, to dependency: Dependency, endedParent parent: DependencyParent?, now: Int64) async throws {
+    func insertEdge(of id: JobID, to dependency: Dependency, endedParent parent: OutcomeRow?, now: Int64) async throws {
         try onStore { store in
             store.endingHooksMayHaveAppeared()
             try store.connection.execute(

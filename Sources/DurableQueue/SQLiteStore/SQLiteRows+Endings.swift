@@ -1,14 +1,14 @@
 extension SQLiteRows: EndingRows {
     /// The entry's existence is checked first (a constant subquery, one probe of its index): most
     /// jobs compute no cache key, and their rows are then not read.
-    func cachedEnding(of id: JobID) async throws -> CachedEnding? {
+    func cachedEnding(of id: JobID) async throws -> OutcomeRow? {
         try onStore { store in
-            var ended: CachedEnding?
+            var ended: OutcomeRow?
             try store.connection.query(
                 "SELECT state, output, error FROM jobs WHERE EXISTS (SELECT 1 FROM cache_entries WHERE job_id = ?1) AND id = ?1",
                 [id.rawValue]
             ) { row in
-                ended = CachedEnding(state: try JobState(stored: row.string(0)), output: row.optionalString(1), error: row.optionalString(2))
+                ended = OutcomeRow(state: try JobState(stored: row.string(0)), output: row.optionalString(1), error: row.optionalString(2))
             }
             return ended
         }

@@ -1,5 +1,6 @@
-/// What an ended job's cache entry is told: the job's outcome.
-package struct CachedEnding: Sendable {
+/// A job's state with its output and error, as a row reads them: what an ended job's cache entry
+/// is told, what a dependent's enqueue reads of a job it depends on.
+package struct OutcomeRow: Sendable {
     package var state: JobState
     package var output: String?
     package var error: String?
@@ -17,7 +18,7 @@ package struct CachedEnding: Sendable {
 package protocol EndingRows: GroupRows {
     /// Ended job `id`'s outcome, if a cache entry records it; nil (one index probe) for the
     /// jobs that compute no cache key, most of them.
-    func cachedEnding(of id: JobID) async throws -> CachedEnding?
+    func cachedEnding(of id: JobID) async throws -> OutcomeRow?
     /// Writes the outcome of job `id` into its cache entry, counting a failure if `countsFailure`.
     func recordCacheOutcome(
         ofJob id: JobID, state: CacheEntryRecord.State, output: String?, error: String?, countsFailure: Bool, now: Int64
