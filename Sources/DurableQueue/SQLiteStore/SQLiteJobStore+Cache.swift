@@ -1,32 +1,6 @@
 import Foundation
 
 extension SQLiteJobStore {
-    /// The value of `key` in `namespace`: the stored output, the job computing it, or, in the same
-    /// transaction, a new job `job` enqueued to compute it. One job per key, whatever the number of
-    /// callers and processes.
-    ///
-    /// - Parameter maxFailures: How many failed computations a key allows before it stays failed
-    ///   until reset; nil for unlimited.
-    package func cachedValue(namespace: String, key: String, job: NewJob, maxFailures: Int?, now: Int64) throws -> CacheLookup {
-        try CacheRule.validate(job: job, maxFailures: maxFailures)
-        return try write("look up cache key '\(key)' in '\(namespace)'", now: now) { now in
-            let entry = try entry(namespace: namespace, key: key)
-            let computing = try CacheRule.jobToCheck(in: entry).flatMap { try stateRow($0) }.map { !$0.state.isTerminal } ?? false
-            if let answer = CacheRule.answer(for: entry, computing: computing, maxFailures: maxFailures) { return answer }
-            let id = try insert(job, now: now).id
-            endingHooksMayHaveAppeared()
-            try connection.execute(
-                """
-                INSERT INTO cache_entries (namespace, key, state, kind, job_id, max_failures, updated_at)
-                VALUES (?1, ?2, 'inProgress', ?3, ?4, ?5, ?6)
-                ON CONFLICT (namespace, key) DO UPDATE SET
-                    state = 'inProgress', kind = excluded.kind, job_id = excluded.job_id,
-                    max_failures = excluded.max_failures, updated_at = excluded.updated_at
-                """, [namespace, key, job.kind, id.rawValue, maxFailures, now])
-            return .computing(id, enqueued: true)
-        }
-    }
-
     /// The entry of `key` in `namespace`, or nil if the key was never requested (or was reset).
     package func cacheEntry(namespace: String, key: String) throws -> CacheEntryRecord? {
         try read("read cache key '\(key)' in '\(namespace)'") { try entry(namespace: namespace, key: key) }
@@ -67,7 +41,7 @@ extension SQLiteJobStore {
         knownNoEndingHooks = nil
     }
 
-    private func entry(namespace: String, key: String) throws -> CacheEntryRecord? {
+    func entry(namespace: String, key: String) throws -> CacheEntryRecord? {
         var entry: CacheEntryRecord?
         try connection.query(
             "SELECT state, job_id, output, error, failures FROM cache_entries WHERE namespace = ? AND key = ?",

@@ -176,4 +176,17 @@ extension JobStore {
             try await HandOffSequences.completeHandOff(attempt, outcome: outcome, reporter: reporter, in: rows, now: now)
         }
     }
+
+    /// The stored value of `key` in `namespace`, the job computing it, or a new job `job` enqueued
+    /// for it, in one transaction (``CacheSequences/cachedValue(namespace:key:job:maxFailures:in:now:)``).
+    ///
+    /// - Parameter maxFailures: How many failed computations a key allows before it stays failed
+    ///   until reset; nil for unlimited.
+    /// - Throws: `invalidArgument` (``CacheRule/validate(job:maxFailures:)``) before anything changed.
+    package func cachedValue(namespace: String, key: String, job: NewJob, maxFailures: Int?, now: Int64) async throws -> CacheLookup {
+        try CacheRule.validate(job: job, maxFailures: maxFailures)
+        return try await runSequence("look up cache key '\(key)' in '\(namespace)'", now: now) { rows, now in
+            try await CacheSequences.cachedValue(namespace: namespace, key: key, job: job, maxFailures: maxFailures, in: rows, now: now)
+        }
+    }
 }

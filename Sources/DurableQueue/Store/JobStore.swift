@@ -157,9 +157,6 @@ package protocol JobStore: JobStoreReader {
 
     // MARK: Results cache
 
-    /// The stored value of a key, the job computing it, or a new job `job` enqueued for it.
-    func cachedValue(namespace: String, key: String, job: NewJob, maxFailures: Int?, now: Int64) async throws -> CacheLookup
-
     /// Forgets a key (or every key of `namespace`, or every key); returns how many.
     @discardableResult
     func resetCache(namespace: String?, key: String?) async throws -> Int
