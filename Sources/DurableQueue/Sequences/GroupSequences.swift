@@ -80,7 +80,7 @@ package enum GroupSequences {
         try await rows.reopenGroupRow(id, from: group.state, now: now, reason: reason)
         try await advance(id, in: rows, now: now)
         var changed: [JobID: JobState] = [:]
-        for job in again { changed[job] = try await rows.retryRow(job)?.state }
+        for job in again { changed[job] = try await rows.currentState(of: job) }
         return changed
     }
 

@@ -27,7 +27,8 @@ package enum RetrySequences {
     package static func retryFailed(inGraphOf id: JobID, downstream: Bool, in rows: some StoreRows, now: Int64) async throws
         -> [JobID: JobState]
     {
-        guard try await rows.retryRow(id) != nil else { throw DurableQueueError.jobNotFound(id) }
+        // Read without a lock: the graph's rows are locked below, all in id order.
+        guard try await rows.currentState(of: id) != nil else { throw DurableQueueError.jobNotFound(id) }
         var nodes: Set<JobID> = [id]
         var edges: Set<GraphRetry.Edge> = []
         var frontier = [id]
