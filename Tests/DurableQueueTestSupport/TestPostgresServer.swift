@@ -48,16 +48,20 @@ package enum TestPostgresServer {
         }
     }
 
-    /// Holds schema `schema`'s `jobs` table locked against every write (`EXCLUSIVE` mode) from a
-    /// session of its own until the returned call ends it: a store that waits for a busy database.
-    package static func lockJobsTable(ofSchema schema: String) async throws -> @Sendable () async throws -> Void {
+    /// Holds schema `schema`'s `jobs` table locked against every write (`EXCLUSIVE` mode), or
+    /// against reads too (`ACCESS EXCLUSIVE` mode) when `againstReads`, from a session of its own
+    /// until the returned call ends it: a store that waits for a busy database.
+    package static func lockJobsTable(ofSchema schema: String, againstReads: Bool = false) async throws
+        -> @Sendable () async throws -> Void
+    {
+        let (mode, lockName) = againstReads ? ("ACCESS EXCLUSIVE", "AccessExclusiveLock") : ("EXCLUSIVE", "ExclusiveLock")
         // The session's name is the schema's: tests running beside this one hold locks of their own.
         let session = Task {
             try? await psql(
                 """
                 SET application_name = :'schema';
                 BEGIN;
-                LOCK TABLE :"schema".jobs IN EXCLUSIVE MODE;
+                LOCK TABLE :"schema".jobs IN \(mode) MODE;
                 SELECT pg_sleep(600);
                 """, variables: ["schema": schema])
         }
@@ -65,8 +69,8 @@ package enum TestPostgresServer {
             try await psql(
                 """
                 SELECT count(*) FROM pg_locks JOIN pg_stat_activity USING (pid)
-                WHERE application_name = :'schema' AND mode = 'ExclusiveLock' AND locktype = 'relation' AND granted;
-                """, variables: ["schema": schema]) == "1"
+                WHERE application_name = :'schema' AND mode = :'mode' AND locktype = 'relation' AND granted;
+                """, variables: ["schema": schema, "mode": lockName]) == "1"
         }
         return {
             _ = try await psql(

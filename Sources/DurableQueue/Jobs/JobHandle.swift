@@ -26,7 +26,12 @@ public struct JobHandle<J: Job>: Sendable {
 
     /// Waits for the job to finish and returns its output.
     ///
+    /// The wait rides out store failures as the engine does: a locked device for however long it
+    /// lasts, a lock held elsewhere or a server that does not answer for up to
+    /// ``JobQueue/Configuration/storageFailureTimeout`` of failing reads in a row.
+    ///
     /// - Throws: `jobFailed` (with the last error) or `cancelled` when it ended so; `jobNotFound`;
+    ///   the store's error once its reads failed for the storage failure timeout;
     ///   `CancellationError` if the waiting task is cancelled.
     public func result() async throws -> J.Output {
         try output(of: try await queue.waitUntilFinished(id, deadline: nil))
@@ -41,9 +46,11 @@ public struct JobHandle<J: Job>: Sendable {
     }
 
     /// Waits for the job to finish and returns how it ended: its output, its error, or that it was
-    /// cancelled. Unlike ``result()`` it throws only when the outcome cannot be had.
+    /// cancelled. Unlike ``result()`` it throws only when the outcome cannot be had. Store failures
+    /// are ridden out as ``result()`` rides them out.
     ///
-    /// - Throws: `jobNotFound`; `CancellationError` if the waiting task is cancelled.
+    /// - Throws: `jobNotFound`; the store's error once its reads failed for the storage failure
+    ///   timeout; `CancellationError` if the waiting task is cancelled.
     public func outcome() async throws -> JobOutcome<J.Output> {
         try outcome(of: try await queue.waitUntilFinished(id, deadline: nil))
     }
@@ -136,19 +143,32 @@ public struct JobHandle<J: Job>: Sendable {
 
 extension JobQueue {
     /// Waits until job `id` is finished (or `deadline`, in ms since 1970, passes) and returns its row.
-    /// While the file is unavailable (a locked device), it waits for it as the engine does.
+    ///
+    /// Store failures are ridden out as the engine rides them out: while the file is unavailable
+    /// (a locked device) it waits however long it takes; a read that failed for a lock held
+    /// elsewhere or a storage error (a server that did not answer within its call timeout) is tried
+    /// again at the next poll, until reads have failed for ``Configuration/storageFailureTimeout``:
+    /// then that error is thrown. A loaded server that misses one read does not end the wait for a
+    /// job that is about to finish.
     func waitUntilFinished(_ id: JobID, deadline: Int64?) async throws -> JobRecord {
+        var failingSince: Int64?
         while true {
             let seen = jobChanges.generation
             var record: JobRecord?
             do {
                 record = try await store.job(id)
+                failingSince = nil
             } catch let error as DurableQueueError where error.code == .protectedDataUnavailable {
+                record = nil
+            } catch let error as DurableQueueError where error.code == .storage || error.code == .databaseLocked {
+                let since = failingSince ?? now
+                guard now - since < configuration.storageFailureTimeout.milliseconds else { throw error }
+                failingSince = since
                 record = nil
             }
             if let record, record.state.isTerminal { return record }
             if let deadline, now >= deadline {
-                let state = record.map { "it is \($0.state.rawValue)" } ?? "its file is unavailable"
+                let state = record.map { "it is \($0.state.rawValue)" } ?? "its store could not be read"
                 throw DurableQueueError(.timedOut, "the job did not finish in time (\(state))", jobID: id)
             }
             await waitForChange(after: seen, deadline: deadline)

@@ -2,12 +2,14 @@ import DurableQueuePostgres
 import DurableQueueTestSupport
 import Foundation
 import Logging
+import Synchronization
 import Testing
 
 @testable import DurableQueue
 
 /// A store call that gets no answer is logged while it waits, then fails at the call timeout
-/// (``PostgresStorage/callTimeout``): a log shows what an engine is waiting for.
+/// (``PostgresStorage/callTimeout``): a log shows what an engine is waiting for. A handle waiting
+/// for a job reads again, until its reads have failed for the storage failure timeout.
 @Suite(.enabled(if: TestEnvironment.serversEnabled, Comment(rawValue: TestEnvironment.skipReason)), .timeLimit(.minutes(1)))
 struct SlowCallTests {
     @Test func aCallWaitingPastHalfItsTimeoutIsLoggedThenFailsAtTheTimeout() async throws {
@@ -33,5 +35,50 @@ struct SlowCallTests {
         // Logged after half the timeout (1 s), at the watchdog's next look; failed after the timeout.
         #expect(logged >= .seconds(1) && failed >= .seconds(2), "logged after \(logged), failed after \(failed)")
         #expect(log.text.components(separatedBy: "no answer yet").count == 2, "logged once: \(log.text)")
+    }
+
+    @Test func aHandleWaitingForAJobRidesOutReadsThatGetNoAnswer() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var storage = try PostgresStorage(url: try await StoreBackend.postgres.location(directory))
+        storage.callTimeout = .milliseconds(300)
+        let queue = try JobQueue(store: try await PostgresJobStore(storage), configuration: JobQueue.Configuration(pollInterval: .milliseconds(20)))
+        queue.register(Echo())
+        let handle = try await queue.enqueue(Echo.self, "x")
+        let schema = TestPostgresServer.schema(for: directory)
+        // Reads of the jobs table wait: the handle's first read gets no answer within the call timeout.
+        let release = try await TestPostgresServer.lockJobsTable(ofSchema: schema, againstReads: true)
+        let waitEnded = Atomic(false)
+        let waiter = Task {
+            defer { waitEnded.store(true, ordering: .relaxed) }
+            return try await handle.result(timeout: .seconds(50))
+        }
+        try await eventually("a read failed and the handle read again, or the wait ended") {
+            let waitingReads = try await TestPostgresServer.psql(
+                "SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = format('%I.jobs', :'schema')::regclass;",
+                variables: ["schema": schema])
+            return (Int(waitingReads) ?? 0) >= 2 || waitEnded.load(ordering: .relaxed)
+        }
+        try await release()
+        let engine = Task { try await queue.run() }
+        defer { engine.cancel() }
+        #expect(try await waiter.value == "x")
+    }
+
+    @Test func aHandleWhoseReadsFailForTheStorageFailureTimeoutThrowsTheStoresError() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var storage = try PostgresStorage(url: try await StoreBackend.postgres.location(directory))
+        storage.callTimeout = .milliseconds(300)
+        let configuration = JobQueue.Configuration(pollInterval: .milliseconds(20), storageFailureTimeout: .seconds(1))
+        let queue = try JobQueue(store: try await PostgresJobStore(storage), configuration: configuration)
+        let handle = try await queue.enqueue(Echo.self, "x")
+        let release = try await TestPostgresServer.lockJobsTable(ofSchema: TestPostgresServer.schema(for: directory), againstReads: true)
+        let started = ContinuousClock.now
+        let error = await #expect(throws: DurableQueueError.self) { try await handle.result(timeout: .seconds(50)) }
+        let waited = ContinuousClock.now - started
+        try await release()
+        #expect(error?.code == .storage && error?.message.contains("no answer from the database server") == true, "\(String(describing: error))")
+        #expect(waited >= .seconds(1), "gave up after \(waited)")
     }
 }
