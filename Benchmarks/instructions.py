@@ -22,6 +22,12 @@ thread happens to zero the counts, about 7,500 instructions a job (N = 2,000) or
 (the "spinning thread" once suspected). Both are recorded; the table compares `totals:`. For the
 single-threaded C baseline the two agree.
 
+`--floor` adds the floor of DurableQueue's own SQL: `sql-floor/floor.c` (the SQLite store's
+statements from C, on a file made by `Migrations/`, no Swift) under callgrind on the same
+workloads: `sql-floor` for the awaited enqueue, the batches and the drain at 10 jobs per commit
+(about the engine's group commit in this benchmark), `sql-floor-c1` for the drain one job at a time. What
+DurableQueue runs above it is the engine's own cost.
+
 `--features` instead measures what a job using a feature costs beside a plain one: the whole
 `durableq-bench` process (release, without DWARF) under callgrind for its drains of plain jobs, of
 keyed jobs (a fair queue, one running job and a 1 ms throttle per key), of dependent jobs (half of
@@ -98,6 +104,53 @@ def build(peers):
     return WORK / "baseline_cg", WORK / "dq-bench-adapter"
 
 
+# (system, workload, floor.c arguments but the file): the floor's cases of each workload.
+FLOOR_CASES = {
+    "enqueue": [("sql-floor", "enqueue", ["enqueue"])],
+    "drain": [("sql-floor", "drain", ["drain", "10"])],
+    "one-at-a-time": [("sql-floor-c1", "drain", ["drain", "1"])],
+    "batch": [("sql-floor", "batch", ["batch"])],
+}
+
+
+def build_floor(n):
+    """floor.c with callgrind's markers; an empty file at the newest schema and one holding `n`
+    pending jobs (enqueued by floor.c, untimed), both in `WORK`."""
+    WORK.mkdir(parents=True, exist_ok=True)
+    program = WORK / "floor_cg"
+    run(["gcc", "-O2", "-Wall", "-DCALLGRIND_MARKS", "-o", str(program), str(HERE / "sql-floor" / "floor.c"), "-lsqlite3"])
+    empty, filled = WORK / "floor-schema.sqlite", WORK / f"floor-{n}.sqlite"
+    for path in (empty, filled):
+        for stale in path.parent.glob(path.name + "*"):
+            stale.unlink()
+    for migration in sorted((ROOT / "Migrations").glob("0*.sql")):
+        run(["sqlite3", str(empty)], stdin=migration.open(), stdout=subprocess.DEVNULL)
+    shutil.copy(empty, filled)
+    run([str(program), str(filled), "enqueue", str(n)], stdout=subprocess.DEVNULL)
+    run(["sqlite3", str(filled), "PRAGMA wal_checkpoint(TRUNCATE)"], stdout=subprocess.DEVNULL)
+    return program, empty, filled
+
+
+def profile_floor(program, start, arguments, n):
+    """One run of floor.c under callgrind on a copy of `start`: (totals, summary, report)."""
+    with tempfile.TemporaryDirectory(prefix="dq-floor-") as folder:
+        database = pathlib.Path(folder) / "q.db"
+        shutil.copy(start, database)
+        out = pathlib.Path(folder) / "callgrind.out"
+        count = arguments[1] if len(arguments) > 1 else str(n)
+        done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", str(program), str(database),
+                               arguments[0], count], capture_output=True, text=True, check=True)
+        fields = {}
+        for line in pathlib.Path(str(out) + ".1").read_text(errors="replace").splitlines():
+            if line.startswith(("totals:", "summary:")):
+                name, value = line.split(":", 1)
+                fields[name] = int(value.split()[0])
+        report = json.loads([line for line in done.stdout.splitlines() if line.startswith("{")][-1])
+        if report["jobs"] != n:
+            raise SystemExit(f"floor {arguments}: {report['jobs']} jobs, not {n}")
+        return fields["totals"], fields["summary"], report
+
+
 def profile(program, workload, extra, n):
     """One run under callgrind: (totals, summary, the program's JSON report)."""
     with tempfile.TemporaryDirectory(prefix="dq-instructions-") as folder:
@@ -158,9 +211,10 @@ def main():
     parser.add_argument("--workloads", default="enqueue,drain,one-at-a-time,batch")
     parser.add_argument("--peers", default=str(PEERS), help="the peers' folder (baseline.c, swift-adapter/)")
     parser.add_argument("--save", action="store_true", help="write results/DATE-instructions-COMMIT.jsonl")
+    parser.add_argument("--floor", action="store_true", help="the floor of the store's own SQL beside (sql-floor/floor.c)")
     parser.add_argument("--features", action="store_true", help="a keyed, a dependent, a stepped and a grouped job beside a plain one")
     arguments = parser.parse_args()
-    for tool in ("valgrind", "gcc", "objcopy", "swift"):
+    for tool in ("valgrind", "gcc", "objcopy", "swift") + (("sqlite3",) if arguments.floor else ()):
         if shutil.which(tool) is None:
             raise SystemExit(f"{tool} is missing")
     if arguments.features:
@@ -186,12 +240,20 @@ def main():
     baseline, adapter = build(pathlib.Path(arguments.peers))
     version = commit()
     cases = [case for name in arguments.workloads.split(",") for case in CASES[name]]
+    if arguments.floor:
+        floor, empty, filled = build_floor(arguments.n)
+        cases += [case for name in arguments.workloads.split(",") for case in FLOOR_CASES[name]]
     samples = {(system, workload): [] for system, workload, _ in cases}
     for round_ in range(1, arguments.runs + 1):  # in turns, so that nothing drifts onto one system
         for system, workload, extra in cases:
             print(f"# round {round_}: {system} {workload}", file=sys.stderr)
-            program = baseline if system == "c-baseline" else adapter
-            totals, summary, report = profile(program, workload, extra, arguments.n)
+            if system.startswith("sql-floor"):
+                start = filled if workload == "drain" else empty
+                totals, summary, report = profile_floor(floor, start, extra, arguments.n)
+                report = {"commits": None, "sqlite_version": None}
+            else:
+                program = baseline if system == "c-baseline" else adapter
+                totals, summary, report = profile(program, workload, extra, arguments.n)
             if not report.get("ok", True):
                 raise SystemExit(f"{system} {workload}: the run failed its checks: {report}")
             samples[(system, workload)].append(
@@ -203,7 +265,8 @@ def main():
         lines.append({
             "date": date, "tool": "valgrind --tool=callgrind (Benchmarks/instructions.py)", "key": system,
             "workload": workload, "n": arguments.n, "sync": "NORMAL",
-            "version": f"libsqlite3 {runs[0]['sqlite'] or ''}".strip() if system == "c-baseline" else f"DurableQueue {version}",
+            "version": f"libsqlite3 {runs[0]['sqlite'] or ''}".strip() if system == "c-baseline"
+            else f"DurableQueue {version}" + (" statements (sql-floor/floor.c)" if system.startswith("sql-floor") else ""),
             "counts": "user-space instructions of every thread in the timed loop (the dump's totals:)",
             "instructions_per_job": round(statistics.median(per_job), 1),
             "min_instructions_per_job": round(min(per_job), 1), "max_instructions_per_job": round(max(per_job), 1),

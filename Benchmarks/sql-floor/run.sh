@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The floor of DurableQueue's own SQL on this machine: floor.c on a file made by Migrations/, N jobs
-# enqueued one transaction each, then drained one at a time and 16 per transaction, ROUNDS times.
+# enqueued in batches of 1,000, N enqueued one transaction each, then drained one at a time and 16
+# per transaction, ROUNDS times.
 # With BASELINE=path/to/baseline (the peers' C baseline binary) its enqueue and drain run in the
 # same rounds, for ratios measured in one run.
 #
@@ -19,6 +20,8 @@ for migration in "$root"/Migrations/0*.sql; do sqlite3 "$work/schema.sqlite" < "
 
 fresh() { rm -f "$work/$1"*; cp "$2" "$work/$1"; }
 for round in $(seq 1 "$rounds"); do
+    fresh batched.sqlite "$work/schema.sqlite"
+    "$work/floor" "$work/batched.sqlite" batch "$n"
     fresh enqueued.sqlite "$work/schema.sqlite"
     "$work/floor" "$work/enqueued.sqlite" enqueue "$n"
     sqlite3 "$work/enqueued.sqlite" "PRAGMA wal_checkpoint(TRUNCATE)" > /dev/null
