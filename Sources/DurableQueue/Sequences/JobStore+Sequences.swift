@@ -190,3 +190,41 @@ extension JobStore {
         }
     }
 }
+
+extension JobStore {
+    /// Creates or updates a queue's settings, shared by every process on the store, in one
+    /// transaction; see ``QueueSequences/configure(_:in:now:)``.
+    ///
+    /// Every setting is replaced except `isPaused`, which applies only when the queue is created:
+    /// an existing queue stays suspended or not (see ``setSuspended(_:queue:now:)``).
+    /// - Throws: `invalidArgument` (nothing changed) or a storage error.
+    package func configure(_ queue: QueueConfiguration, now: Int64) async throws {
+        try queue.validate()
+        try await runSequence("configure queue '\(queue.name)'", now: now) { rows, now in
+            try await QueueSequences.configure(queue, in: rows, now: now)
+        }
+    }
+
+    /// Changes some settings of queue `name` (created with the defaults if it has no row), leaving
+    /// the others as they are, in one transaction: `change` gets the current settings.
+    ///
+    /// - Returns: The settings now in force.
+    /// - Throws: `invalidArgument` if `change` renames the queue or leaves a setting out of range
+    ///   (nothing changed), or a storage error.
+    package func updateQueue(
+        named name: String, now: Int64, _ change: @escaping @Sendable (inout QueueConfiguration) -> Void
+    ) async throws -> QueueConfiguration {
+        try await runSequence("update queue '\(name)'", now: now) { rows, now in
+            try await QueueSequences.update(name, in: rows, now: now, change)
+        }
+    }
+
+    /// Suspends (`true`) or resumes a queue: running jobs finish, nothing new starts while suspended.
+    ///
+    /// - Throws: `invalidArgument` when no such queue exists.
+    package func setSuspended(_ suspended: Bool, queue: String, now: Int64) async throws {
+        try await runSequence("\(suspended ? "suspend" : "resume") queue '\(queue)'", now: now) { rows, now in
+            try await QueueSequences.suspend(suspended, queue: queue, in: rows, now: now)
+        }
+    }
+}

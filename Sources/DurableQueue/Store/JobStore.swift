@@ -115,16 +115,6 @@ package protocol JobStore: JobStoreReader {
 
     // MARK: Queues
 
-    /// Replaces a queue's settings (all but an existing queue's suspension).
-    func configure(_ queue: QueueConfiguration, now: Int64) async throws
-
-    /// Applies `change` to a queue's settings (the defaults for a new queue) in one transaction.
-    func updateQueue(named name: String, now: Int64, _ change: @escaping @Sendable (inout QueueConfiguration) -> Void)
-        async throws -> QueueConfiguration
-
-    /// Suspends or resumes a queue.
-    func setSuspended(_ suspended: Bool, queue: String, now: Int64) async throws
-
     /// Raises by one the priority of every pending job of a queue with ``Aging`` that has waited
     /// its interval since it became pending or last rose (by `updated_at`), up to the queue's
     /// limit, each with a history row; returns how many rose, or nil when no queue ages (then it
