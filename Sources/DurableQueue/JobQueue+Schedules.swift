@@ -49,7 +49,7 @@ extension JobQueue {
     /// - Returns: false if there was no such schedule.
     @discardableResult
     public func unschedule(_ name: String) async throws -> Bool {
-        try await store.deleteSchedule(named: name)
+        try await store.deleteSchedule(named: name, now: now)
     }
 
     /// Pauses schedule `name`: it enqueues nothing until resumed.

@@ -1,61 +1,6 @@
 import Foundation
 
 extension SQLiteJobStore {
-    /// Creates or replaces a schedule's job and rule; see ``JobStore/saveSchedule(_:now:)``.
-    package func saveSchedule(_ schedule: ScheduleRecord, now: Int64) throws {
-        try schedule.job.validate()
-        let job = schedule.job
-        let rule = StoredScheduleRule(schedule.rule)
-        try write("save schedule '\(schedule.name)'", now: now) { now in
-            try connection.execute(
-                """
-                INSERT INTO schedules (name, kind, queue, input, priority, max_attempts, retry_policy, timeout_ms, unique_key,
-                                       unique_policy, tags, throttle_interval_ms, cron, time_zone, interval_ms, jitter_ms,
-                                       missed, catch_up_max, paused, next_tick_at, created_at, updated_at)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?21)
-                ON CONFLICT (name) DO UPDATE SET
-                    kind = excluded.kind, queue = excluded.queue, input = excluded.input, priority = excluded.priority,
-                    max_attempts = excluded.max_attempts, retry_policy = excluded.retry_policy,
-                    timeout_ms = excluded.timeout_ms, unique_key = excluded.unique_key,
-                    unique_policy = excluded.unique_policy, tags = excluded.tags,
-                    throttle_interval_ms = excluded.throttle_interval_ms, jitter_ms = excluded.jitter_ms,
-                    missed = excluded.missed, catch_up_max = excluded.catch_up_max,
-                    next_tick_at = CASE WHEN cron IS excluded.cron AND time_zone IS excluded.time_zone
-                                             AND interval_ms IS excluded.interval_ms
-                                        THEN next_tick_at ELSE excluded.next_tick_at END,
-                    cron = excluded.cron, time_zone = excluded.time_zone, interval_ms = excluded.interval_ms,
-                    updated_at = excluded.updated_at
-                """,
-                [
-                    schedule.name, job.kind, job.queue, job.input, job.priority.rawValue, job.maxAttempts, job.retryPolicy,
-                    job.timeoutMilliseconds, job.uniqueKey, job.uniquePolicy.rawValue, try ScheduleColumns.tags(job.tags),
-                    job.throttleIntervalMilliseconds, rule.cron, rule.timeZone, rule.intervalMilliseconds,
-                    rule.jitterMilliseconds, rule.missed, rule.catchUpMax, schedule.isPaused, schedule.nextTickAt, now,
-                ])
-        }
-    }
-
-    /// Deletes a schedule; false if there was none.
-    package func deleteSchedule(named name: String) throws -> Bool {
-        try write("delete schedule '\(name)'") {
-            try connection.execute("DELETE FROM schedules WHERE name = ?", [name])
-            return try connection.changes == 1
-        }
-    }
-
-    /// Pauses or resumes a schedule; see ``JobStore/setSchedulePaused(_:named:nextTickAt:now:)``.
-    package func setSchedulePaused(_ paused: Bool, named name: String, nextTickAt: Int64?, now: Int64) throws -> Bool {
-        try write("\(paused ? "pause" : "resume") schedule '\(name)'", now: now) { now in
-            try connection.execute(
-                """
-                UPDATE schedules
-                SET next_tick_at = CASE WHEN paused = 1 AND ?1 = 0 THEN ?2 ELSE next_tick_at END, paused = ?1, updated_at = ?3
-                WHERE name = ?4
-                """, [paused, nextTickAt, now, name])
-            return try connection.changes == 1
-        }
-    }
-
     /// Every schedule, or the one named, by name.
     package func schedules(named name: String?) throws -> [ScheduleRecord] {
         try read("read schedules") {
@@ -74,26 +19,6 @@ extension SQLiteJobStore {
     package func nextScheduleTick() throws -> Int64? {
         try read("find the next schedule tick") {
             try connection.scalarInt64("SELECT min(next_tick_at) FROM schedules WHERE paused = 0 AND next_tick_at IS NOT NULL")
-        }
-    }
-
-    /// Enqueues a schedule's due jobs and moves its next tick on; see ``JobStore/fireSchedule(named:due:nextTickAt:jobs:now:)``.
-    package func fireSchedule(named name: String, due: Int64, nextTickAt: Int64?, jobs: [(tick: Int64, job: NewJob)], now: Int64)
-        throws -> [EnqueueOutcome]?
-    {
-        for (_, job) in jobs { try job.validate() }
-        return try write("enqueue the jobs of schedule '\(name)'", now: now) { now in
-            try connection.execute(
-                "UPDATE schedules SET next_tick_at = ? WHERE name = ? AND next_tick_at = ? AND paused = 0", [nextTickAt, name, due])
-            // Another process fired this tick, or the schedule changed since it was read.
-            guard try connection.changes == 1 else { return nil }
-            var outcomes: [EnqueueOutcome] = []
-            for (_, job) in jobs { outcomes.append(try insert(job, now: now)) }
-            if let last = jobs.last, let outcome = outcomes.last {
-                try connection.execute(
-                    "UPDATE schedules SET last_tick_at = ?, last_job_id = ? WHERE name = ?", [last.tick, outcome.id.rawValue, name])
-            }
-            return outcomes
         }
     }
 

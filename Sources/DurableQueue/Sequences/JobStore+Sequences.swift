@@ -228,3 +228,44 @@ extension JobStore {
         }
     }
 }
+
+extension JobStore {
+    /// Creates schedule `schedule.name`, or replaces its job and rule. An existing schedule keeps
+    /// its pause, its last tick and, unless its rule's timing changed, its next tick (so that
+    /// saving the same schedule at every start neither loses nor repeats a tick).
+    ///
+    /// - Throws: `invalidArgument` (nothing changed) or a storage error.
+    package func saveSchedule(_ schedule: ScheduleRecord, now: Int64) async throws {
+        try schedule.job.validate()
+        try await runSequence("save schedule '\(schedule.name)'", now: now) { rows, now in
+            try await rows.saveScheduleRow(schedule, now: now)
+        }
+    }
+
+    /// Deletes a schedule; false if there was none. The jobs it enqueued stay.
+    package func deleteSchedule(named name: String, now: Int64) async throws -> Bool {
+        try await runSequence("delete schedule '\(name)'", now: now) { rows, _ in try await rows.deleteScheduleRow(named: name) }
+    }
+
+    /// Pauses or resumes a schedule; resuming a paused one sets its next tick to `nextTickAt`
+    /// (ticks that passed while paused do not fire). False if there is no such schedule.
+    package func setSchedulePaused(_ paused: Bool, named name: String, nextTickAt: Int64?, now: Int64) async throws -> Bool {
+        try await runSequence("\(paused ? "pause" : "resume") schedule '\(name)'", now: now) { rows, now in
+            try await rows.markSchedulePaused(paused, named: name, nextTickAt: nextTickAt, now: now)
+        }
+    }
+
+    /// Moves schedule `name`'s next tick from `due` to `nextTickAt` and enqueues `jobs`, in one
+    /// transaction; see ``ScheduleSequences/fire(named:due:nextTickAt:jobs:in:now:)``. This is what
+    /// makes a tick enqueue exactly one job however many processes fire it.
+    ///
+    /// - Returns: nil when another process fired the tick or the schedule changed.
+    package func fireSchedule(named name: String, due: Int64, nextTickAt: Int64?, jobs: [(tick: Int64, job: NewJob)], now: Int64)
+        async throws -> [EnqueueOutcome]?
+    {
+        for (_, job) in jobs { try job.validate() }
+        return try await runSequence("enqueue the jobs of schedule '\(name)'", now: now) { rows, now in
+            try await ScheduleSequences.fire(named: name, due: due, nextTickAt: nextTickAt, jobs: jobs, in: rows, now: now)
+        }
+    }
+}

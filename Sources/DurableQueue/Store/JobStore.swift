@@ -123,27 +123,8 @@ package protocol JobStore: JobStoreReader {
 
     // MARK: Schedules
 
-    /// Creates schedule `schedule.name`, or replaces its job and rule. An existing schedule keeps
-    /// its pause, its last tick and, unless its rule's timing changed, its next tick (so that
-    /// saving the same schedule at every start neither loses nor repeats a tick).
-    func saveSchedule(_ schedule: ScheduleRecord, now: Int64) async throws
-
-    /// Deletes a schedule; false if there was none. The jobs it enqueued stay.
-    func deleteSchedule(named name: String) async throws -> Bool
-
-    /// Pauses or resumes a schedule; resuming a paused one sets its next tick to `nextTickAt`
-    /// (ticks that passed while paused do not fire). False if there is no such schedule.
-    func setSchedulePaused(_ paused: Bool, named name: String, nextTickAt: Int64?, now: Int64) async throws -> Bool
-
     /// Unpaused schedules whose next tick is due by `now`.
     func dueSchedules(now: Int64) async throws -> [ScheduleRecord]
-
-    /// Moves schedule `name`'s next tick from `due` to `nextTickAt` and enqueues `jobs` (one per
-    /// tick fired, possibly none), in one transaction — only while the schedule is unpaused and
-    /// its next tick is still `due`: nil otherwise (another process fired it, or it changed).
-    /// This is what makes a tick enqueue exactly one job however many processes fire it.
-    func fireSchedule(named name: String, due: Int64, nextTickAt: Int64?, jobs: [(tick: Int64, job: NewJob)], now: Int64)
-        async throws -> [EnqueueOutcome]?
 
     // MARK: Results cache
 
