@@ -269,3 +269,16 @@ extension JobStore {
         }
     }
 }
+
+extension JobStore {
+    /// Raises by one the priority of every pending job of a queue with ``Aging`` that has waited
+    /// its interval since it became pending or last rose (by `updated_at`), up to the queue's
+    /// limit, each with a history row; see ``AgingSequences``.
+    ///
+    /// - Returns: How many rose, or nil when no queue ages (then, after a read, nothing is written).
+    package func ageWaitingJobs(now: Int64) async throws -> Int? {
+        let rules = try await agingRules()
+        guard !rules.isEmpty else { return nil }
+        return try await runSequence("age waiting jobs", now: now) { rows, now in try await AgingSequences.age(rules, in: rows, now: now) }
+    }
+}

@@ -113,14 +113,6 @@ package protocol JobStore: JobStoreReader {
     /// and up to `limit` `deleted_jobs` lines of jobs deleted by hand in `state` before it.
     func prune(state: JobState, finishedBefore: Int64, limit: Int) async throws -> Int
 
-    // MARK: Queues
-
-    /// Raises by one the priority of every pending job of a queue with ``Aging`` that has waited
-    /// its interval since it became pending or last rose (by `updated_at`), up to the queue's
-    /// limit, each with a history row; returns how many rose, or nil when no queue ages (then it
-    /// writes nothing).
-    func ageWaitingJobs(now: Int64) async throws -> Int?
-
     // MARK: Schedules
 
     /// Unpaused schedules whose next tick is due by `now`.

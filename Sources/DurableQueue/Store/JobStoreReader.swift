@@ -31,6 +31,9 @@ package protocol JobStoreReader: AnyObject, Sendable {
     /// Every queue's name, sorted: a short read that counts no jobs.
     func queueNames() async throws -> [String]
 
+    /// The aging rule of every queue with ``Aging``.
+    func agingRules() async throws -> [AgingRule]
+
     /// Every schedule (or only the one named), by name, with the state of the job it enqueued last.
     func schedules(named name: String?) async throws -> [ScheduleRecord]
 
