@@ -17,7 +17,7 @@ FUNC = re.compile(r"\bfunc ([A-Za-z_][A-Za-z0-9_]*)")
 # One dialect statement (or one short transaction) per store, named in the Architecture article,
 # with the helpers of their statements.
 FAST_PATHS = {"enqueue", "claim", "finish", "renewLeases", "recordSteps", "saveProgress", "runSequence",
-              "insert", "promoteDueJobs", "recordStarts", "recordKeyStarts", "keyOverrides", "fairTag"}
+              "insert", "debounce", "promoteDueJobs", "recordStarts", "recordKeyStarts", "keyOverrides", "fairTag"}
 # Each store's helpers of its row operations (a history row, a row read the same way by several),
 # and the two-line calls of a core sequence from the store's own fast paths.
 ROW_HELPERS = {"appendEvent", "appendGroupEvent", "stateRow", "groupRow", "result", "entry", "jobEnded", "requestCancel",

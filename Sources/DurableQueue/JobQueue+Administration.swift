@@ -63,7 +63,7 @@ extension JobQueue {
         let cutoff = now - age.milliseconds
         var deleted = 0
         while true {
-            let batch = try await store.prune(state: state, finishedBefore: cutoff, limit: 500)
+            let batch = try await store.prune(state: state, finishedBefore: cutoff, limit: 500, now: now)
             deleted += batch
             if batch < 500 { return deleted }
         }

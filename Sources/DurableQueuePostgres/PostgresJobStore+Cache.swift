@@ -7,15 +7,6 @@ extension PostgresJobStore {
         try await read("read cache key '\(key)' in '\(namespace)'") { [self] session in try await entry(session, namespace: namespace, key: key, lock: false) }
     }
 
-    /// Forgets a key (or every key of `namespace`, or every key); returns how many.
-    package func resetCache(namespace: String?, key: String?) async throws -> Int {
-        try await write("reset cache entries", transaction: false) { session in
-            try await session.execute(
-                "DELETE FROM cache_entries WHERE ($1::text IS NULL OR namespace = $1) AND ($2::text IS NULL OR key = $2)",
-                [namespace, key])
-        }
-    }
-
     /// A key's entry; `lock` holds its row until the transaction ends.
     func entry(_ session: PostgresSession, namespace: String, key: String, lock: Bool) async throws -> CacheEntryRecord? {
         guard

@@ -32,4 +32,9 @@ extension PostgresRows: CacheRows {
                 max_failures = excluded.max_failures, updated_at = excluded.updated_at
             """, [namespace, key, kind, id.rawValue, maxFailures, now])
     }
+
+    func deleteCacheEntries(namespace: String?, key: String?) async throws -> Int {
+        try await session.execute(
+            "DELETE FROM cache_entries WHERE ($1::text IS NULL OR namespace = $1) AND ($2::text IS NULL OR key = $2)", [namespace, key])
+    }
 }

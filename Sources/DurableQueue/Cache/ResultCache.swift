@@ -86,13 +86,13 @@ public struct ResultCache<J: Job>: Sendable {
     /// Forgets `key`, so that the next request computes it anew. A computation in progress runs on,
     /// but its result is not stored.
     public func reset(_ key: String) async throws {
-        try await queue.store.resetCache(namespace: namespace, key: key)
+        try await queue.store.resetCache(namespace: namespace, key: key, now: queue.now)
         queue.jobChanges.signal()
     }
 
     /// Forgets every key of this cache's namespace.
     public func resetAll() async throws {
-        try await queue.store.resetCache(namespace: namespace, key: nil)
+        try await queue.store.resetCache(namespace: namespace, key: nil, now: queue.now)
         queue.jobChanges.signal()
     }
 
@@ -127,7 +127,7 @@ extension JobQueue {
 
     /// Forgets every key of every cache in the file (or, given a namespace, of that namespace).
     public func resetCaches(namespace: String? = nil) async throws {
-        try await store.resetCache(namespace: namespace, key: nil)
+        try await store.resetCache(namespace: namespace, key: nil, now: now)
         jobChanges.signal()
     }
 }

@@ -148,7 +148,7 @@ extension JobEngine {
             var deleted = 0
             do {
                 while !state.isFinished {
-                    let batch = try await store.prune(state: finished, finishedBefore: cutoff, limit: 500)
+                    let batch = try await store.prune(state: finished, finishedBefore: cutoff, limit: 500, now: now)
                     deleted += batch
                     if batch < 500 { break }
                     await Task.yield()

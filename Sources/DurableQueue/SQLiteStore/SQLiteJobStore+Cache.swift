@@ -6,20 +6,6 @@ extension SQLiteJobStore {
         try read("read cache key '\(key)' in '\(namespace)'") { try entry(namespace: namespace, key: key) }
     }
 
-    /// Forgets `key` (or, with nil, every key) of `namespace` (or, with nil, of every namespace), so
-    /// the next request computes anew. A computation in progress runs on; its result is not stored.
-    ///
-    /// - Returns: How many entries were removed.
-    @discardableResult
-    package func resetCache(namespace: String?, key: String?) throws -> Int {
-        try write("reset cache entries") {
-            try connection.execute(
-                "DELETE FROM cache_entries WHERE (?1 IS NULL OR namespace = ?1) AND (?2 IS NULL OR key = ?2)",
-                [namespace, key])
-            return try connection.changes
-        }
-    }
-
     /// Whether the results cache has any entry, and whether any dependency waits for a job to end:
     /// read once per transaction that ends jobs, in one statement, rather than probed per ending
     /// (most files have neither), and not read at all while the file is known to have neither

@@ -44,40 +44,6 @@ extension SQLiteJobStore {
         }
     }
 
-    /// Deletes up to `limit` jobs that reached `state` before `finishedBefore`, with their events and
-    /// tags, oldest first, up to `limit` outermost groups that did, with their nested groups and
-    /// history, and up to `limit` `deleted_jobs` lines of jobs deleted by hand in `state` before
-    /// then. A job of a group still running is kept.
-    ///
-    /// - Returns: How many jobs, groups and lines were deleted; call again while it reaches `limit`.
-    package func prune(state: JobState, finishedBefore: Int64, limit: Int = 500) throws -> Int {
-        guard state.isTerminal else {
-            throw DurableQueueError.invalidArgument("state", "only finished jobs can be pruned, not '\(state.rawValue)' ones")
-        }
-        guard limit > 0 else { throw DurableQueueError.invalidArgument("limit", "\(limit) is not positive") }
-        return try write("prune \(state.rawValue) jobs") {
-            try connection.execute(
-                """
-                DELETE FROM jobs WHERE id IN (
-                    SELECT id FROM jobs
-                    WHERE state = ?1 AND finished_at < ?2
-                      AND NOT EXISTS (SELECT 1 FROM groups AS g WHERE g.id = jobs.group_id AND g.state IN ('blocked', 'running'))
-                    ORDER BY finished_at LIMIT ?3)
-                """, [state.rawValue, finishedBefore, limit])
-            let jobs = try connection.changes
-            // Outermost groups that ended so long ago, with their nested groups and history.
-            try connection.execute(
-                """
-                DELETE FROM groups WHERE id IN (SELECT id FROM groups
-                                                WHERE parent_id IS NULL AND state = ?1 AND finished_at < ?2
-                                                ORDER BY finished_at LIMIT ?3)
-                """, [state.rawValue, finishedBefore, limit])
-            let groups = try connection.changes
-            try connection.execute(Self.pruneDeletedJobLinesStatement, [state.rawValue, finishedBefore, limit])
-            return try jobs + groups + connection.changes
-        }
-    }
-
     /// Deletes up to `?3` `deleted_jobs` lines of jobs deleted in state `?1` before `?2`, oldest
     /// first: a search of idx_deleted_jobs_by_age, however many lines there are.
     static let pruneDeletedJobLinesStatement = """

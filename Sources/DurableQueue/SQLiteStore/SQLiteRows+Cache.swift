@@ -27,4 +27,12 @@ extension SQLiteRows: CacheRows {
                 """, [namespace, key, kind, id.rawValue, maxFailures, now])
         }
     }
+
+    func deleteCacheEntries(namespace: String?, key: String?) async throws -> Int {
+        try onStore { store in
+            try store.connection.execute(
+                "DELETE FROM cache_entries WHERE (?1 IS NULL OR namespace = ?1) AND (?2 IS NULL OR key = ?2)", [namespace, key])
+            return try store.connection.changes
+        }
+    }
 }

@@ -14,4 +14,7 @@ package protocol CacheRows: Sendable {
     /// Makes job `id` the one computing `key` in `namespace` (`inProgress`, for `kind`, allowing
     /// `maxFailures`), creating the entry or taking it over.
     func assignCacheEntry(namespace: String, key: String, kind: String, to id: JobID, maxFailures: Int?, now: Int64) async throws
+    /// Deletes the entry of `key` (nil: of every key) in `namespace` (nil: in every namespace);
+    /// how many were deleted.
+    func deleteCacheEntries(namespace: String?, key: String?) async throws -> Int
 }

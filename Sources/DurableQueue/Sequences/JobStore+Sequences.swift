@@ -1,4 +1,13 @@
 extension JobStore {
+    /// ``runSequence(_:now:notifying:_:)`` of a change that may concern workers of other processes.
+    package func runSequence<T: Sendable>(
+        _ operation: String, now: Int64, _ body: @escaping @Sendable (any StoreRows, Int64) async throws -> T
+    ) async throws -> T {
+        try await runSequence(operation, now: now, notifying: true, body)
+    }
+}
+
+extension JobStore {
     /// Inserts a sequence or group with every job and nested group in it, and starts it, in one
     /// transaction.
     ///
@@ -280,5 +289,37 @@ extension JobStore {
         let rules = try await agingRules()
         guard !rules.isEmpty else { return nil }
         return try await runSequence("age waiting jobs", now: now) { rows, now in try await AgingSequences.age(rules, in: rows, now: now) }
+    }
+}
+
+extension JobStore {
+    /// Forgets `key` (or, with nil, every key) of `namespace` (or, with nil, of every namespace), so
+    /// the next request computes anew. A computation in progress runs on; its result is not stored.
+    ///
+    /// - Returns: How many entries were removed.
+    @discardableResult
+    package func resetCache(namespace: String?, key: String?, now: Int64) async throws -> Int {
+        try await runSequence("reset cache entries", now: now) { rows, _ in try await rows.deleteCacheEntries(namespace: namespace, key: key) }
+    }
+}
+
+extension JobStore {
+    /// Deletes up to `limit` jobs (and outermost groups) that finished in `state` before
+    /// `finishedBefore`, and up to `limit` `deleted_jobs` lines of jobs deleted by hand in `state`
+    /// before it, oldest first; a job of a group still under way stays. Nobody is told: no worker
+    /// waits for a deletion.
+    ///
+    /// - Returns: How many rows went.
+    /// - Throws: `invalidArgument` for a state that is not finished or a limit that is not positive.
+    package func prune(state: JobState, finishedBefore: Int64, limit: Int, now: Int64) async throws -> Int {
+        guard state.isTerminal else {
+            throw DurableQueueError.invalidArgument("state", "only finished jobs can be pruned, not '\(state.rawValue)' ones")
+        }
+        guard limit > 0 else { throw DurableQueueError.invalidArgument("limit", "\(limit) is not positive") }
+        return try await runSequence("prune \(state.rawValue) jobs", now: now, notifying: false) { rows, _ in
+            let jobs = try await rows.deleteFinishedJobs(in: state, finishedBefore: finishedBefore, limit: limit)
+            let groups = try await rows.deleteFinishedGroups(in: state, finishedBefore: finishedBefore, limit: limit)
+            return try await jobs + groups + rows.deleteDeletionLines(of: state, deletedBefore: finishedBefore, limit: limit)
+        }
     }
 }

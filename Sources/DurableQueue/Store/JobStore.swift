@@ -39,9 +39,12 @@ package protocol JobStore: JobStoreReader {
     /// write is, and commits it; `body` gets the transaction's time. What a sequence does is written
     /// once, in the core: the store implements the row operations.
     ///
-    /// - Parameter operation: What is being done, in words, for the error message.
+    /// - Parameters:
+    ///   - operation: What is being done, in words, for the error message.
+    ///   - notifying: Whether the change may concern workers of other processes (a store that tells
+    ///     its listeners of changes tells them); false for housekeeping such as pruning.
     func runSequence<T: Sendable>(
-        _ operation: String, now: Int64, _ body: @escaping @Sendable (any StoreRows, Int64) async throws -> T
+        _ operation: String, now: Int64, notifying: Bool, _ body: @escaping @Sendable (any StoreRows, Int64) async throws -> T
     ) async throws -> T
 
     // MARK: Running jobs
@@ -109,10 +112,6 @@ package protocol JobStore: JobStoreReader {
 
     // MARK: Changing jobs
 
-    /// Deletes up to `limit` jobs (and outermost groups) that finished in `state` before the cutoff,
-    /// and up to `limit` `deleted_jobs` lines of jobs deleted by hand in `state` before it.
-    func prune(state: JobState, finishedBefore: Int64, limit: Int) async throws -> Int
-
     // MARK: Schedules
 
     /// Unpaused schedules whose next tick is due by `now`.
@@ -120,9 +119,6 @@ package protocol JobStore: JobStoreReader {
 
     // MARK: Results cache
 
-    /// Forgets a key (or every key of `namespace`, or every key); returns how many.
-    @discardableResult
-    func resetCache(namespace: String?, key: String?) async throws -> Int
 
     // MARK: The application's transaction
 

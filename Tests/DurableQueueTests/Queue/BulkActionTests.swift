@@ -112,8 +112,8 @@ import Testing
 
         // The lines go as finished jobs of their state do, counted from the deletion.
         let now = Date().millisecondsSince1970
-        #expect(try await store.prune(state: .failed, finishedBefore: now - 3_600_000, limit: 500) == 0)
-        #expect(try await store.prune(state: .failed, finishedBefore: now + 1_000, limit: 500) == 1)
+        #expect(try await store.prune(state: .failed, finishedBefore: now - 3_600_000, limit: 500, now: now) == 0)
+        #expect(try await store.prune(state: .failed, finishedBefore: now + 1_000, limit: 500, now: now) == 1)
         let left = try await queue.transaction { tx in try tx.query("SELECT job_id FROM deleted_jobs") }
         #expect(left == [[.integer(succeeded.rawValue)]], "\(left)")
     }

@@ -40,6 +40,24 @@ import Testing
         }
     }
 
+    @Test(arguments: StoreBackend.all) func aGroupIsPrunedWithItsJobsOnlyOnceItHasEnded(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ in
+            let id = try await store.enqueue(
+                composition: .group(.sequence, [step(name: "a"), step(name: "b")], maxConcurrent: 0, name: nil), now: 1_000)
+            try await succeed(store, try await store.take("q")[0], output: "1", now: 2_000)
+            // The first step finished long ago, but its sequence runs on: nothing of it goes.
+            #expect(try await store.prune(state: .succeeded, finishedBefore: 10_000, limit: 500, now: 10_000) == 0)
+            #expect(try await store.groupState(id) == .running)
+            try await succeed(store, try await store.take("q")[0], output: "2", now: 3_000)
+            #expect(try await store.groupState(id) == .succeeded)
+            // Both steps and the group.
+            #expect(try await store.prune(state: .succeeded, finishedBefore: 10_000, limit: 500, now: 10_000) == 3)
+            let error = await #expect(throws: DurableQueueError.self) { _ = try await store.groupState(id) }
+            #expect(error?.code == .groupNotFound, "\(String(describing: error))")
+            #expect(try await store.jobs(JobFilter()).isEmpty)
+        }
+    }
+
     @Test(arguments: StoreBackend.all) func aFailedStepFailsTheSequenceAndCancelsTheStepsAfterIt(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store, _ in
             let id = try await store.enqueue(
