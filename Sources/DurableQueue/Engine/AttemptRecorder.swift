@@ -18,10 +18,13 @@ protocol AttemptRefiller: Sendable {
 /// Each caller waits until the transaction holding its ending has committed, so nobody hears of an
 /// outcome the file does not have. One flusher runs at a time; at a low rate each ending gets its
 /// own transaction at once, at a high rate endings share one and the write cost is spread over them.
-/// With a ``refiller``, the same transaction also claims the jobs that take the ended attempts'
-/// places (acknowledge-and-fetch), so a busy engine commits once per group rather than twice.
+/// With a refiller (the engine whose attempts end), the same transaction also claims the jobs that
+/// take the ended attempts' places (acknowledge-and-fetch), so a busy engine commits once per group
+/// rather than twice. Each caller names its refiller; the recorder keeps none between calls.
 final class AttemptRecorder: Sendable {
-    private typealias Waiter = (attempt: FinishedAttempt, continuation: CheckedContinuation<JobState?, any Error>)
+    private typealias Waiter = (
+        attempt: FinishedAttempt, refiller: (any AttemptRefiller)?, continuation: CheckedContinuation<JobState?, any Error>
+    )
 
     private struct State {
         var waiting: [Waiter] = []
@@ -29,7 +32,6 @@ final class AttemptRecorder: Sendable {
     }
 
     private let state = Mutex(State())
-    private let currentRefiller = Mutex<(any AttemptRefiller)?>(nil)
     private let store: any JobStore
     private let time: any TimeSource
 
@@ -39,23 +41,20 @@ final class AttemptRecorder: Sendable {
         self.time = time
     }
 
-    /// What claims more jobs along with the endings; nil (the default) claims nothing.
-    var refiller: (any AttemptRefiller)? {
-        get { currentRefiller.withLock { $0 } }
-        set { currentRefiller.withLock { $0 = newValue } }
-    }
-
     /// Records `attempt`'s end and returns once it is committed.
     ///
-    /// - Parameter alone: No other attempt runs in this process, so no other ending is coming to
-    ///   share the transaction: it starts at once on this thread.
+    /// - Parameters:
+    ///   - alone: No other attempt runs in this process, so no other ending is coming to share the
+    ///     transaction: it starts at once on this thread.
+    ///   - refiller: What claims more jobs in the transaction that records this ending (the
+    ///     engine, which claims nothing unless it runs); nil claims nothing.
     /// - Returns: The state the job is now in, or nil if the worker no longer held its lease and
     ///   nothing was recorded.
     /// - Throws: The storage error that failed the transaction holding this ending.
-    func record(_ attempt: FinishedAttempt, alone: Bool = false) async throws -> JobState? {
+    func record(_ attempt: FinishedAttempt, alone: Bool = false, refiller: (any AttemptRefiller)? = nil) async throws -> JobState? {
         try await withCheckedThrowingContinuation { continuation in
             let startsFlusher = state.withLock { state in
-                state.waiting.append((attempt, continuation))
+                state.waiting.append((attempt, refiller, continuation))
                 guard !state.flushing else { return false }
                 state.flushing = true
                 return true
@@ -86,7 +85,8 @@ final class AttemptRecorder: Sendable {
             if group.isEmpty { return }
             let attempts = group.map(\.attempt)
             let now = time.nowMilliseconds
-            let refiller = refiller
+            // The endings of one engine share a transaction: its refiller claims for all of them.
+            let refiller = group.lazy.compactMap(\.refiller).first
             let request = refiller?.refillRequest(freeing: attempts.count, now: now)
             do {
                 let result = try await store.finish(attempts, now: now, thenClaim: request)

@@ -188,7 +188,7 @@ extension JobEngine {
         var pause: Int64 = 100
         while true {
             do {
-                let ended = try await recorder.record(attempt, alone: state.runningCount <= 1)
+                let ended = try await recorder.record(attempt, alone: state.runningCount <= 1, refiller: self)
                 storageSucceeded()
                 guard let ended else {
                     logger.debug("the worker lost the job before the end of its attempt was recorded; the outcome was discarded")

@@ -42,7 +42,6 @@ extension JobEngine {
 
     private func runDrain(_ plan: DrainPlan) async throws -> DrainReport {
         defer {
-            recorder.refiller = nil
             state.reset()
             wake.signal()  // a pause waits for the drain's end
         }
@@ -53,7 +52,6 @@ extension JobEngine {
         await reconcileCarriersAtStart()
         // A schedule's tick that is due enqueues its job first: it is due too.
         _ = try await fireDueSchedules(now: now)
-        recorder.refiller = self
         let ending = try await withThrowingDiscardingTaskGroup(returning: DrainReport.Ending.self) { group in
             group.addTask { await self.renewLeasesUntilFinished() }
             let ending = await self.runDueAttempts(into: &group, until: plan.deadline)

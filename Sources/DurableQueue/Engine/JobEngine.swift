@@ -74,12 +74,8 @@ final class JobEngine: Service, Sendable {
         guard state.start() else {
             throw DurableQueueError(.invalidArgument, "run() is already running on this JobQueue", path: store.location)
         }
-        defer {
-            recorder.refiller = nil
-            state.reset()
-        }
+        defer { state.reset() }
         try await startUp()
-        recorder.refiller = self
         lookUpTracer()
         // On the store's executor where it names one: its calls then cost no hand-off between threads.
         try await withTaskExecutorPreference(store.preferredTaskExecutor) {

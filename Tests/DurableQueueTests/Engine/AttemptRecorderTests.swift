@@ -120,9 +120,9 @@ extension AttemptRecorderTests {
             _ = try await store.take(limit: 1)
             let recorder = AttemptRecorder(store: store, time: SystemTimeSource())
             let refiller = TestRefiller()
-            recorder.refiller = refiller
 
-            let state = try await recorder.record(FinishedAttempt(.first(first), owner: "w1", outcome: .succeeded(output: "1")))
+            let state = try await recorder.record(
+                FinishedAttempt(.first(first), owner: "w1", outcome: .succeeded(output: "1")), refiller: refiller)
             #expect(state == .succeeded)
             #expect(refiller.freed == [1])
             #expect(refiller.admitted == [second])
@@ -143,6 +143,26 @@ extension AttemptRecorderTests {
             for handle in handles { _ = try await handle.result() }
             #expect(tracker.startedInputs.count == 60)
             #expect(tracker.peak == 3)
+        }
+    }
+
+    @Test(arguments: StoreBackend.all) func anEngineClaimsEachNextJobInTheTransactionThatRecordsTheEndBeforeIt(_ backend: StoreBackend) async throws {
+        let configuration = JobQueue.Configuration(maxConcurrentJobs: 1, pollInterval: .milliseconds(20))
+        try await withRunningQueue(on: backend, configuration: configuration, register: { $0.register(Echo()) }) { queue in
+            let handles = try await queue.enqueue(Echo.self, batch: ["1", "2", "3"])
+            for handle in handles { _ = try await handle.result() }
+            // The transaction that wrote each history row: SQLite's commit number, PostgreSQL's xmin.
+            let transaction = backend.name == StoreBackend.sqlite.name ? "tx" : "xmin::text::bigint"
+            let rows = try await queue.transaction { tx in
+                try tx.query("SELECT job_id, to_state, \(transaction) FROM job_events WHERE to_state IN ('running', 'succeeded')")
+            }
+            func writer(_ id: JobID, _ state: String) -> SQLValue? {
+                rows.first { $0[0] == .integer(id.rawValue) && $0[1] == .text(state) }?[2]
+            }
+            for (ended, next) in zip(handles, handles.dropFirst()) {
+                let end = try #require(writer(ended.id, "succeeded"), "\(rows)")
+                #expect(writer(next.id, "running") == end, "\(rows)")
+            }
         }
     }
 }
