@@ -86,7 +86,7 @@ final class AttemptRecorder: Sendable {
             let attempts = group.map(\.attempt)
             let now = time.nowMilliseconds
             // The endings of one engine share a transaction: its refiller claims for all of them.
-            let refiller = group.lazy.compactMap(\.refiller).first
+            let refiller = group.first { $0.refiller != nil }?.refiller
             let request = refiller?.refillRequest(freeing: attempts.count, now: now)
             do {
                 let result = try await store.finish(attempts, now: now, thenClaim: request)
