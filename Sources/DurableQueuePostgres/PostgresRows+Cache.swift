@@ -18,10 +18,6 @@ extension PostgresRows: CacheRows {
         try await store.stateRow(session, id, lock: false)?.state
     }
 
-    func insertComputingJob(_ job: NewJob, now: Int64) async throws -> JobID {
-        try await store.insert(session, job, now: now).id
-    }
-
     func assignCacheEntry(namespace: String, key: String, kind: String, to id: JobID, maxFailures: Int?, now: Int64) async throws {
         try await session.execute(
             """

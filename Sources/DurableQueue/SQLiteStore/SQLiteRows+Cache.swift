@@ -10,10 +10,6 @@ extension SQLiteRows: CacheRows {
         try onStore { try $0.stateRow(id)?.state }
     }
 
-    func insertComputingJob(_ job: NewJob, now: Int64) async throws -> JobID {
-        try onStore { try $0.insert(job, now: now).id }
-    }
-
     func assignCacheEntry(namespace: String, key: String, kind: String, to id: JobID, maxFailures: Int?, now: Int64) async throws {
         try onStore { store in
             store.endingHooksMayHaveAppeared()

@@ -9,8 +9,6 @@ package protocol CacheRows: Sendable {
         -> CacheEntryRecord?
     /// Job `id`'s state, read without locking its row; nil if there is no such job.
     func currentState(of id: JobID) async throws -> JobState?
-    /// Enqueues `job`, which computes a cache key, with its creation history; its id.
-    func insertComputingJob(_ job: NewJob, now: Int64) async throws -> JobID
     /// Makes job `id` the one computing `key` in `namespace` (`inProgress`, for `kind`, allowing
     /// `maxFailures`), creating the entry or taking it over.
     func assignCacheEntry(namespace: String, key: String, kind: String, to id: JobID, maxFailures: Int?, now: Int64) async throws

@@ -13,7 +13,7 @@ package enum CacheSequences {
             computing = !state.isTerminal
         }
         if let answer = CacheRule.answer(for: entry, computing: computing, maxFailures: maxFailures) { return answer }
-        let id = try await rows.insertComputingJob(job, now: now)
+        let id = try await rows.enqueueJob(job, now: now).id
         try await rows.assignCacheEntry(namespace: namespace, key: key, kind: job.kind, to: id, maxFailures: maxFailures, now: now)
         return .computing(id, enqueued: true)
     }

@@ -71,5 +71,7 @@ package protocol LeaseRows: Sendable {
 
 /// Every row operation of the core's sequences: what a store implements for them (see
 /// ``JobStore/runSequence(_:now:notifying:_:)``).
-package protocol StoreRows: EndingRows, LeaseRows, RetryRows, CancelRows, SignalRows, HandOffRows, DependencyRows, CacheRows, QueueRows, ScheduleRows, AgingRows,
-    PruneRows {}
+package protocol StoreRows:
+    EndingRows, LeaseRows, RetryRows, CancelRows, SignalRows, HandOffRows, DependencyRows, CacheRows, QueueRows, ScheduleRows,
+    AgingRows, PruneRows
+{}

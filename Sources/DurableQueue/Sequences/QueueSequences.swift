@@ -1,10 +1,9 @@
 /// What a change of a queue's settings does, written once for every store: the settings row, then
 /// what the change implies for the queue's jobs and starts.
 package enum QueueSequences {
-    /// Creates queue `queue` or replaces its settings, all but an existing queue's suspension
-    /// (which ``suspend(_:queue:in:now:)`` changes).
+    /// Creates queue `queue` (validated by the caller, before the transaction) or replaces its
+    /// settings, all but an existing queue's suspension (which ``suspend(_:queue:in:now:)`` changes).
     package static func configure(_ queue: QueueConfiguration, in rows: any QueueRows, now: Int64) async throws {
-        try queue.validate()
         let previous = try await rows.lockedQueue(named: queue.name)
         var settings = queue
         settings.isPaused = previous?.isPaused ?? queue.isPaused

@@ -12,7 +12,8 @@ package protocol ScheduleRows: Sendable {
     /// Moves schedule `name`'s next tick from `due` to `nextTickAt` if it is unpaused and its next
     /// tick is still `due` (the row held until the transaction ends); false otherwise.
     func moveScheduleTick(named name: String, from due: Int64, to nextTickAt: Int64?) async throws -> Bool
-    /// Enqueues `job` as an enqueue does (its unique key's policy applied), with its creation history.
+    /// Enqueues `job` as an enqueue does (its unique key's policy applied), with its creation
+    /// history: a schedule's tick, or the job that computes a cache key.
     func enqueueJob(_ job: NewJob, now: Int64) async throws -> EnqueueOutcome
     /// Records schedule `name`'s last tick fired, `tick`, and the job it enqueued for it.
     func recordScheduleTick(named name: String, tick: Int64, job: JobID) async throws

@@ -110,15 +110,10 @@ package protocol JobStore: JobStoreReader {
     /// thing (sockets to a server) may change nothing.
     func setPaused(_ paused: Bool) async
 
-    // MARK: Changing jobs
-
     // MARK: Schedules
 
     /// Unpaused schedules whose next tick is due by `now`.
     func dueSchedules(now: Int64) async throws -> [ScheduleRecord]
-
-    // MARK: Results cache
-
 
     // MARK: The application's transaction
 
