@@ -20,15 +20,20 @@ extension PostgresJobStore {
     /// size, measured at 2 ms a claim with 7,000 pending), and whether a scheduled job is due.
     package enum QueueStates: PreparedSQL {
         package static let name = "durablequeue_queue_states"
-        package static let sql = """
-            SELECT q.name, q.concurrency_limit, q.suspended, q.throttle_measured_from, q.rate_limit_count,
-                   q.rate_limit_window_ms, q.next_start_at, q.throttle_interval_ms, q.partition_limit, q.fairness,
-                   ((SELECT j.id FROM jobs AS j WHERE j.queue = q.name AND j.state = 'pending'
-                    ORDER BY j.priority DESC, j.order_key LIMIT 1) IS NOT NULL)::int,
-                   EXISTS (SELECT 1 FROM jobs WHERE state = 'scheduled' AND run_at <= $1)::int, 0,
-                   \(keySettingColumns)
-            FROM queues AS q ORDER BY q.name
-            """
+        package static let sql = queueStates(now: "$1") + " ORDER BY q.name"
+    }
+
+    /// ``QueueStates``' query with the time `now` (a parameter), unordered.
+    static func queueStates(now: String) -> String {
+        """
+        SELECT q.name, q.concurrency_limit, q.suspended, q.throttle_measured_from, q.rate_limit_count,
+               q.rate_limit_window_ms, q.next_start_at, q.throttle_interval_ms, q.partition_limit, q.fairness,
+               ((SELECT j.id FROM jobs AS j WHERE j.queue = q.name AND j.state = 'pending'
+                ORDER BY j.priority DESC, j.order_key LIMIT 1) IS NOT NULL)::int,
+               EXISTS (SELECT 1 FROM jobs WHERE state = 'scheduled' AND run_at <= \(now))::int, 0,
+               \(keySettingColumns)
+        FROM queues AS q
+        """
     }
 
     /// The columns of a queue `q`'s limits per key, in ``QueueStates`` and ``LimitedQueueState``
@@ -40,21 +45,22 @@ extension PostgresJobStore {
 
     /// ``claim(_:)`` inside the caller's transaction.
     func claim(_ session: PostgresSession, _ request: ClaimRequest) async throws -> [ClaimedJob] {
-        var rows = try await session.rows(QueueStates.self, [request.now])
-        if let first = rows.first, try first.bool(11) {
+        var states = try QueueStartStates(await session.rows(QueueStates.self, [request.now]))
+        if states.scheduledDue {
             try await promoteDueJobs(session, now: request.now)
-            rows = try await session.rows(QueueStates.self, [request.now])
+            states = try QueueStartStates(await session.rows(QueueStates.self, [request.now]))
         }
-        guard request.room > 0, !request.kinds.isEmpty else { return [] }
-        let queues = try rows.map { row in (settings: try QueueStartSettings(row), hasPending: try row.bool(10)) }
-            .filter { request.takes(queue: $0.settings.name) }
-        guard !queues.isEmpty else { return [] }
-        let first = Int(request.rotation.magnitude % UInt(queues.count))
-        var claimed: [ClaimedJob] = []
+        return try await claim(session, request, from: states.visits(for: request))
+    }
+
+    /// Claims for `request` from `queues` in their order until its room is used; `claimed` are
+    /// the jobs claimed already (by the statement that recorded endings).
+    func claim(_ session: PostgresSession, _ request: ClaimRequest, from queues: [QueueStartSettings], claimed: [ClaimedJob] = [])
+        async throws -> [ClaimedJob]
+    {
+        var claimed = claimed
         var holdsQueueLock = false
-        for offset in 0..<queues.count where claimed.count < request.room {
-            let (queue, hasPending) = queues[(first + offset) % queues.count]
-            guard hasPending, queue.mayStart(at: request.now) else { continue }
+        for queue in queues where claimed.count < request.room {
             claimed += try await claim(
                 session, queue: queue, limit: request.room - claimed.count, request: request, holdsQueueLock: &holdsQueueLock)
         }
@@ -104,11 +110,21 @@ extension PostgresJobStore {
                 ClaimNext.self,
                 [queue.name, request.kinds.sorted(), request.excluding.map(\.rawValue), slots, request.owner, leaseExpiresAt, request.now])
         }
+        return try await claimed(session, rows, queue: settings, request: request, keyStarts: keys.records)
+    }
+
+    /// The jobs of `queue` that a claim statement returned as `rows` (``claimedJobs(where:owner:leaseExpiresAt:now:)``'s
+    /// columns), in the queue's order, once their starts are recorded as its limits and `keyStarts` need.
+    func claimed(
+        _ session: PostgresSession, _ rows: [PostgresResultRow], queue settings: QueueStartSettings, request: ClaimRequest,
+        keyStarts: [KeyStartRecord] = []
+    ) async throws -> [ClaimedJob] {
+        let leaseExpiresAt = request.now + request.leaseDuration
         // In the queue's order: higher priority first, then by order key.
         let ordered = try rows.map { ($0, try $0.int(3), try $0.int64(12)) }.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.2 < $1.2 }
         let claimed = try ordered.map { row, _, _ in
             var job = ClaimedJob(
-                id: JobID(try row.int64(0)), queue: queue.name, kind: try row.string(1), input: try row.string(2),
+                id: JobID(try row.int64(0)), queue: settings.name, kind: try row.string(1), input: try row.string(2),
                 priority: Priority(rawValue: try row.int(3)), attempt: try row.int(4), maxAttempts: try row.optionalInt(5),
                 retryPolicy: try row.optionalString(6), timeoutMilliseconds: try row.optionalInt64(7),
                 checkpoint: try row.optionalBytes(8), runAt: try row.int64(9), leaseExpiresAt: leaseExpiresAt,
@@ -117,10 +133,10 @@ extension PostgresJobStore {
             job.mayHaveSteps = try row.bool(14)
             return job
         }
-        if !claimed.isEmpty && (queue.isLimited || claimed.contains(where: { $0.throttleIntervalMilliseconds > 0 })) {
+        if !claimed.isEmpty && (settings.isLimited || claimed.contains(where: { $0.throttleIntervalMilliseconds > 0 })) {
             try await recordStarts(session, claimed, queue: settings, now: request.now)
         }
-        if !claimed.isEmpty { try await recordKeyStarts(session, keys.records, queue: queue.name) }
+        if !claimed.isEmpty { try await recordKeyStarts(session, keyStarts, queue: settings.name) }
         if settings.fair, let moved = FairOrder.virtualTime(afterStarting: try ordered.map { try $0.0.int64(12) }) {
             // Without waiting: a claim elsewhere holding the row moves the virtual time itself, and
             // a time left a little behind only lets a new key's first job start a turn sooner.
@@ -128,7 +144,7 @@ extension PostgresJobStore {
                 """
                 UPDATE queues SET fair_time = $2
                 WHERE name = (SELECT name FROM queues WHERE name = $1 AND fair_time < $2 FOR UPDATE SKIP LOCKED)
-                """, [queue.name, moved])
+                """, [settings.name, moved])
         }
         return claimed
     }
@@ -176,28 +192,53 @@ extension PostgresJobStore {
     package enum ClaimNext: PreparedSQL {
         package static let name = "durablequeue_claim"
         package static let sql = """
-            WITH picked AS (
-                SELECT id, priority, order_key, throttle_interval_ms FROM jobs
-                WHERE queue = $1 AND state = 'pending' AND kind = ANY($2::text[]) AND id <> ALL($3::bigint[])
-                ORDER BY priority DESC, order_key
-                LIMIT $4
-                FOR UPDATE SKIP LOCKED
-            ),
-            kept AS (
-                SELECT p.id FROM picked AS p
-                WHERE NOT EXISTS (SELECT 1 FROM picked AS t WHERE t.throttle_interval_ms > 0)
-                   OR NOT EXISTS (SELECT 1 FROM picked AS t
-                                  WHERE t.throttle_interval_ms > 0
-                                    AND (t.priority > p.priority OR (t.priority = p.priority AND t.order_key < p.order_key)))
-            ),
-            \(claimedJobs(where: "j.id = ANY (ARRAY(SELECT id FROM kept))", owner: "$5", leaseExpiresAt: "$6", now: "$7"))
+            WITH \(nextJobs(queue: "$1", kinds: "$2", excluding: "$3", limit: "$4")),
+            \(claimedJobs(where: nextJobsPicked, owner: "$5", leaseExpiresAt: "$6", now: "$7"))
             """
     }
+
+    /// The CTEs `picked` and `kept` of ``ClaimNext``: the next jobs of `queue` of the `kinds`, not
+    /// `excluding`, at most `limit` (parameters); ``nextJobsPicked`` selects them from the jobs `j`.
+    static func nextJobs(queue: String, kinds: String, excluding: String, limit: String) -> String {
+        """
+        picked AS (
+            SELECT id, priority, order_key, throttle_interval_ms FROM jobs
+            WHERE queue = \(queue) AND state = 'pending' AND kind = ANY(\(kinds)::text[]) AND id <> ALL(\(excluding)::bigint[])
+            ORDER BY priority DESC, order_key
+            LIMIT \(limit)
+            FOR UPDATE SKIP LOCKED
+        ),
+        kept AS (
+            SELECT p.id FROM picked AS p
+            WHERE NOT EXISTS (SELECT 1 FROM picked AS t WHERE t.throttle_interval_ms > 0)
+               OR NOT EXISTS (SELECT 1 FROM picked AS t
+                              WHERE t.throttle_interval_ms > 0
+                                AND (t.priority > p.priority OR (t.priority = p.priority AND t.order_key < p.order_key)))
+        )
+        """
+    }
+
+    /// The condition on the jobs `j` that ``nextJobs(queue:kinds:excluding:limit:)`` picked.
+    static let nextJobsPicked = "j.id = ANY (ARRAY(SELECT id FROM kept))"
 
     /// The end of a claim statement, whose jobs `where` (SQL over the jobs `j`) picks: they run
     /// under worker `owner` until `leaseExpiresAt` from `now` (parameters), with their history rows;
     /// registers the worker as alive (see ``ClaimNext``) and returns the claimed rows.
     static func claimedJobs(where condition: String, owner: String, leaseExpiresAt: String, now: String) -> String {
+        """
+        \(claimedRows(where: condition, owner: owner, leaseExpiresAt: leaseExpiresAt, now: now)),
+        events AS (
+            INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason, worker)
+            SELECT id, \(now), 'pending', 'running', attempts, 'claimed', \(owner) FROM claimed
+        ),
+        \(workerAlive(owner: owner, leaseExpiresAt: leaseExpiresAt, now: now))
+        SELECT * FROM claimed
+        """
+    }
+
+    /// The CTE `claimed` of ``claimedJobs(where:owner:leaseExpiresAt:now:)``: the jobs start, and
+    /// their rows are returned. Their history rows are the caller's to write.
+    static func claimedRows(where condition: String, owner: String, leaseExpiresAt: String, now: String) -> String {
         """
         claimed AS (
             UPDATE jobs AS j SET state = 'running', attempts = j.attempts + 1, lease_owner = \(owner),
@@ -206,11 +247,14 @@ extension PostgresJobStore {
             RETURNING j.id, j.kind, j.input::text, j.priority, j.attempts, j.max_attempts, j.retry_policy, j.timeout_ms,
                       j.checkpoint, j.run_at, j.throttle_interval_ms, j.progressed_attempts, j.order_key, j.trace_context,
                       EXISTS (SELECT 1 FROM job_steps AS s WHERE s.job_id = j.id)::int
-        ),
-        events AS (
-            INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason, worker)
-            SELECT id, \(now), 'pending', 'running', attempts, 'claimed', \(owner) FROM claimed
-        ),
+        )
+        """
+    }
+
+    /// The CTEs `worker` and `new_worker` of ``claimedJobs(where:owner:leaseExpiresAt:now:)``: the
+    /// worker `owner` is registered as alive until `leaseExpiresAt` when it claimed any job.
+    static func workerAlive(owner: String, leaseExpiresAt: String, now: String) -> String {
+        """
         worker AS (
             UPDATE workers AS w SET alive_until = \(leaseExpiresAt), updated_at = \(now)
             WHERE w.id = (SELECT id FROM workers WHERE id = \(owner) AND alive_until < \(now) FOR UPDATE SKIP LOCKED)
@@ -222,7 +266,6 @@ extension PostgresJobStore {
             WHERE EXISTS (SELECT 1 FROM claimed) AND NOT EXISTS (SELECT 1 FROM workers WHERE id = \(owner))
             ON CONFLICT (id) DO NOTHING
         )
-        SELECT * FROM claimed
         """
     }
 
@@ -273,5 +316,29 @@ extension QueueStartSettings {
             nextStart: try row.int64(6), throttleInterval: try row.int64(7), partitionLimit: try row.int(8),
             fair: try row.string(9) == Fairness.byKey.rawValue, keyThrottle: keyLimits.throttle, keyRateLimit: keyLimits.rateLimit,
             hasKeyOverrides: try row.bool(17))
+    }
+}
+
+/// Every queue's start settings and whether it has a pending job, as ``PostgresJobStore/QueueStates``
+/// reads them, and whether a scheduled job is due.
+struct QueueStartStates {
+    var queues: [(settings: QueueStartSettings, hasPending: Bool)]
+    var scheduledDue: Bool
+
+    /// Reads `rows` of ``PostgresJobStore/QueueStates``' columns.
+    init(_ rows: [PostgresResultRow]) throws {
+        queues = try rows.map { row in (settings: try QueueStartSettings(row), hasPending: try row.bool(10)) }
+        scheduledDue = try rows.first?.bool(11) ?? false
+    }
+
+    /// The queues a claim for `request` visits, in its order: from the request's rotation among
+    /// the queues it takes, those with a pending job that may start a job now.
+    func visits(for request: ClaimRequest) -> [QueueStartSettings] {
+        guard request.room > 0, !request.kinds.isEmpty else { return [] }
+        let taken = queues.filter { request.takes(queue: $0.settings.name) }
+        guard !taken.isEmpty else { return [] }
+        let first = Int(request.rotation.magnitude % UInt(taken.count))
+        return (0..<taken.count).map { taken[(first + $0) % taken.count] }
+            .filter { $0.hasPending && $0.settings.mayStart(at: request.now) }.map(\.settings)
     }
 }

@@ -5,46 +5,100 @@ extension PostgresJobStore {
     /// Records how attempts ended and claims as `next` asks, in one transaction: the ended jobs'
     /// rows are locked (in id order) and checked against each ending's attempt and owner, every
     /// change and history row is written by one statement, then the refill claim runs.
+    ///
+    /// The fast path of a busy engine, four round trips (`BEGIN`, ``LockEndedReadingQueues``,
+    /// ``RecordEndingsAndClaim``, `COMMIT`): the queues' states are read with the lock, and when
+    /// no ending needs more than its row and history written before the claim (no cache entry, no
+    /// group, no throttle measured from the end, no key gap) and the first queue to visit counts
+    /// no starts under a lock, the endings and that queue's claim are one statement. Dependents
+    /// of the ended jobs are then resolved after the claim, in the same transaction.
     package func finish(_ endings: [FinishedAttempt], now: Int64, thenClaim next: ClaimRequest?) async throws -> FinishResult {
         if let next { try Self.validate(next) }
         return try await write("record the end of \(endings.count) attempt(s)", notify: false) { [self] session in
-            var rows: [JobID: EndingRow] = [:]
-            var cacheInUse = false
-            var dependenciesWaiting = false
-            // The jobs whose keys keep a gap after each end (a key throttle measured from the end).
-            var gapped: Set<JobID> = []
-            for row in try await session.rows(LockEnded.self, [endings.map(\.id.rawValue)]) {
-                let ended = try EndingRow(row)
-                rows[ended.id] = ended
-                cacheInUse = try row.bool(10)
-                if try row.bool(12) { gapped.insert(ended.id) }
-            }
+            var locked = try await lockEnded(session, endings, readingQueuesAt: next?.now)
             // The ended jobs' rows are locked: what follows is stamped after every change committed to them.
             let now = stamp(now)
             var changes = EndingChanges()
             var recorded: [JobID: JobState] = [:]
             for ending in endings {
-                guard var row = rows[ending.id] else { continue }  // the job was deleted
+                guard var row = locked.rows[ending.id] else { continue }  // the job was deleted
                 guard let state = try changes.append(ending, row: row, now: now) else { continue }
                 recorded[ending.id] = state
                 row.state = state
-                rows[ending.id] = row
+                locked.rows[ending.id] = row
             }
+            let ended = recorded.sorted { $0.key.rawValue < $1.key.rawValue }.compactMap { id, state in locked.rows[id].map { ($0, state) } }
+            let request = next?.at(now)
+            if let request, let queues = locked.queues, !queues.scheduledDue, case let visits = queues.visits(for: request),
+                let first = visits.first, !first.isLimited, !locked.cacheInUse, locked.gapped.isEmpty,
+                ended.allSatisfy({ row, _ in row.group == nil && row.throttleInterval == 0 })
+            {
+                let read = try await session.rows(RecordEndingsAndClaim.self, changes.values + [now, channel] + Self.claimValues(first, request))
+                var claimed = try await self.claimed(session, read.filter { !$0.isNull(1) }.map { $0.columns(from: 1) }, queue: first, request: request)
+                claimed = try await claim(session, request, from: Array(visits.dropFirst()), claimed: claimed)
+                if try read.first?.bool(0) == true {
+                    for (row, state) in ended where state.isTerminal {
+                        try await jobEnded(session, row.id, group: nil, cacheInUse: false, dependenciesWaiting: true, now: now)
+                    }
+                }
+                return FinishResult(states: recorded, claimed: claimed)
+            }
+            var dependenciesWaiting = false
             if !changes.ids.isEmpty {
-                let recordedRow = try await session.rows(RecordEndings.self, changes.values + [now, channel]).first
-                dependenciesWaiting = try recordedRow?.bool(1) ?? false
+                dependenciesWaiting = try await session.rows(RecordEndings.self, changes.values + [now, channel]).first?.bool(1) ?? false
             }
-            for (id, state) in recorded.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-                guard let row = rows[id] else { continue }
-                try await recordEnd(
-                    session, queue: row.queue, interval: row.throttleInterval, key: gapped.contains(id) ? row.partitionKey : nil, now: now)
+            for (row, state) in ended {
+                let key = locked.gapped.contains(row.id) ? row.partitionKey : nil
+                try await recordEnd(session, queue: row.queue, interval: row.throttleInterval, key: key, now: now)
                 if state.isTerminal {
-                    try await jobEnded(session, id, group: row.group, cacheInUse: cacheInUse, dependenciesWaiting: dependenciesWaiting, now: now)
+                    try await jobEnded(
+                        session, row.id, group: row.group, cacheInUse: locked.cacheInUse, dependenciesWaiting: dependenciesWaiting, now: now)
                 }
             }
-            guard let next else { return FinishResult(states: recorded, claimed: []) }
-            return FinishResult(states: recorded, claimed: try await claim(session, next.at(now)))
+            guard let request else { return FinishResult(states: recorded, claimed: []) }
+            return FinishResult(states: recorded, claimed: try await claim(session, request))
         }
+    }
+
+    /// The ended jobs' rows, locked, with what their endings need besides.
+    private struct LockedEndings {
+        var rows: [JobID: EndingRow] = [:]
+        /// Whether the results cache has any entry.
+        var cacheInUse = false
+        /// The jobs whose keys keep a gap after each end (a key throttle measured from the end).
+        var gapped: Set<JobID> = []
+        /// The queues' states, when read with the lock.
+        var queues: QueueStartStates?
+    }
+
+    /// Locks the rows of the jobs `endings` end, in id order; with a time, reads the queues'
+    /// states at that time in the same statement.
+    private func lockEnded(_ session: PostgresSession, _ endings: [FinishedAttempt], readingQueuesAt now: Int64?) async throws
+        -> LockedEndings
+    {
+        var locked = LockedEndings()
+        let ids = endings.map(\.id.rawValue)
+        let rows: [PostgresResultRow]
+        if let now {
+            let read = try await session.rows(LockEndedReadingQueues.self, [ids, now])
+            rows = read.filter { !$0.isNull(0) }.map { $0.columns(from: 1) }
+            let queueColumn = LockEndedReadingQueues.queueColumn
+            locked.queues = try QueueStartStates(read.filter { !$0.isNull(queueColumn) }.map { $0.columns(from: queueColumn) })
+        } else {
+            rows = try await session.rows(LockEnded.self, [ids])
+        }
+        for row in rows {
+            let ended = try EndingRow(row)
+            locked.rows[ended.id] = ended
+            locked.cacheInUse = try row.bool(10)
+            if try row.bool(12) { locked.gapped.insert(ended.id) }
+        }
+        return locked
+    }
+
+    /// The values of ``RecordEndingsAndClaim``'s `$16` to `$21`: a claim of `queue`'s next jobs for `request`.
+    private static func claimValues(_ queue: QueueStartSettings, _ request: ClaimRequest) -> [(any PostgresValue)?] {
+        [queue.name, request.kinds.sorted(), request.excluding.map(\.rawValue), request.room, request.owner, request.now + request.leaseDuration]
     }
 
     /// What the endings write, a column per array as `unnest` reads them: each job's new state and
@@ -124,6 +178,23 @@ extension PostgresJobStore {
             """
     }
 
+    /// ``LockEnded`` and ``PostgresJobStore/QueueStates`` at `$2` in one statement, for an ending
+    /// that claims: each row holds a locked job's columns from column 1 (NULL when it is a queue's
+    /// row) or a queue's from ``queueColumn`` on (NULL when it is a job's).
+    private enum LockEndedReadingQueues: PreparedSQL {
+        static let name = "durablequeue_lock_ended_queues"
+        static let sql = """
+            WITH locked AS MATERIALIZED (\(LockEnded.sql))
+            SELECT part.job, locked.*, queue.*
+            FROM (VALUES (1), (NULL)) AS part(job)
+            LEFT JOIN locked ON part.job = 1
+            LEFT JOIN (\(PostgresJobStore.queueStates(now: "$2"))) AS queue ON part.job IS NULL
+            ORDER BY part.job, locked.id, queue.name
+            """
+        /// The first column of a queue's row: after the part (0) and ``LockEnded``'s 13 columns.
+        static let queueColumn = 14
+    }
+
     /// Applies the ``EndingChanges`` of `$1` to `$13` at `$14`, appends their history rows in order,
     /// notifies channel `$15`, and says whether a dependency waits for one of the jobs. Each update is fenced by the attempt it records (state, owner,
     /// attempt number) as well as by the row lock ``LockEnded`` took for the check; an attempt that
@@ -131,7 +202,19 @@ extension PostgresJobStore {
     private enum RecordEndings: PreparedSQL {
         static let name = "durablequeue_record_endings"
         static let sql = """
-            WITH change AS (
+            WITH \(endingChanges),
+            events AS (
+                INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason, worker)
+                SELECT id, $14, "from", state, attempt - CASE WHEN uncounted THEN 1 ELSE 0 END, reason, worker
+                FROM change ORDER BY position
+            )
+            SELECT pg_notify($15, ''), \(dependenciesWaiting)
+            """
+
+        /// The CTEs `change` (the endings `$1` to `$13`, in order) and `updated` (the jobs' rows
+        /// changed at `$14`, fenced) of ``RecordEndings`` and ``RecordEndingsAndClaim``.
+        static let endingChanges = """
+            change AS (
                 SELECT * FROM unnest($1::bigint[], $2::boolean[], $3::text[], $4::text[], $5::text[], $6::text[],
                                      $7::bigint[], $8::boolean[], $9::boolean[], $10::bigint[], $11::text[], $12::text[],
                                      $13::boolean[])
@@ -151,16 +234,39 @@ extension PostgresJobStore {
                                                                ELSE j.checkpoint_attempt END
                 FROM change AS c
                 WHERE j.id = c.id AND c.update AND j.state = 'running' AND j.lease_owner = c.worker AND j.attempts = c.attempt
-            ),
+            )
+            """
+
+        /// Whether a dependency waits for one of the jobs `$1`. Read once the jobs' rows are locked
+        /// (by an earlier statement): an enqueue that made a job wait for one of them has committed
+        /// by now, or waits for this transaction and then sees the job ended.
+        static let dependenciesWaiting = "EXISTS (SELECT 1 FROM job_dependencies WHERE parent_id = ANY($1::bigint[]) AND outcome IS NULL)::int"
+    }
+
+    /// ``RecordEndings`` and ``PostgresJobStore/ClaimNext`` in one statement: the endings `$1` to
+    /// `$13` at `$14` (notifying channel `$15`), then up to `$19` of queue `$16`'s next jobs of the
+    /// kinds `$17`, not `$18`, claimed for worker `$20` until `$21`. The history rows are written in
+    /// that order, the endings' first. The first row says in column 0 whether a dependency waits
+    /// for an ended job; each row holds a claimed job's columns from column 1 (NULL when none was).
+    private enum RecordEndingsAndClaim: PreparedSQL {
+        static let name = "durablequeue_record_endings_claim"
+        static let sql = """
+            WITH \(RecordEndings.endingChanges),
+            \(PostgresJobStore.nextJobs(queue: "$16", kinds: "$17", excluding: "$18", limit: "$19")),
+            \(PostgresJobStore.claimedRows(where: PostgresJobStore.nextJobsPicked, owner: "$20::text", leaseExpiresAt: "$21::bigint", now: "$14")),
             events AS (
                 INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason, worker)
-                SELECT id, $14, "from", state, attempt - CASE WHEN uncounted THEN 1 ELSE 0 END, reason, worker
-                FROM change ORDER BY position
-            )
-            SELECT pg_notify($15, ''),
-                   -- Read once the jobs' rows are locked: an enqueue that made a job wait for one of them
-                   -- has committed by now, or waits for this transaction and then sees the job ended.
-                   EXISTS (SELECT 1 FROM job_dependencies WHERE parent_id = ANY($1::bigint[]) AND outcome IS NULL)::int
+                SELECT id, $14, from_state, to_state, attempt, reason, worker FROM (
+                    SELECT 0 AS part, position, id, "from" AS from_state, state AS to_state,
+                           attempt - CASE WHEN uncounted THEN 1 ELSE 0 END AS attempt, reason, worker
+                    FROM change
+                    UNION ALL
+                    SELECT 1, 0, id, 'pending', 'running', attempts, 'claimed', $20 FROM claimed
+                ) AS e ORDER BY part, position
+            ),
+            \(PostgresJobStore.workerAlive(owner: "$20", leaseExpiresAt: "$21", now: "$14")),
+            ended AS MATERIALIZED (SELECT pg_notify($15, ''), \(RecordEndings.dependenciesWaiting) AS waiting)
+            SELECT ended.waiting, claimed.* FROM ended LEFT JOIN claimed ON true
             """
     }
 

@@ -45,21 +45,38 @@ extension Array: PostgresValue where Element: PostgresArrayEncodable & PostgresN
 /// A row of a result, read by column position.
 struct PostgresResultRow {
     let cells: PostgresRandomAccessRow
+    /// The position of this row's column 0 among `cells`.
+    private let first: Int
 
-    init(_ row: PostgresRow) { cells = row.makeRandomAccess() }
+    init(_ row: PostgresRow) {
+        cells = row.makeRandomAccess()
+        first = 0
+    }
 
-    func int64(_ column: Int) throws -> Int64 { try cells[column].decode(Int64.self) }
+    private init(cells: PostgresRandomAccessRow, first: Int) {
+        self.cells = cells
+        self.first = first
+    }
+
+    /// The columns from `column` on, read as a row of their own (a statement that returns the rows
+    /// of two queries side by side).
+    func columns(from column: Int) -> PostgresResultRow { PostgresResultRow(cells: cells, first: first + column) }
+
+    /// Whether the value in `column` is NULL.
+    func isNull(_ column: Int) -> Bool { cells[first + column].bytes == nil }
+
+    func int64(_ column: Int) throws -> Int64 { try cells[first + column].decode(Int64.self) }
     func int(_ column: Int) throws -> Int { Int(try int64(column)) }
     func bool(_ column: Int) throws -> Bool { try int64(column) != 0 }
-    func string(_ column: Int) throws -> String { try cells[column].decode(String.self) }
-    func optionalInt64(_ column: Int) throws -> Int64? { try cells[column].decode(Int64?.self) }
+    func string(_ column: Int) throws -> String { try cells[first + column].decode(String.self) }
+    func optionalInt64(_ column: Int) throws -> Int64? { try cells[first + column].decode(Int64?.self) }
     func optionalInt(_ column: Int) throws -> Int? { try optionalInt64(column).map { Int($0) } }
-    func optionalString(_ column: Int) throws -> String? { try cells[column].decode(String?.self) }
-    func optionalDouble(_ column: Int) throws -> Double? { try cells[column].decode(Double?.self) }
-    func int64Array(_ column: Int) throws -> [Int64] { try cells[column].decode([Int64].self) }
-    func stringArray(_ column: Int) throws -> [String] { try cells[column].decode([String].self) }
+    func optionalString(_ column: Int) throws -> String? { try cells[first + column].decode(String?.self) }
+    func optionalDouble(_ column: Int) throws -> Double? { try cells[first + column].decode(Double?.self) }
+    func int64Array(_ column: Int) throws -> [Int64] { try cells[first + column].decode([Int64].self) }
+    func stringArray(_ column: Int) throws -> [String] { try cells[first + column].decode([String].self) }
     func optionalBytes(_ column: Int) throws -> [UInt8]? {
-        try cells[column].decode(ByteBuffer?.self).map { Array($0.readableBytesView) }
+        try cells[first + column].decode(ByteBuffer?.self).map { Array($0.readableBytesView) }
     }
 }
 

@@ -29,6 +29,38 @@ package enum TestPostgresServer {
         if exists == "0" { _ = try await query("CREATE DATABASE \(name)") }
     }
 
+    /// Forgets the statements run so far in database `name` (`pg_stat_statements`), for
+    /// ``statementsRun(inDatabase:)``.
+    package static func resetStatementCounts(inDatabase name: String) async throws {
+        _ = try await psql(
+            """
+            CREATE EXTENSION IF NOT EXISTS pg_stat_statements;
+            SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = :'name'), 0);
+            """, variables: ["name": name])
+    }
+
+    /// How many statements clients sent to database `name` since ``resetStatementCounts(inDatabase:)``
+    /// (`BEGIN` and `COMMIT` included): each is a round trip.
+    package static func statementsRun(inDatabase name: String) async throws -> Int {
+        let text = try await psql(
+            """
+            SELECT coalesce(sum(calls), 0) FROM pg_stat_statements
+            WHERE dbid = (SELECT oid FROM pg_database WHERE datname = :'name');
+            """, variables: ["name": name])
+        guard let count = Int(text) else { throw ServerError("no statement count for database \(name): \(text)") }
+        return count
+    }
+
+    /// The statements behind ``statementsRun(inDatabase:)``, the most called first: how often
+    /// each ran, and its start.
+    package static func statementCounts(inDatabase name: String) async throws -> String {
+        try await psql(
+            """
+            SELECT calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 80) FROM pg_stat_statements
+            WHERE dbid = (SELECT oid FROM pg_database WHERE datname = :'name') ORDER BY calls DESC;
+            """, variables: ["name": name])
+    }
+
     /// How many deadlocks the server detected in database `name` (`pg_stat_database`), as the
     /// server's statistics show them: a backend reports its own when its transaction or session ends.
     package static func deadlocks(inDatabase name: String) async throws -> Int {
@@ -255,7 +287,8 @@ package enum TestPostgresServer {
         /// Starts the server (after a crash: it recovers from its log first).
         func start() throws {
             let options = (
-                ["-p \(port)", "-k \(directory.url.path)", "-c listen_addresses=\(listenAddresses)", "-c max_connections=600"]
+                ["-p \(port)", "-k \(directory.url.path)", "-c listen_addresses=\(listenAddresses)", "-c max_connections=600",
+                 "-c shared_preload_libraries=pg_stat_statements", "-c pg_stat_statements.track=top"]
                     + (durable ? [] : ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"])
             ).joined(separator: " ")
             do {

@@ -258,7 +258,7 @@ final class EngineState: Sendable {
     /// - Returns: The room reserved; give it back with ``admit(_:reserved:)`` or ``release(reserved:)``.
     func reserveRoom(maximum: Int, freeing freed: Int = 0) -> Int {
         state.withLock { state in
-            let room = state.room(maximum: maximum + freed)
+            let room = state.room(maximum: maximum, freeing: freed)
             state.reserved += room
             return room
         }
@@ -381,10 +381,11 @@ extension EngineState.State {
     }
 
     /// The room left under `maximum` attempts (and the run's cap), less those running and reserved,
-    /// within the claims the run has left; none once shutdown has begun.
-    fileprivate func room(maximum: Int) -> Int {
+    /// within the claims the run has left; none once shutdown has begun. `freed` of the running
+    /// attempts are ending: their places count as free.
+    fileprivate func room(maximum: Int, freeing freed: Int = 0) -> Int {
         guard phase == .running, isDrain || !paused else { return 0 }
-        return max(0, min(min(maximum, concurrencyCap) - running.count, claimsLeft) - reserved)
+        return max(0, min(min(maximum, concurrencyCap) + freed - running.count, claimsLeft) - reserved)
     }
 
     /// The waiters of ``EngineState/claimsSettled()`` to resume, if no claim is under way any more.

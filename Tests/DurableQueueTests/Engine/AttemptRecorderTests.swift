@@ -151,18 +151,44 @@ extension AttemptRecorderTests {
         try await withRunningQueue(on: backend, configuration: configuration, register: { $0.register(Echo()) }) { queue in
             let handles = try await queue.enqueue(Echo.self, batch: ["1", "2", "3"])
             for handle in handles { _ = try await handle.result() }
-            // The transaction that wrote each history row: SQLite's commit number, PostgreSQL's xmin.
-            let transaction = backend.name == StoreBackend.sqlite.name ? "tx" : "xmin::text::bigint"
-            let rows = try await queue.transaction { tx in
-                try tx.query("SELECT job_id, to_state, \(transaction) FROM job_events WHERE to_state IN ('running', 'succeeded')")
+            try await expectEachNextJobClaimedWithTheEndBeforeIt(handles.map(\.id), in: queue, backend)
+        }
+    }
+
+    /// A drain caps its attempts at the queue's limit: each ending's place is still free for the
+    /// next job in the ending's transaction.
+    @Test(arguments: StoreBackend.all) func aDrainClaimsEachNextJobInTheTransactionThatRecordsTheEndBeforeIt(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let queue = try await backend.queue(in: directory, configuration: JobQueue.Configuration(maxConcurrentJobs: 1))
+        queue.register(Echo())
+        let handles = try await queue.enqueue(Echo.self, batch: ["1", "2", "3"])
+        #expect(try await queue.drain().attemptsRun == 3)
+        try await expectEachNextJobClaimedWithTheEndBeforeIt(handles.map(\.id), in: queue, backend)
+    }
+
+    /// Each of `jobs` after the first started in the transaction that recorded the end of the one
+    /// before it; on PostgreSQL, whose history is in one order across jobs, after that end.
+    private func expectEachNextJobClaimedWithTheEndBeforeIt(_ jobs: [JobID], in queue: JobQueue, _ backend: StoreBackend) async throws {
+        // The transaction that wrote each history row: SQLite's commit number, PostgreSQL's xmin.
+        let isSQLite = backend.name == StoreBackend.sqlite.name
+        let transaction = isSQLite ? "tx" : "xmin::text::bigint"
+        let rows = try await queue.transaction { tx in
+            try tx.query("SELECT job_id, to_state, \(transaction), \(isSQLite ? "0" : "id") FROM job_events WHERE to_state IN ('running', 'succeeded')")
+        }
+        func event(_ id: JobID, _ state: String) -> [SQLValue]? {
+            rows.first { $0[0] == .integer(id.rawValue) && $0[1] == .text(state) }
+        }
+        for (ended, next) in zip(jobs, jobs.dropFirst()) {
+            let end = try #require(event(ended, "succeeded"), "\(rows)")
+            let start = try #require(event(next, "running"), "\(rows)")
+            #expect(start[2] == end[2], "\(rows)")
+            guard !isSQLite else { continue }
+            guard case .integer(let endPlace) = end[3], case .integer(let startPlace) = start[3] else {
+                Issue.record("history ids are not integers: \(rows)")
+                continue
             }
-            func writer(_ id: JobID, _ state: String) -> SQLValue? {
-                rows.first { $0[0] == .integer(id.rawValue) && $0[1] == .text(state) }?[2]
-            }
-            for (ended, next) in zip(handles, handles.dropFirst()) {
-                let end = try #require(writer(ended.id, "succeeded"), "\(rows)")
-                #expect(writer(next.id, "running") == end, "\(rows)")
-            }
+            #expect(startPlace > endPlace, "\(rows)")
         }
     }
 }
