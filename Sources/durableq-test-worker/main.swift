@@ -25,7 +25,7 @@
 //       "five-steps" jobs (input N): five durable steps s1…s5, each logging "body ID STEP ATTEMPT PID"
 //       just before its body returns, the job returning "s1-N,…,s5-N"; and "ledger" jobs (input MS): says
 //       "started ID ATTEMPT", waits MS ms heedless of cancellation, then as the transactional step "ledger"
-//       logs "ledger ID ATTEMPT PID" and inserts (ID, ATTEMPT) into the table ledger (queue "postgres": $n
+//       inserts (ID, ATTEMPT) into the table ledger and logs "ledger ID ATTEMPT PID" (queue "postgres": $n
 //       placeholders); "nap" jobs (input MS): step "before" (logging "body ID before ATTEMPT PID"), a durable
 //       sleep of MS ms, a line "woke ID PID MS", step "after", returning "rested"; and "approval" jobs (input
 //       MS): step "before", a wait for signal "approved" (a string) of up to MS ms (0: no timeout), a line
@@ -151,7 +151,7 @@ struct FiveStepsJob: Job {
 
 /// Runs step "prepare", says "started ID ATTEMPT", waits `input` ms without heeding cancellation (a window to freeze the
 /// process in, as real work would go on after a thaw), then, as step "ledger" in the queue's
-/// transaction, logs "ledger ID ATTEMPT PID" and inserts a row (ID, ATTEMPT) into the table `ledger`.
+/// transaction, inserts a row (ID, ATTEMPT) into the table `ledger` and logs "ledger ID ATTEMPT PID".
 struct LedgerJob: Job {
     static let name = "ledger"
     let log: LineLog
@@ -166,8 +166,9 @@ struct LedgerJob: Job {
         let (id, attempt, log) = (context.id.rawValue, context.attempt, log)
         let placeholders = context.queue == "postgres" ? "($1, $2)" : "(?, ?)"
         try await context.step("ledger", inTransaction: { tx in
-            log.append("ledger \(id) \(attempt) \(getpid())")
             try tx.execute("INSERT INTO ledger (job_id, attempt) VALUES \(placeholders)", [.integer(id), .integer(Int64(attempt))])
+            // Once the row is written: the transaction holds its write locks until it ends.
+            log.append("ledger \(id) \(attempt) \(getpid())")
         })
         return "booked"
     }

@@ -27,7 +27,6 @@ import Testing
             // Attempts of up to two seconds: the kill lands mid-attempt.
             let worker = try WorkerProcess(["work", path, logPath, "--lease-ms", "500", "--job-ms", "2000", "--announce-starts"])
             #expect(await worker.nextLine { $0.hasPrefix("started ") } != nil)
-            try await Task.sleep(for: .milliseconds(50))
             worker.kill()
             _ = await worker.waitForExit()
             try await backend.settleAfterKill(ofProcess: worker.process.processIdentifier)

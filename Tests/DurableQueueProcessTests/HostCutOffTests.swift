@@ -43,8 +43,19 @@ struct HostCutOffTests {
         #expect(await other.waitForLine("ready"))
         try namespace.cutOff()
         let cutAt = Date().millisecondsSince1970
-        // Four leases and more: the worker here takes the jobs back meanwhile.
-        try await Task.sleep(for: .seconds(7))
+        // Until the worker here has taken back every job the host was running at the cut, and each
+        // of those handlers on the cut-off host has ended (stopped, or returned by itself).
+        try await eventually("every job in flight at the cut is taken back and its handler there ended", seconds: 60) {
+            let work = try WorkLog(path: log)
+            let ended = Set(work.ends.filter { $0.pid == cutPID }.map { [$0.job, Int64($0.attempt)] })
+            let inFlight = work.starts.filter { $0.pid == cutPID && $0.at < cutAt }.filter { start in
+                !(work.ends.contains { $0.pid == cutPID && $0.job == start.job && $0.attempt == start.attempt && $0.at <= cutAt })
+            }
+            return inFlight.allSatisfy { lost in
+                ended.contains([lost.job, Int64(lost.attempt)])
+                    && work.starts.contains { $0.job == lost.job && $0.pid != cutPID && $0.attempt > lost.attempt }
+            }
+        }
         try namespace.restore()
         let restoredAt = Date().millisecondsSince1970
         let workers = [cutOff, other]

@@ -31,7 +31,13 @@ struct ServerRestartTests {
         try await eventually("a third of the jobs started", seconds: 60) { (try WorkLog(path: log).starts.count) >= count / 3 }
         try server.crash()
         let crashedAt = Date().millisecondsSince1970
-        try await Task.sleep(for: .seconds(1))
+        // Down until every worker has noticed (a call failed and is tried again, or its listening
+        // connection was refused) and a call in flight at the crash is being tried again.
+        try await eventually("every worker noticed the server is down", seconds: 30) {
+            let text = errors.map { (try? String(contentsOfFile: $0, encoding: .utf8)) ?? "" }
+            return text.allSatisfy { $0.contains("will try again") || $0.contains("Connection refused") }
+                && text.contains { $0.contains("will try again") }
+        }
         try await server.restart()
         let restartedAt = Date().millisecondsSince1970
         let deadline = ContinuousClock.now + .seconds(60)

@@ -87,11 +87,18 @@ private struct Ledger: Job {
 
         let frozen = try WorkerProcess(["work", path, logPath, "--lease-ms", "500", "--heartbeat-ms", "150"])
         #expect(await frozen.waitForLine("started \(job.id) 1"))
-        // Not at once: the step just committed wakes the worker's own claim, and a process frozen
-        // inside a write transaction keeps SQLite's write lock, so no other could take the job over.
-        try await Task.sleep(for: .milliseconds(200))
-        frozen.freeze()
-        try await Task.sleep(for: .milliseconds(900))  // past the lease
+        // Frozen outside a write transaction: the step just committed wakes the worker's own claim,
+        // and a process frozen inside one keeps SQLite's write lock, so no other could take the job
+        // over. (PostgreSQL's claims lock no running job's row.)
+        try await eventually("the worker is frozen outside a write transaction") {
+            frozen.freeze()
+            guard !postgres, try holdsSQLiteWriteLock(frozen.process.processIdentifier, database: path) else { return true }
+            frozen.thaw()
+            return false
+        }
+        try await eventually("the frozen worker's lease ran out") {
+            try await queue.store.job(job.id).leaseExpiresAt.map { $0 < Date().millisecondsSince1970 } ?? false
+        }
         let other = try WorkerProcess(["work", path, logPath, "--lease-ms", "500", "--heartbeat-ms", "150", "--until-done"])
         #expect(await other.waitForExit() == 0)
         #expect(try await queue.handle(Ledger.self, id: job.id).result(timeout: .seconds(5)) == "booked")
@@ -100,7 +107,10 @@ private struct Ledger: Job {
         try await eventually("the frozen attempt ran its step's body") {
             ((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "").contains("ledger \(job.id) 1 \(frozen.process.processIdentifier)")
         }
-        try await Task.sleep(for: .milliseconds(300))
+        // Until that attempt's transaction has ended: a write to the ledger waits for it.
+        _ = try await queue.transaction { tx in
+            if postgres { try tx.execute("LOCK TABLE ledger IN SHARE MODE") }  // SQLite's BEGIN IMMEDIATE waits already
+        }
         frozen.kill()
         _ = await frozen.waitForExit()
         try await backend.settleAfterKill(ofProcess: frozen.process.processIdentifier)
@@ -111,6 +121,23 @@ private struct Ledger: Job {
         #expect(steps.map(\.name) == ["prepare", "ledger"] && steps.map(\.attempt) == [1, 2], "\(steps)")
         #expect(try await queue.store.historyIsConsistent())
     }
+}
+
+/// Whether process `pid` holds the write lock of the SQLite database at `database` (WAL mode: a
+/// POSIX lock on byte 120 of its `-shm` file, as `/proc/locks` lists it).
+private func holdsSQLiteWriteLock(_ pid: Int32, database: String) throws -> Bool {
+    let attributes = try FileManager.default.attributesOfItem(atPath: database + "-shm")
+    guard let inode = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value else { return false }
+    for line in try String(contentsOfFile: "/proc/locks", encoding: .utf8).split(separator: "\n") {
+        // "1: POSIX  ADVISORY  WRITE 1234 08:01:5678 120 120"
+        let fields = line.split(separator: " ")
+        guard fields.count >= 8, fields[1] == "POSIX", fields[3] == "WRITE", Int32(fields[4]) == pid,
+            fields[5].split(separator: ":").last.flatMap({ UInt64($0) }) == inode,
+            let start = Int(fields[6]), let end = Int(fields[7]) ?? (fields[7] == "EOF" ? Int.max : nil)
+        else { continue }
+        if start <= 120 && 120 <= end { return true }
+    }
+    return false
 }
 
 extension Sequence {

@@ -61,14 +61,6 @@ package enum TestPostgresServer {
             """, variables: ["name": name])
     }
 
-    /// How many deadlocks the server detected in database `name` (`pg_stat_database`), as the
-    /// server's statistics show them: a backend reports its own when its transaction or session ends.
-    package static func deadlocks(inDatabase name: String) async throws -> Int {
-        let text = try await query("SELECT coalesce(sum(deadlocks), 0) FROM pg_stat_database WHERE datname = '\(name)'")
-        guard let count = Int(text) else { throw ServerError("no deadlock count for database \(name): \(text)") }
-        return count
-    }
-
     /// The server log's lines about database `name` that tell of a deadlock or of a lock waited for
     /// longer than `deadlock_timeout` (the server runs with `log_lock_waits` on); nil when the
     /// server was started elsewhere and its log is not known.

@@ -155,5 +155,7 @@ private struct Interruptible: Job {
             // Paused, the process still enqueues and reads (each call opening the file again).
             #expect(try await queue.store.job(handle.id).state == .pending)
         }
+        // Every queue is gone, and with it every file it opened (closed on the store's own queue).
+        try await eventually("every released queue's files are closed") { openFiles(startingWith: directory.path("jobs-")).isEmpty }
     }
 }
