@@ -314,10 +314,6 @@ public struct HTTPJobs: Sendable {
     /// Stops starting requests (durably, for every process); running ones finish.
     public func pauseRequests() async throws { try await queue.pause(queue: requestQueue) }
 
-    /// Stops starting requests: the former name of ``pauseRequests()``.
-    @available(*, deprecated, renamed: "pauseRequests()")
-    public func suspendRequests() async throws { try await pauseRequests() }
-
     /// Lets requests start again.
     public func resumeRequests() async throws { try await queue.resume(queue: requestQueue) }
 }

@@ -3,11 +3,12 @@ import Tracing
 import Logging
 import Synchronization
 
-/// A durable job queue on one SQLite file: register job types, enqueue, observe, cancel, and run.
+/// A durable job queue on a SQLite file or a PostgreSQL database: register job types, enqueue,
+/// observe, cancel, and run.
 ///
-/// Everything is in the file, so work survives restarts and `kill -9`: start the process again and
+/// Everything is in the store, so work survives restarts and `kill -9`: start the process again and
 /// call ``run()`` to continue whatever was pending or interrupted. Several processes may use the same
-/// file at once; each job runs in one of them at a time.
+/// file or database at once; each job runs in one of them at a time.
 ///
 /// For example:
 /// ```swift
@@ -41,9 +42,6 @@ import Synchronization
 public final class JobQueue: Sendable {
     /// Where the jobs live: the SQLite file's path, or the PostgreSQL database's address.
     public var location: String { store.location }
-    /// Where the jobs live: the former name of ``location``, which is not always a path.
-    @available(*, deprecated, renamed: "location")
-    public var path: String { location }
     /// The settings this queue was opened with.
     public let configuration: Configuration
     /// Where the jobs live. Only the core writes through it; see ``reader``.
@@ -202,12 +200,6 @@ public final class JobQueue: Sendable {
     /// - Throws: `invalidArgument` when no queue has that name.
     public func pause(queue: String) async throws {
         try await store.setSuspended(true, queue: queue, now: now)
-    }
-
-    /// Stops starting jobs of `queue`: the former name of ``pause(queue:)``.
-    @available(*, deprecated, renamed: "pause(queue:)")
-    public func suspend(queue: String) async throws {
-        try await pause(queue: queue)
     }
 
     /// Lets `queue` start jobs again.

@@ -91,7 +91,7 @@ extension QueueStatus {
         let queue = configuration
         return .object([
             ("queue", .string(queue.name)), ("mode", .string(queue.mode.rawValue)),
-            ("concurrency_limit", .int(Int64(queue.concurrencyLimit))), ("suspended", .bool(queue.isPaused)),
+            ("concurrency_limit", .int(Int64(queue.concurrencyLimit))), ("paused", .bool(queue.isPaused)),
             ("counts", .object(JobState.allCases.map { ($0.rawValue, .int(Int64(counts[$0]))) })),
             ("throttle_interval_ms", .int(queue.throttle.map { $0.interval.milliseconds })),
             ("throttle_measured_from", .string(queue.throttle?.measuredFrom.rawValue)),

@@ -133,12 +133,12 @@ import Testing
 
             let paused = try await fixture.send("/api/queues/mail/pause", method: .POST, authorized: true)
             #expect(paused.status == 200, "\(paused.body)")
-            #expect(try paused.object()["suspended"] as? Bool == true)
+            #expect(try paused.object()["paused"] as? Bool == true)
             #expect(try await fixture.workers.configuration(of: "mail")?.isPaused == true)
             #expect(try await fixture.workers.runDueJobs() == 0)  // a paused queue starts nothing
 
             let resumed = try await fixture.send("/api/queues/mail/resume", method: .POST, authorized: true)
-            #expect(try resumed.object()["suspended"] as? Bool == false)
+            #expect(try resumed.object()["paused"] as? Bool == false)
             #expect(try await fixture.workers.runDueJobs() == 1)
 
             let unknown = try await fixture.send("/api/queues/nope/pause", method: .POST, authorized: true)

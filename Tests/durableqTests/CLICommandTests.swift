@@ -65,7 +65,7 @@ private func seed(_ directory: TemporaryDirectory) async throws -> (pending: Job
         let status = try await durableq(["status", "--json"], in: here).objects()
         #expect(status.map { $0["queue"] as? String } == ["api", "mail"])
         let api = try #require(status.first)
-        #expect(api["suspended"] as? Bool == true && api["throttle_interval_ms"] as? Int == 1000)
+        #expect(api["paused"] as? Bool == true && api["throttle_interval_ms"] as? Int == 1000)
         #expect(api["rate_limit_count"] as? Int == 5 && api["concurrency_limit"] as? Int == 0)
         let mailCounts = try #require(status.last?["counts"] as? [String: Int])
         #expect(mailCounts == ["scheduled": 0, "pending": 1, "blocked": 0, "running": 1, "succeeded": 1, "failed": 1, "cancelled": 0, "handed_off": 0,

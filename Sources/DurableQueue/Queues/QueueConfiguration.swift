@@ -83,13 +83,6 @@ public struct QueueConfiguration: Sendable, Hashable {
         }
     }
 
-    /// Whether the queue is paused: the former name of ``isPaused``.
-    @available(*, deprecated, renamed: "isPaused")
-    public var isSuspended: Bool {
-        get { isPaused }
-        set { isPaused = newValue }
-    }
-
     /// Creates a configuration; a queue nobody configured has these defaults.
     public init(
         _ name: String, mode: QueueMode = .fifo, concurrencyLimit: Int = 0, isPaused: Bool = false,
@@ -109,17 +102,6 @@ public struct QueueConfiguration: Sendable, Hashable {
         self.rateLimit = rateLimit
         self.aging = aging
         self.partitionLimit = partitionLimit
-    }
-
-    /// Creates a configuration with the former label of `isPaused`.
-    @available(*, deprecated, renamed: "init(_:mode:concurrencyLimit:isPaused:throttle:rateLimit:aging:partitionLimit:)")
-    public init(
-        _ name: String, mode: QueueMode = .fifo, concurrencyLimit: Int = 0, isSuspended: Bool,
-        throttle: Throttle? = nil, rateLimit: RateLimit? = nil, aging: Aging? = nil, partitionLimit: Int = 0
-    ) {
-        self.init(
-            name, mode: mode, concurrencyLimit: concurrencyLimit, isPaused: isSuspended, throttle: throttle, rateLimit: rateLimit,
-            aging: aging, partitionLimit: partitionLimit)
     }
 
     /// Throws `invalidArgument` for an empty name, a negative limit or interval, an empty rate limit,

@@ -6,7 +6,7 @@ import Foundation
 /// `durableq status`: per queue, counts by state, concurrency, suspension, throttle and next start.
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show each queue: jobs by state, concurrency, suspended, throttle and limits, next allowed start.")
+        abstract: "Show each queue: jobs by state, concurrency, paused, throttle and limits, next allowed start.")
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var output: OutputOptions
