@@ -81,7 +81,8 @@ extension PostgresJobStore {
         let rows: [PostgresResultRow]
         if let now {
             let read = try await session.rows(LockEndedReadingQueues.self, [ids, now])
-            rows = read.filter { !$0.isNull(0) }.map { $0.columns(from: 1) }
+            // A job's part with no job (every ended job deleted meanwhile) has a NULL id.
+            rows = read.filter { !$0.isNull(1) }.map { $0.columns(from: 1) }
             let queueColumn = LockEndedReadingQueues.queueColumn
             locked.queues = try QueueStartStates(read.filter { !$0.isNull(queueColumn) }.map { $0.columns(from: queueColumn) })
         } else {
@@ -180,7 +181,8 @@ extension PostgresJobStore {
 
     /// ``LockEnded`` and ``PostgresJobStore/QueueStates`` at `$2` in one statement, for an ending
     /// that claims: each row holds a locked job's columns from column 1 (NULL when it is a queue's
-    /// row) or a queue's from ``queueColumn`` on (NULL when it is a job's).
+    /// row, or when no job was left to lock) or a queue's from ``queueColumn`` on (NULL when it is
+    /// a job's, or when there is no queue).
     private enum LockEndedReadingQueues: PreparedSQL {
         static let name = "durablequeue_lock_ended_queues"
         static let sql = """

@@ -137,6 +137,26 @@ import Testing
         }
     }
 
+    /// A worker that lost its job reports its end after the job was taken over, finished and
+    /// deleted: nothing is recorded for it, and the claim made with the ending goes on.
+    @Test(arguments: StoreBackend.all) func anEndingOfAJobDeletedMeanwhileRecordsNothingAndTheClaimGoesOn(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
+            let lost = try await store.add(job(), now: 1)
+            let next = try await store.add(job(), now: 2)
+            let stale = try #require(try await store.take(owner: "w1", now: 1_000).first)
+            #expect(try await store.recoverExpiredLeases(now: 40_000).map(\.id) == [lost])
+            let retaken = try #require(try await store.take(owner: "w2", now: 40_001).first)
+            #expect(retaken.id == lost)
+            try await store.finish([FinishedAttempt(retaken.attemptID, owner: "w2", outcome: .succeeded(output: "1"))], now: 40_002)
+            #expect(try await store.apply(.delete, to: [lost], reason: "test", now: 40_003) == [lost: .succeeded])
+
+            let request = ClaimRequest(owner: "w1", leaseDuration: 30_000, now: 40_004, room: 1, kinds: testKinds, queues: ["default"])
+            let result = try await store.finish(
+                [FinishedAttempt(stale.attemptID, owner: "w1", outcome: .succeeded(output: "2"))], now: 40_004, thenClaim: request)
+            #expect(result.states.isEmpty && result.claimed.map(\.id) == [next], "\(result)")
+        }
+    }
+
     @Test(arguments: StoreBackend.all) func progressAndCheckpointAreSavedOnlyByTheLeaseHolder(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store, _ async throws in
             let id = try await store.add(job())
