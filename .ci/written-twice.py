@@ -24,7 +24,7 @@ ROW_HELPERS = {"appendEvent", "appendGroupEvent", "stateRow", "groupRow", "resul
                "attachDependencies"}
 # Each store's own machinery: its connection, transactions, errors and row decoding.
 PLUMBING = {"bind", "execute", "query", "read", "write", "run", "mapped", "migrate", "int", "string", "optionalInt",
-            "optionalString", "optionalDouble", "int64", "optionalInt64", "value", "validate", "store", "whereClause", "child", "stampTimes",
+            "optionalString", "optionalDouble", "int64", "optionalInt64", "isNull", "value", "validate", "store", "whereClause", "child", "stampTimes",
             "observeChanges", "setPaused", "changeToken", "transaction", "runApplicationStatement"}
 
 
