@@ -35,8 +35,11 @@ private struct Approval: Job {
         let queue = try await backend.queue(in: directory)
         let job = try await queue.enqueue(Nap.self, 2_000, options: EnqueueOptions(retry: RetryPolicy(maxAttempts: 1)))
 
+        // Leases the test does not need short: the job sleeps (holding none) when the first worker
+        // is killed, and the lines counted below are written outside steps, which an attempt whose
+        // lease ran out on a starved machine would write again (500 ms did, under load).
         let errors = directory.path("worker.err")
-        let first = try WorkerProcess(["work", path, logPath, "--lease-ms", "500"], errorLog: errors)
+        let first = try WorkerProcess(["work", path, logPath, "--lease-ms", "3000"], errorLog: errors)
         // A worker that exits before it is ready says why on its standard error.
         #expect(await first.waitForLine("ready"), "\((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
         try await eventually("the job sleeps") { try await queue.store.job(job.id).state == .scheduled }
@@ -46,7 +49,7 @@ private struct Approval: Job {
         let sleptAt = try #require(try await queue.store.history(of: job.id).last { $0.reason?.hasSuffix("(durable sleep)") == true }?.at)
 
         // The restarted worker: the job waits for its time, then goes on from its sleep.
-        let second = try WorkerProcess(["work", path, logPath, "--lease-ms", "500", "--until-done"])
+        let second = try WorkerProcess(["work", path, logPath, "--lease-ms", "3000", "--until-done"])
         #expect(await second.waitForExit() == 0)
         #expect(try await queue.handle(Nap.self, id: job.id).result() == "rested")
         let woke = try lines(logPath, "woke")
@@ -73,7 +76,10 @@ private struct Approval: Job {
         let approved = try await queue.enqueue(Approval.self, 0)
         let cancelled = try await queue.enqueue(Approval.self, 0)
 
-        let worker = try WorkerProcess(["work", path, logPath, "--lease-ms", "500"])
+        // A lease the test does not need short: the "approved" and body lines counted below are
+        // written outside steps, and an attempt whose lease ran out on a starved machine writes
+        // them again (a 500 ms lease did, with both cores busy).
+        let worker = try WorkerProcess(["work", path, logPath, "--lease-ms", "3000"])
         defer { worker.kill() }
         #expect(await worker.waitForLine("ready"))
         try await eventually("both jobs wait") {
