@@ -84,11 +84,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The queue without a database: its API, the engine, the sequences, the rules and the store
+        // protocol. No SQL: each store is a module of its own.
         .target(
-            name: "DurableQueue",
+            name: "DurableQueueCore",
             dependencies: [
-                "CDurableQueueSQLite",
-                "DurableQueueMigrations",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -96,6 +96,24 @@ let package = Package(
             ],
             // Why it reads file metadata (a file's size, inside the app's container): App Store review.
             resources: [.copy("PrivacyInfo.xcprivacy")],
+            swiftSettings: swiftSettings
+        ),
+        // The SQLite store: row operations and fast paths in SQLite's dialect, the file, its
+        // migrations, and `JobQueue(path:)`.
+        .target(
+            name: "DurableQueueSQLite",
+            dependencies: [
+                "CDurableQueueSQLite",
+                "DurableQueueCore",
+                "DurableQueueMigrations",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // What an app imports: the core and the SQLite store, re-exported (`import DurableQueue`).
+        .target(
+            name: "DurableQueue",
+            dependencies: ["DurableQueueCore", "DurableQueueSQLite"],
             swiftSettings: swiftSettings
         ),
         // The download and request jobs over a transport protocol: no NIO, no HTTP client.
@@ -257,7 +275,7 @@ let package = Package(
         .testTarget(
             name: "DurableQueueTests",
             dependencies: [
-                "DurableQueue",
+                "DurableQueue", "DurableQueueCore", "DurableQueueSQLite",
                 "DurableQueueMigrations",
                 "DurableQueuePostgres",
                 "DurableQueuePostgresMigrations",
@@ -275,7 +293,7 @@ let package = Package(
         // server, no process; seconds to run.
         .testTarget(
             name: "DurableQueueUnitTests",
-            dependencies: ["DurableQueue", "DurableQueueTestSupport"],
+            dependencies: ["DurableQueue", "DurableQueueCore", "DurableQueueSQLite", "DurableQueueTestSupport"],
             swiftSettings: swiftSettings
         ),
         // Real child processes killed, frozen, starved or run side by side on one store, and the
@@ -283,7 +301,7 @@ let package = Package(
         .testTarget(
             name: "DurableQueueProcessTests",
             dependencies: [
-                "DurableQueue",
+                "DurableQueue", "DurableQueueCore", "DurableQueueSQLite",
                 "DurableQueuePostgres",
                 "DurableQueueTestSupport",
                 "durableq-test-worker",
@@ -294,7 +312,7 @@ let package = Package(
         .testTarget(
             name: "DurableDownloadsTests",
             dependencies: [
-                "DurableQueue",
+                "DurableQueue", "DurableQueueCore", "DurableQueueSQLite",
                 "DurableDownloads", "DurableDownloadsAsyncHTTPClient", "DurableDownloadsURLSession",
                 "DurableQueueTestSupport",
                 "DurableQueueTestServer",
@@ -347,7 +365,7 @@ let package = Package(
         .testTarget(
             name: "durableqTests",
             dependencies: [
-                "DurableQueue",
+                "DurableQueue", "DurableQueueCore", "DurableQueueSQLite",
                 "DurableDownloads", "DurableDownloadsAsyncHTTPClient",
                 "DurableQueueTestSupport",
                 "DurableQueueTestServer",

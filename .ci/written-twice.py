@@ -3,7 +3,7 @@
 
     python3 .ci/written-twice.py [checkout]
 
-Row operations (declared in Sources/DurableQueue/Sequences/*Rows.swift) and their helpers, the
+Row operations (declared in Sources/DurableQueueCore/Sequences/*Rows.swift) and their helpers, the
 named fast paths, the reads of JobStoreReader and each store's plumbing (its connection, its row
 decoding) are expected in both. Whatever else both define is a sequence still written once per store: the count to bring
 to 0 (see the Architecture article, "Sequences written once").
@@ -37,15 +37,15 @@ def names(folder):
 
 def declared(pattern):
     found = set()
-    for path in (ROOT / "Sources" / "DurableQueue").glob(pattern):
+    for path in (ROOT / "Sources" / "DurableQueueCore").glob(pattern):
         found.update(FUNC.findall(path.read_text()))
     return found
 
 
-both = names(ROOT / "Sources" / "DurableQueue" / "SQLiteStore") & names(ROOT / "Sources" / "DurableQueuePostgres")
+both = names(ROOT / "Sources" / "DurableQueueSQLite") & names(ROOT / "Sources" / "DurableQueuePostgres")
 rows = declared("Sequences/*Rows.swift")
 # JobStoreReader's requirements, and the reads among JobStore's.
-reads = set(FUNC.findall((ROOT / "Sources" / "DurableQueue" / "Store" / "JobStoreReader.swift").read_text()))
+reads = set(FUNC.findall((ROOT / "Sources" / "DurableQueueCore" / "Store" / "JobStoreReader.swift").read_text()))
 reads |= {"cancelRequested", "handOffs", "dueSchedules", "queues"}
 groups = [("row operations", both & rows), ("fast paths", both & FAST_PATHS - rows), ("reads", both & reads - rows - FAST_PATHS),
           ("row helpers and calls of the core", both & ROW_HELPERS - rows - FAST_PATHS - reads),

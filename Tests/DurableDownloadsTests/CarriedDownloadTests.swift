@@ -10,7 +10,8 @@ import Testing
     import FoundationNetworking
 #endif
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// A carrier that starts nothing: it remembers what it was handed, and carries what the test says.
 private final class RecordingCarrier: DownloadCarrier {

@@ -3,7 +3,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 @Suite(.serialized, .tags(.crash), .timeLimit(.minutes(5))) struct DownloadCrashTests {
     @Test(arguments: TestTransport.allCases) func aDownloadKilledAtRandomMomentsEndsWithTheRightBytesFetchedAboutOnce(

@@ -4,7 +4,8 @@ import Foundation
 import Testing
 
 @testable import DurableDownloads
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// The SHA-256 of the file at `path`.
 private func sha256(ofFileAt path: String) throws -> String {

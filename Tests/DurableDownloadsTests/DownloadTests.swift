@@ -7,7 +7,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// The transports the download and request suites run on.
 enum TestTransport: String, CaseIterable, Sendable, CustomTestStringConvertible {

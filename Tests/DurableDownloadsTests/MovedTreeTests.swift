@@ -5,7 +5,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// An app's container moves (a restore, a device migration, a reinstall): the queue file and every
 /// file its jobs name move together, to a new path. Stored relative to the queue file's directory,

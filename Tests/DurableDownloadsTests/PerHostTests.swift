@@ -5,7 +5,8 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Transfers are keyed by host, as a browser's: at most two of one host at once on a queue the HTTP
 /// jobs create, while other hosts' go on; a queue configured otherwise keeps its own limit.

@@ -5,7 +5,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 @Suite(.timeLimit(.minutes(2))) struct RequestTests {
     @Test(arguments: TestTransport.allCases) func transientFailuresRetryHonouringRetryAfter(_ transport: TestTransport) async throws {

@@ -7,7 +7,8 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Passes each exchange to another transport, noting the requests and cutting the first body short.
 private final class RecordingTransport: HTTPTransport {

@@ -8,7 +8,7 @@ import Testing
 /// The dashboard in a real headless Chromium: pages render, their script starts live updates,
 /// actions are enabled by the token URL, every page keeps its controls in sight at a desktop's and
 /// a phone's width, and screenshots come out. Set
-/// `DQ_SCREENSHOTS` to a directory to keep the screenshots (the dashboard article's, in `DurableQueue.docc/Resources`, come from here).
+/// `DQ_SCREENSHOTS` to a directory to keep the screenshots (the dashboard article's, in `DurableQueueCore.docc/Resources`, come from here).
 @Suite(.timeLimit(.minutes(3)), .enabled(if: TestEnvironment.serversEnabled, Comment(rawValue: TestEnvironment.skipReason)))
 struct DashboardBrowserTests {
     /// A queue of mail, a throttled API queue, a sequence, a schedule and a failed job with progress.

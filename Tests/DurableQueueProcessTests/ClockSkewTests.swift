@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Workers whose wall clocks are ten minutes off (libfaketime), on PostgreSQL, where leases follow
 /// the database server's clock: a fast clock steals no live lease, a slow one lets no expired lease

@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 @Suite(.serialized, .tags(.crash), .timeLimit(.minutes(3))) struct CompositionCrashTests {
     @Test(arguments: StoreBackend.all) func sequencesAndGroupsKilledAtRandomFinishEveryStepOnceInOrder(_ backend: StoreBackend) async throws {

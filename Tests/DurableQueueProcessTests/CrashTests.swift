@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 @Suite(.serialized, .tags(.crash), .timeLimit(.minutes(5))) struct CrashTests {
     private static func now() -> Int64 { Date().millisecondsSince1970 }

@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 @Suite(.serialized, .tags(.crash), .timeLimit(.minutes(3))) struct DependencyProcessTests {
     /// A chain of three "record" jobs on three queues, each waiting for the one before; the worker

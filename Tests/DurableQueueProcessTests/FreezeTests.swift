@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Workers frozen (SIGSTOP) past their leases while another process takes their jobs back, then
 /// thawed: what an app suspension or a VM pause does.

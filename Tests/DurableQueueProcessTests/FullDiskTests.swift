@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// A worker whose file cannot grow (a full disk, here a file-size limit) stops with a clear error
 /// instead of hanging, leaves the file intact, and its jobs run once there is room again.

@@ -3,7 +3,8 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Carries nothing: what a carrier whose transfers all survived looks like to the queue, which
 /// only needs its name to hand off.

@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Worker processes with short leases and fast heartbeats, none killed or frozen: a heartbeat never
 /// waits on an ending, of its own process or another, so the server detects no deadlock, no live

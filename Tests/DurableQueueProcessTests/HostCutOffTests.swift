@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 @testable import DurableQueuePostgres
 
 /// A worker on another host (a network namespace of its own, joined by a veth pair) is cut off from

@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// An idle engine sleeps: on a phone every wakeup costs battery. It polls the file at most once a
 /// second, and a watch of the file wakes it when another process commits, so that process's jobs

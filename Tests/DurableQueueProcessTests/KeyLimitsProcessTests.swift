@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Limits per partition key with real worker processes, on the wall clock, judged from the jobs'
 /// history (`job_events`): every start and every end as the store recorded it.

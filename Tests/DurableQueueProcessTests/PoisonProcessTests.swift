@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// The worker's "ledger" job type (see durableq-test-worker): a first step, "started ID ATTEMPT",
 /// then a wait of `input` ms.

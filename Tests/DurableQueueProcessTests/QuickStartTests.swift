@@ -5,7 +5,7 @@ import Testing
 /// The quick start of the README and of the Getting Started article is the `durableq-quickstart`
 /// executable, word for word, and it works.
 @Suite struct QuickStartTests {
-    @Test(arguments: ["README.md", "Sources/DurableQueue/DurableQueue.docc/GettingStarted.md"])
+    @Test(arguments: ["README.md", "Sources/DurableQueueCore/DurableQueueCore.docc/GettingStarted.md"])
     func theDocsShowTheQuickStartProgramVerbatim(_ document: String) throws {
         let text = try String(contentsOf: packageRoot.appendingPathComponent(document), encoding: .utf8)
         let program = try String(

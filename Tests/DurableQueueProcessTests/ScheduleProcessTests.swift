@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// A schedule fired by several worker processes at once, some killed and restarted meanwhile.
 @Suite(.serialized, .tags(.crash), .timeLimit(.minutes(2))) struct ScheduleProcessTests {

@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 @testable import DurableQueuePostgres
 
 /// The PostgreSQL server crashes (every server process killed with SIGKILL) in the middle of a drain

@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// The test's view of the worker's "nap" job type (a durable sleep between two steps).
 private struct Nap: Job {

@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// The test's view of the worker's "five-steps" job type (five durable steps; see durableq-test-worker).
 private struct FiveSteps: Job {

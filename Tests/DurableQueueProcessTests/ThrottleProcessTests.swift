@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Throttled queues with real worker processes, on the wall clock.
 @Suite(.serialized, .tags(.crash), .timeLimit(.minutes(2))) struct ThrottleProcessTests {

@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 @Suite struct TwoProcessTests {
     @Test(.timeLimit(.minutes(2)), arguments: StoreBackend.all)

@@ -1,7 +1,8 @@
 import DurableQueueTestSupport
 import Foundation
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// The lines `durableq-test-worker work` appends: which attempts started, returned a value ("finish")
 /// and ended, in which process, and when.

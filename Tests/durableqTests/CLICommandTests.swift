@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// A file with jobs in known states, made through the store, in `directory`/durableq.sqlite:
 /// on queue "mail", a pending job tagged "news" (enqueued now), a job that succeeded and one that

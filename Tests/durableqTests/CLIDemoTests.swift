@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// The content of a demo file of `size` bytes, as the demo server generates it.
 private func demoContent(size: Int) -> [UInt8] {

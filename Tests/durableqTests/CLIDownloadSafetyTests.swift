@@ -3,7 +3,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// `durableq download` and the read commands, as a user meets them on a local server.
 @Suite(.serialized, .tags(.crash), .timeLimit(.minutes(3))) struct CLIDownloadSafetyTests {

@@ -5,7 +5,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Starts a test server serving `files` (name → resource), runs `body`, and shuts the server down.
 func withServer(

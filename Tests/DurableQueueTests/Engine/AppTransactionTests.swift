@@ -3,7 +3,8 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// An error the application's closure throws.
 private struct OrderRejected: Error, Equatable {}

@@ -3,7 +3,8 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 @Suite struct AttemptRecorderTests {
     @Test(arguments: StoreBackend.all) func manyEndingsAtOnceAreEachCommittedBeforeTheirCallerHears(_ backend: StoreBackend) async throws {

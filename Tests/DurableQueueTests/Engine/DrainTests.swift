@@ -3,7 +3,8 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Sleeps for its input (milliseconds), honouring cancellation, and counts its starts.
 private struct Sleeper: Job {

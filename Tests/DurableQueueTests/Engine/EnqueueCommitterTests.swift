@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 @Suite(.timeLimit(.minutes(1))) struct EnqueueCommitterTests {
     @Test(arguments: StoreBackend.all) func concurrentEnqueuesAreEachCommittedBeforeTheirCallerHears(_ backend: StoreBackend) async throws {

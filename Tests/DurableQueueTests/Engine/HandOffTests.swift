@@ -3,7 +3,8 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// A carrier the test drives: it "carries" what it was given until the test says otherwise, and
 /// remembers what it was told to stop.

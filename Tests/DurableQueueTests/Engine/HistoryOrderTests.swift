@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// What the history says, judged from the history alone (no handler logs), with two engines on one
 /// store as two processes would run: each job's rows never go back in time, and what had to

@@ -3,7 +3,8 @@ import DurableQueueTesting
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 @Suite(.timeLimit(.minutes(1))) struct JobQueueTests {
     @Test(arguments: StoreBackend.all) func aJobRunsAndItsResultIsRecordedBeforeItIsReported(_ backend: StoreBackend) async throws {

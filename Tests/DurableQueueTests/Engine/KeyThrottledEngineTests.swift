@@ -3,7 +3,8 @@ import DurableQueueTesting
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// The engine on a queue throttled per key: it starts each key's jobs an interval apart, other
 /// keys meanwhile, and wakes for a key's next start; jobs enqueued in one batch, each with its key.

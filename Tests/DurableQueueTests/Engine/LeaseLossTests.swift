@@ -5,7 +5,8 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// What the engine does when an attempt's lease is lost, or a cancel comes, while its handler runs.
 @Suite(.timeLimit(.minutes(1))) struct LeaseLossTests {

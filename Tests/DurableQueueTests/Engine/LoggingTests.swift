@@ -3,7 +3,8 @@ import Foundation
 import Logging
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Logs from its context's logger.
 private struct Greeting: Job {

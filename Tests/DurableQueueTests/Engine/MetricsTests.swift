@@ -4,7 +4,8 @@ import Metrics
 import MetricsTestKit
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// The metrics backend for this test process, bootstrapped once (swift-metrics allows one bootstrap).
 /// Other tests' jobs report to it too, so each test looks only at its own queue's dimensions.

@@ -3,7 +3,8 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Runs until cancelled on its first `input` starts (in this process), then returns: a long
 /// download a pause interrupts.

@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Enqueues follow-ups from its handler: a plain job, one with its own priority, one with options
 /// that name no priority, and a sequence of two steps (the second with its own priority) inside a

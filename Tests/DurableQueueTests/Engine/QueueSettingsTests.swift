@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Reading a queue's settings, replacing them, and changing only some of them.
 @Suite struct QueueSettingsTests {

@@ -6,7 +6,8 @@ import ServiceLifecycleTestKit
 import Synchronization
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// A `Gated` job's gate, shared between the test and the job.
 final class Gate: Sendable {

@@ -4,7 +4,8 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Snoozes `snoozes` times (30 s each), then fails once (retryable), then returns the attempt number.
 private struct Snoozer: Job {

@@ -3,7 +3,8 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Counts how many times each step body ran.
 private final class BodyRuns: Sendable {

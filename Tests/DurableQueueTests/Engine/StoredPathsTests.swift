@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// A file a job made, named by its path.
 private struct MadeFile: Codable, Sendable, Hashable, StoresFilePaths {

@@ -3,7 +3,8 @@ import DurableQueueTesting
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Sends nothing: returns the address, once per attempt, failing its first `failures` attempts.
 struct SendWelcome: Job {

@@ -3,7 +3,8 @@ import DurableQueueTesting
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Follows the next page until `input` pages are done, on its own queue; logs each page on "audit".
 struct Paginate: Job {

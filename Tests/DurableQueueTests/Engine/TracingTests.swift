@@ -4,7 +4,8 @@ import InMemoryTracing
 import Testing
 import Tracing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Enqueues an ``Echo`` of its input from inside its attempt.
 private struct Relay: Job {

@@ -5,7 +5,8 @@ import Logging
 import Synchronization
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// What the handlers of one test tell each other.
 private final class Flags: Sendable {

@@ -4,7 +4,8 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Counts the handlers that started.
 private final class Started: Sendable {

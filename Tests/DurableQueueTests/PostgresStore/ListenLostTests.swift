@@ -5,7 +5,8 @@ import Logging
 import Synchronization
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// When each named job's handler started.
 private final class Starts: Sendable {

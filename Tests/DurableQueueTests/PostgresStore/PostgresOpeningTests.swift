@@ -3,7 +3,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Opening a PostgreSQL store: schemas, and what a user reads when it fails.
 @Suite(.enabled(if: TestEnvironment.serversEnabled, Comment(rawValue: TestEnvironment.skipReason))) struct PostgresOpeningTests {

@@ -5,7 +5,8 @@ import Logging
 import PostgresNIO
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// How PostgreSQL runs the store's statements, read from its plans.
 @Suite(.enabled(if: TestEnvironment.serversEnabled, Comment(rawValue: TestEnvironment.skipReason))) struct PostgresPlanTests {

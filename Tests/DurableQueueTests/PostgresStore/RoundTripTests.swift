@@ -3,7 +3,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// What a job costs in round trips on PostgreSQL, counted by the server (`pg_stat_statements`, in
 /// a database of the suite's own): across a network each statement is a round trip users pay.

@@ -5,7 +5,8 @@ import Logging
 import Synchronization
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// A store call that gets no answer is logged while it waits, then fails at the call timeout
 /// (``PostgresStorage/callTimeout``): a log shows what an engine is waiting for. A handle waiting

@@ -3,7 +3,8 @@ import DurableQueueTesting
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Bulk actions by filter on both stores: retry, cancel or delete every job a selection matches,
 /// with a dry run that counts first, each change in the history, in bounded transactions.

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// An application's statement is written one way for every store; each store rewrites its
 /// parameters into the form its database reads.

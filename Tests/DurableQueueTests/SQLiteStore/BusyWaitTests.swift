@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// A connection waiting for another's write lock: it takes the lock soon after it is released, and
 /// the waiting thread does not wake thousands of times meanwhile.

@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// A queue file holds URLs, request bodies, outputs and errors: new ones are the owner's only.
 @Suite struct FilePermissionTests {

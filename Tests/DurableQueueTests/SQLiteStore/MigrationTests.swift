@@ -3,7 +3,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 @Suite struct MigrationTests {
     @Test func everySQLFileIsListedInOrderWithoutGaps() throws {

@@ -3,7 +3,8 @@ import Foundation
 import DurableQueueMigrations
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 @Suite struct OpeningTests {
     /// Power-loss durability flushes the drive's cache too: on Darwin `fsync` does not, so commits

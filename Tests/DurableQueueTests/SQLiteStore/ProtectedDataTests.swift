@@ -3,7 +3,8 @@ import Synchronization
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// A file the system keeps from the process for a while — on a phone, a protected file while the
 /// device is locked; here, a file made immutable (`EPERM`, the same error): calls throw their own

@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// The SQLite store runs the core's async sequences to their end inside its transaction, on the
 /// thread that holds it.

@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// `Benchmarks/sql-floor/floor.c` claims to run the SQLite store's own statements: on a file the
 /// store made, its enqueues and drains must leave what the store itself would have written.

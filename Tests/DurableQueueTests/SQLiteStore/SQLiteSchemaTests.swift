@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// What the SQLite file itself guarantees: ids, views, constraints and query plans.
 @Suite struct SQLiteSchemaTests {

@@ -3,7 +3,8 @@ import Foundation
 import CDurableQueueSQLite
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Texts bound in place must stay as they were until the statement's run ends, however many and
 /// however long they are; and what SQLite stores must be the texts themselves.

@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// The app sample of the "Running in an App" article compiles, runs as it says, and is the
 /// article's copy.
@@ -33,7 +34,7 @@ import Testing
         let sample = try String(contentsOf: packageRoot.appendingPathComponent("Tests/DurableQueueTests/Samples/AppJobs.swift"), encoding: .utf8)
         let code = try #require(sample.components(separatedBy: "// sample:begin\n").last?.components(separatedBy: "// sample:end").first)
         let article = try String(
-            contentsOf: packageRoot.appendingPathComponent("Sources/DurableQueue/DurableQueue.docc/RunningInAnApp.md"), encoding: .utf8)
+            contentsOf: packageRoot.appendingPathComponent("Sources/DurableQueueCore/DurableQueueCore.docc/RunningInAnApp.md"), encoding: .utf8)
         #expect(article.contains("```swift\n" + code + "```"), "the article's AppJobs differs from Tests/DurableQueueTests/Samples/AppJobs.swift")
     }
 }

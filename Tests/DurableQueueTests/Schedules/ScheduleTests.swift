@@ -4,7 +4,8 @@ import Foundation
 import Logging
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Schedules on the manual clock, on every backend: two queues on one store stand for two processes.
 @Suite(.timeLimit(.minutes(1))) struct ScheduleTests {

@@ -3,7 +3,8 @@ import DurableQueueTesting
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Aging: a long-waiting low-priority job runs under a steady stream of high-priority work.
 @Suite(.timeLimit(.minutes(2))) struct AgingTests {

@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// A batch writes its jobs several to a statement (SQLite); what it stores must not differ in any
 /// column from what the same jobs enqueued one at a time store.

@@ -2,13 +2,14 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// One scenario that goes through every rule the stores share (endings and retries, lease
 /// recovery, cancels waiting and running, retry by hand, unique keys kept, debounced and replaced,
 /// a sequence stopped by a failing step, a concurrent group under its limit) leaves the same
 /// history on every backend: the same states, reasons, attempts and workers for every job, and the
-/// same outcome for every group. The rules are the core's (`Sources/DurableQueue/Rules`); a store
+/// same outcome for every group. The rules are the core's (`Sources/DurableQueueCore/Rules`); a store
 /// only reads their inputs and writes what they decide.
 @Suite(.enabled(if: TestEnvironment.serversEnabled, Comment(rawValue: TestEnvironment.skipReason)))
 struct ConformanceTests {

@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// What an ending changes beyond its job (a waiting dependent, a cache entry) happens however
 /// many endings before it had nothing of the kind: a store may remember that a file has no cache

@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 @Suite struct EnqueueTests {
     @Test(arguments: StoreBackend.all) func aDueJobIsPendingWithItsCreationEvent(_ backend: StoreBackend) async throws {

@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 // Four minutes: the test with 10,000 jobs of one key takes 12 s alone, and ran 120–146 s in full
 // runs on the 2-core machine (over two minutes once, in a fresh clone's run).

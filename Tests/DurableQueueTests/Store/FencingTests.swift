@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Every write an attempt makes is fenced by (job, attempt number) and owner: once the job has been
 /// recovered and claimed again, even by the same worker, the old attempt can change nothing.

@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 @Suite struct FinishTests {
     private let boom = JobFailure(type: "Boom", message: "it broke", retryable: true)

@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// A write's rows carry the time its transaction read once it held its locks, not the time its
 /// caller asked: a change that waited for another transaction is never stamped before it.

@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Flow control per partition key: throttles (from a start or an end), rate limits and overrides
 /// per key, their next starts stored with the key, on both stores.

@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 @Suite struct LeaseTests {
     @Test(arguments: StoreBackend.all) func aHeartbeatExtendsOnlyTheOwnersLeases(_ backend: StoreBackend) async throws {

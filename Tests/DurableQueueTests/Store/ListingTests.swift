@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// What the dashboard and `durableq` read: the search of a job listing and the list of groups.
 @Suite struct ListingTests {

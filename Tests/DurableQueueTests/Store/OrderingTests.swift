@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 @Suite struct OrderingTests {
     /// Claims every job of `queue` one by one and returns their inputs in claim order.

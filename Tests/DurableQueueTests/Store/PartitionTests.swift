@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Partitioned concurrency: at most N running jobs per partition key within a queue, on every backend.
 @Suite(.timeLimit(.minutes(1))) struct PartitionTests {

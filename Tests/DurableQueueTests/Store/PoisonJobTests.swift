@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Poison jobs on both stores: a job whose worker stops during attempts in a row that make no
 /// progress fails, whatever retries it has left (``LostAttempts``).

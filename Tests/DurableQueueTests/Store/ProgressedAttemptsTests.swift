@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Attempts that saved a new checkpoint do not use up a job's attempts: it resumes further each time.
 @Suite struct ProgressedAttemptsTests {

@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Throttle intervals and rate limits in the store, with explicit times (milliseconds).
 @Suite struct ThrottleTests {

@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Unique keys over a window of time, and debouncing, on every backend.
 @Suite struct UniqueWindowTests {

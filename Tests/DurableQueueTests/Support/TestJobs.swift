@@ -4,7 +4,8 @@ import Logging
 import Synchronization
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// Returns its input.
 struct Echo: Job {

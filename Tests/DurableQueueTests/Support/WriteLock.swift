@@ -2,7 +2,8 @@ import DurableQueueTestSupport
 import Foundation
 import Synchronization
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// The write lock of a store, held by another connection.
 enum WriteLock {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
 
 /// The kind of a decoding error, to compare with what `JSONDecoder` throws.
 private func errorKind(_ body: () throws -> Void) -> String {

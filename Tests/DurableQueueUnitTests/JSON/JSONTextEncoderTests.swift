@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
 
 /// A superclass whose fields a subclass encodes through `superEncoder()`.
 class Animal: Codable, Equatable {

@@ -2,7 +2,7 @@ import DurableQueueTestSupport
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
 
 /// The core ships a privacy manifest (App Store review asks why an SDK reads file metadata): it is
 /// in the module's resources and says "file timestamps, C617.1" (files inside the app's container).

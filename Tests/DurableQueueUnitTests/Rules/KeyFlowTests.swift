@@ -1,6 +1,6 @@
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
 
 /// The rule of each key's starts (``KeyLimits``, ``KeyPattern``, ``KeyWalk``), as pure functions.
 @Suite struct KeyFlowTests {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
 
 /// The activity charts' figures from history rows alone: no database.
 @Suite struct QueueActivityTests {

@@ -1,7 +1,7 @@
 import DurableQueueTestSupport
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
 
 /// The rules both stores apply, as pure functions over row values: no database. The stores'
 /// tests (and `ConformanceTests`, on every backend) show that each store writes what they decide.

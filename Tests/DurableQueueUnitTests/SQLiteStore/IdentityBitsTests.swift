@@ -1,6 +1,7 @@
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
 
 /// The statement cache finds a statement by its text's identity: the bytes of the string value,
 /// whose size differs by platform (16 bytes on 64-bit, 12 on arm64_32).

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
 
 @Suite struct CronExpressionTests {
     private let utc = TimeZone(identifier: "UTC")!

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import DurableQueue
+@testable import DurableQueueCore
 
 @Suite struct ScheduleRuleTests {
     private let minute: Int64 = 60_000

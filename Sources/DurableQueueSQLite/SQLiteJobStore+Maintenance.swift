@@ -1,0 +1,56 @@
+import DurableQueueCore
+
+extension SQLiteJobStore {
+    /// A number that changes whenever another connection (any process) commits to the file.
+    ///
+    /// Reading it takes no lock, so an idle engine can poll it cheaply and claim only when it moved.
+    /// Related SQLite documentation: <https://www.sqlite.org/pragma.html#pragma_data_version>
+    package func changeToken() throws -> Int64 {
+        do {
+            return try connection.scalarInt64("PRAGMA data_version") ?? 0
+        } catch {
+            throw Self.mapped(error, operation: "read the data version", path: path, busyTimeout: options.busyTimeout)
+        }
+    }
+
+    /// The names of every queue, sorted, inside the caller's transaction.
+    func queueNamesWithinTransaction() throws -> [String] {
+        var names: [String] = []
+        try connection.query("SELECT name FROM queues ORDER BY name") { names.append($0.string(0)) }
+        return names
+    }
+
+    /// Running jobs of `owner` whose cancel was requested (by this or another process).
+    package func cancelRequested(owner: String) throws -> [JobID] {
+        try read("find cancelled jobs of worker '\(owner)'") {
+            var ids: [JobID] = []
+            try connection.query(
+                "SELECT id FROM jobs WHERE state = 'running' AND lease_owner = ? AND cancel_requested = 1", [owner]
+            ) { ids.append(JobID($0.int64(0))) }
+            return ids
+        }
+    }
+
+    /// How many waiting jobs (pending or scheduled) there are of each kind not in `known`.
+    package func waitingJobs(ofKindsOtherThan known: Set<String>) throws -> [String: Int] {
+        try read("count waiting jobs by kind") {
+            var counts: [String: Int] = [:]
+            try connection.query(
+                """
+                SELECT kind, count(*) FROM jobs
+                WHERE state IN ('pending', 'scheduled') AND kind NOT IN (SELECT value FROM json_each(?))
+                GROUP BY kind
+                """, [Self.jsonArray(known.sorted())]
+            ) { row in counts[row.string(0)] = Int(row.int64(1)) }
+            return counts
+        }
+    }
+
+    /// Deletes up to `?3` `deleted_jobs` lines of jobs deleted in state `?1` before `?2`, oldest
+    /// first: a search of idx_deleted_jobs_by_age, however many lines there are.
+    static let pruneDeletedJobLinesStatement = """
+        DELETE FROM deleted_jobs WHERE job_id IN (SELECT job_id FROM deleted_jobs
+                                                  WHERE state = ?1 AND deleted_at < ?2
+                                                  ORDER BY deleted_at LIMIT ?3)
+        """
+}
