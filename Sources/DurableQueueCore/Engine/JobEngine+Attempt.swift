@@ -151,7 +151,7 @@ extension JobEngine {
         let timeout = deadline.map { deadline in
             Task {
                 guard (try? await time.sleep(until: deadline)) != nil else { return }
-                stop.stop(.timedOut)
+                self.state.timedOut(job.attemptID, stop: stop)
             }
         }
         defer { timeout?.cancel() }

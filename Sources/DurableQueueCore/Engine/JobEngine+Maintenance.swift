@@ -51,26 +51,21 @@ extension JobEngine {
         do {
             let held = try await store.renewLeases(running, owner: configuration.workerID, expiresAt: expiresAt)
             storageSucceeded()
-            let heldAttempts = Set(held.map(\.attempt))
-            state.renewed(held.filter(\.isRenewed).map(\.attempt), until: expiresAt)
-            // An attempt handing off holds no lease once its hand-off commits, by design: not lost.
-            let handingOff = attemptsHandingOff
-            for attempt in running where !heldAttempts.contains(attempt) && !handingOff.contains(attempt) {
-                state.stop(attempt, .leaseLost)
-            }
-            for lease in held where lease.cancelRequested { state.stop(lease.attempt, .cancelRequested) }
+            state.leasesRenewed(
+                asked: running, held: Set(held.map(\.attempt)), renewed: held.filter(\.isRenewed).map(\.attempt),
+                until: expiresAt, cancelRequested: held.filter(\.cancelRequested).map(\.attempt),
+                // An attempt handing off holds no lease once its hand-off commits, by design: not lost.
+                handingOff: attemptsHandingOff)
         } catch {
             _ = storageFailed(error, while: "renew the leases of \(running.count) running job(s)")
             // Not renewed, and past its lease: another worker may have taken the job back (this host
             // cut off, the store out of reach), so the handler is told to stop now rather than work on
             // for a result the store would discard. While the store answers, it alone says what is lost.
-            let current = now
-            let expired = running.filter { (state.leaseExpiry(of: $0) ?? .max) <= current && !state.isStopping($0) }
+            let expired = state.leasesNotRenewed(running, at: now)
             guard !expired.isEmpty else { return }
             logger.info(
                 "the leases of \(expired.count) running job(s) expired before the store could renew them; their handlers are stopped",
                 metadata: ["job.ids": "\(expired.map(\.job.rawValue))"])
-            for attempt in expired { state.stop(attempt, .leaseLost) }
         }
     }
 

@@ -8,7 +8,7 @@ import Tracing
 /// as a task, records how each attempt ended before anyone hears of it, renews leases, takes back
 /// the jobs of workers that died, and prunes finished jobs.
 ///
-/// A swift-service-lifecycle `Service` with an explicit lifecycle (``EngineState/Phase``). It
+/// A swift-service-lifecycle `Service` with an explicit lifecycle (``EngineMachine/Phase``). It
 /// speaks to its store only through ``JobStore`` and holds nothing the store does not also have:
 /// losing the process loses no job. See the concurrency article (`DurableQueueCore.docc/Concurrency.md`) for who owns what.
 final class JobEngine: Service, Sendable {
