@@ -19,8 +19,8 @@ final class EngineState: Sendable {
 
     private let locked = Mutex(Locked())
 
-    /// Reads the machine.
-    private func read<T>(_ body: (EngineMachine) -> T) -> T {
+    /// Reads the machine (a closure, not a key path: a key path's application costs a runtime call).
+    private func read<T>(_ body: (borrowing EngineMachine) -> T) -> T {
         locked.withLock { body($0.machine) }
     }
 
@@ -50,7 +50,7 @@ final class EngineState: Sendable {
     }
 
     /// The current phase.
-    var phase: EngineMachine.Phase { read(\.phase) }
+    var phase: EngineMachine.Phase { read { $0.phase } }
 
     /// Starts the engine's life anew; false if it is not stopped. A run claims at most `claims`
     /// attempts, and runs at most `concurrency` at once.
@@ -82,7 +82,7 @@ final class EngineState: Sendable {
     func cancelRun() { update { $0.cancel() } }
 
     /// Whether the caller cancelled this run.
-    var wasCancelled: Bool { read(\.cancelled) }
+    var wasCancelled: Bool { read { $0.cancelled } }
 
     // MARK: Pause
 
@@ -95,7 +95,7 @@ final class EngineState: Sendable {
 
     /// How many times this process paused or resumed in this run: a drain lent the background time
     /// by a paused ``JobQueue/run()`` pauses it again only if nobody else did either meanwhile.
-    var pauseTransitions: Int { read(\.pauseTransitions) }
+    var pauseTransitions: Int { read { $0.pauseTransitions } }
 
     /// Whether ``JobQueue/run()`` runs (not a drain) and claims, or is paused.
     var isServiceRunning: Bool { read { $0.phase == .running && !$0.isDrain } }
@@ -104,16 +104,16 @@ final class EngineState: Sendable {
     func noteIdleClaim() { update { $0.noteIdleClaim() } }
 
     /// How many claims of ``JobQueue/run()`` found nothing while nothing ran here.
-    var idleClaims: Int { read(\.idleClaims) }
+    var idleClaims: Int { read { $0.idleClaims } }
 
     /// Whether this process paused.
-    var isPaused: Bool { read(\.paused) }
+    var isPaused: Bool { read { $0.paused } }
 
     /// Whether a pause ended this run.
-    var wasEndedByPause: Bool { read(\.endedByPause) }
+    var wasEndedByPause: Bool { read { $0.endedByPause } }
 
     /// Whether nothing runs here that a pause waits for (see ``EngineMachine/isQuiet``).
-    var isQuiet: Bool { read(\.isQuiet) }
+    var isQuiet: Bool { read { $0.isQuiet } }
 
     /// Notes that one of the engine's loops started (`true`) or ended.
     func loopRuns(_ runs: Bool) { update { $0.loopRuns(runs) } }
@@ -123,7 +123,7 @@ final class EngineState: Sendable {
     func loopParked(_ parked: Bool) { update { $0.loopParked(parked) } }
 
     /// Whether this run has claimed as many attempts as it may.
-    var claimsExhausted: Bool { read(\.claimsExhausted) }
+    var claimsExhausted: Bool { read { $0.claimsExhausted } }
 
     /// Whether claiming has stopped (shutdown began, or the engine finished).
     var isShuttingDown: Bool { read { $0.phase == .shuttingDown || $0.phase == .finished } }
@@ -139,7 +139,7 @@ final class EngineState: Sendable {
     func fail(_ error: DurableQueueError) { update { $0.fail(error) } }
 
     /// The error the engine stopped for, if it did.
-    var failure: DurableQueueError? { read(\.failure) }
+    var failure: DurableQueueError? { read { $0.failure } }
 
     /// Notes that a store write failed at `now`, and returns since when writes have been failing
     /// (`now` for the first failure after a success).
@@ -148,7 +148,7 @@ final class EngineState: Sendable {
     }
 
     /// Since when (ms since 1970) the engine's store calls have failed; nil while they succeed.
-    var failingSince: Int64? { read(\.failingSince) }
+    var failingSince: Int64? { read { $0.failingSince } }
 
     /// Notes that a store write succeeded, ending any run of failures.
     func storageSucceeded() { update { $0.storageSucceeded() } }
@@ -204,7 +204,7 @@ final class EngineState: Sendable {
     func remove(_ attempt: AttemptID, stop: StopSignal) { update { $0.attemptReturned(attempt, stop: stop) } }
 
     /// How many attempts run here.
-    var runningCount: Int { read(\.running.count) }
+    var runningCount: Int { read { $0.running.count } }
     /// The attempts running here.
     var runningAttempts: [AttemptID] { read { Array($0.running.keys) } }
     /// The jobs with an attempt running here: this process must not claim them again until it ends.
