@@ -100,7 +100,7 @@ struct Workloads {
     func drainFair(interleaved: Bool) async throws -> Measurement {
         let path = freshPath("fair")
         let queue = try await open(path)
-        try await queue.configure(QueueConfiguration("default", fairness: .byKey))
+        try await queue.queues.configure(QueueConfiguration("default", fairness: .byKey))
         let keys = max(1, n / 10)
         if interleaved {
             for index in 0..<n {
@@ -149,7 +149,7 @@ struct Workloads {
     private func prefill(_ path: String, count: Int, keyed: Bool) async throws {
         let filler = try await open(path)
         if keyed {
-            try await filler.configure(
+            try await filler.queues.configure(
                 QueueConfiguration("default", partitionLimit: 1, fairness: .byKey, keyThrottle: Throttle(.milliseconds(1))))
         }
         let keys = max(1, count / 10)
@@ -249,7 +249,7 @@ struct Workloads {
         let engine = Task { try await queue.run() }
         // Polls the file only once every job has started, so that counting does not slow the drain.
         while counter.value < n { try await Task.sleep(for: .milliseconds(1)) }
-        while try await queue.unfinishedJobCount() > 0 { try await Task.sleep(for: .milliseconds(1)) }
+        while try await queue.jobs.unfinishedCount() > 0 { try await Task.sleep(for: .milliseconds(1)) }
         let seconds = secondsSince(start)
         engine.cancel()
         _ = try? await engine.value
@@ -379,7 +379,7 @@ struct Workloads {
     /// between starts minus the interval.
     func throttle() async throws -> Measurement {
         let queue = try await open(freshPath("throttle"))
-        try await queue.configure(QueueConfiguration("paced", throttle: Throttle(.milliseconds(20))))
+        try await queue.queues.configure(QueueConfiguration("paced", throttle: Throttle(.milliseconds(20))))
         let handles = try await queue.enqueue(NoOpJob.self, batch: (0..<51).map(NoOpJob.Input.init), options: EnqueueOptions(queue: "paced"))
         let start = ContinuousClock.now
         let engine = Task { try await queue.run() }
@@ -414,7 +414,7 @@ func runWorker(path: String, durability: Durability) async throws {
     // Counting is a scan of the jobs table on PostgreSQL (about 5 ms at 10,000 jobs): asked every
     // 5 ms, it took most of a core from the server the workers share.
     let poll = path.hasPrefix("postgres://") ? 50 : 5
-    while try await queue.unfinishedJobCount() > 0 { try await Task.sleep(for: .milliseconds(poll)) }
+    while try await queue.jobs.unfinishedCount() > 0 { try await Task.sleep(for: .milliseconds(poll)) }
     engine.cancel()
     _ = try? await engine.value
 }

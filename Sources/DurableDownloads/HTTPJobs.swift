@@ -129,7 +129,7 @@ public struct HTTPJobs: Sendable {
     public func configureRequestQueue(
         concurrencyLimit: Int = 2, perHostLimit: Int = HTTPJobs.defaultPerHostLimit, mode: QueueMode = .fifo
     ) async throws {
-        try await queue.configure(
+        try await queue.queues.configure(
             QueueConfiguration(requestQueue, mode: mode, concurrencyLimit: concurrencyLimit, partitionLimit: perHostLimit))
     }
 
@@ -138,7 +138,7 @@ public struct HTTPJobs: Sendable {
     public func configureDownloadQueue(
         concurrencyLimit: Int = 0, perHostLimit: Int = HTTPJobs.defaultPerHostLimit, mode: QueueMode = .fifo
     ) async throws {
-        try await queue.configure(
+        try await queue.queues.configure(
             QueueConfiguration(downloadQueue, mode: mode, concurrencyLimit: concurrencyLimit, partitionLimit: perHostLimit))
     }
 
@@ -148,7 +148,7 @@ public struct HTTPJobs: Sendable {
     private func prepare(queue name: String) async throws {
         guard preparedQueues.isNew(name) else { return }
         if try await queue.reader.queue(named: name) == nil {
-            try await queue.configure(QueueConfiguration(name, partitionLimit: Self.defaultPerHostLimit))
+            try await queue.queues.configure(QueueConfiguration(name, partitionLimit: Self.defaultPerHostLimit))
         }
     }
 
@@ -247,7 +247,7 @@ public struct HTTPJobs: Sendable {
             return nil
         case .failed, .cancelled:
             do {
-                try await queue.retry(earlier.id)
+                try await queue.jobs.retry(earlier.id)
             } catch let error as DurableQueueError where error.code == .invalidArgument {
                 // Retried by another caller meanwhile (follow it), or its name is held by another
                 // download (start a new one).
@@ -299,7 +299,7 @@ public struct HTTPJobs: Sendable {
         let fingerprint = request.fingerprint
         var cancelled = 0
         for queued in try await queuedRequests() where queued.request.fingerprint == fingerprint {
-            try await queue.cancel(queued.id)
+            try await queue.jobs.cancel(queued.id)
             cancelled += 1
         }
         return cancelled
@@ -308,14 +308,14 @@ public struct HTTPJobs: Sendable {
     /// Cancels every waiting or running request.
     @discardableResult
     public func cancelAllRequests() async throws -> Int {
-        try await queue.cancel(queue: requestQueue)
+        try await queue.jobs.cancel(JobSelection(queues: [requestQueue]))
     }
 
     /// Stops starting requests (durably, for every process); running ones finish.
-    public func pauseRequests() async throws { try await queue.pause(queue: requestQueue) }
+    public func pauseRequests() async throws { try await queue.queues.pause(requestQueue) }
 
     /// Lets requests start again.
-    public func resumeRequests() async throws { try await queue.resume(queue: requestQueue) }
+    public func resumeRequests() async throws { try await queue.queues.resume(requestQueue) }
 }
 
 /// The names of the queues an ``HTTPJobs`` value has set up, shared by its copies.

@@ -5,7 +5,7 @@
 /// For example:
 /// ```swift
 /// do {
-///     try await queue.cancel(id)
+///     try await queue.jobs.cancel(id)
 /// } catch let error as DurableQueueError where error.code == .jobNotFound {
 ///     print("no such job: \(error)")
 /// }

@@ -22,18 +22,6 @@ extension JobQueue {
         GroupHandle(id: id, queue: self)
     }
 
-    /// Cancels group `id` durably: every unfinished job and nested group in it is cancelled, running
-    /// jobs included (stopped here, or through their heartbeat in another process).
-    ///
-    /// Cancelling a finished group changes nothing.
-    /// - Throws: `groupNotFound`.
-    public func cancel(group id: GroupID) async throws {
-        guard try await store.cancel(group: id, now: now) else { return }
-        await engine.stopJobsCancelledElsewhere()
-        jobChanges.signal()
-        workArrived()
-    }
-
     /// Waits until group `id` has ended (or `deadline`, in ms since 1970, passes) and returns its result.
     func waitUntilGroupFinished(_ id: GroupID, deadline: Int64?) async throws -> GroupResult {
         while true {

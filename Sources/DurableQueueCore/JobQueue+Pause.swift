@@ -5,7 +5,7 @@ extension JobQueue {
     /// claimed, running attempts are stopped and their jobs given back, and the SQLite file is
     /// closed, so that nothing holds a lock on it while the process is suspended.
     ///
-    /// Unlike ``pause(queue:)``, which every process on the file obeys (an app's extension too),
+    /// Unlike ``Queues/pause(_:)``, which every process on the file obeys (an app's extension too),
     /// this pause is this process's alone, and forgotten when it exits.
     ///
     /// Attempts still running are stopped (their tasks are cancelled) and go back to `pending`,

@@ -22,25 +22,34 @@ import Synchronization
 /// print(try await handle.result())
 /// ```
 ///
+/// What every user needs is here: open, register, enqueue, handle, run or drain, and this
+/// process's pause. What manages the store's contents lives on views named for it: ``jobs``
+/// (cancel, retry, delete, signal), ``queues`` (settings, pause), ``schedules`` and ``handOffs``.
+///
 /// ## Topics
 /// ### Setting up
 /// - ``register(_:)``
-/// - ``configure(_:)``
-/// - ``updateConfiguration(of:_:)``
-/// - ``configuration(of:)``
+/// - ``register(carrier:)``
+/// - ``location``
+/// - ``configuration-swift.property``
 /// ### Enqueueing
 /// - ``enqueue(_:_:options:)``
 /// - ``enqueue(_:batch:options:)``
 /// - ``handle(_:id:)``
-/// ### Cancelling and pausing
-/// - ``cancel(_:)``
-/// - ``cancel(tag:)``
-/// - ``cancel(queue:)``
-/// - ``cancelAll()``
-/// - ``pause(queue:)``
-/// - ``resume(queue:)``
 /// ### Running
 /// - ``run()``
+/// - ``drain(until:gracePeriod:)``
+/// - ``pauseInThisProcess(gracePeriod:)``
+/// - ``resumeInThisProcess()``
+/// ### Managing what the store holds
+/// - ``jobs``
+/// - ``queues``
+/// - ``schedules``
+/// - ``handOffs``
+/// - ``Jobs``
+/// - ``Queues``
+/// - ``Schedules``
+/// - ``HandOffs``
 public final class JobQueue: Sendable {
     /// Where the jobs live: the SQLite file's path, or the PostgreSQL database's address.
     public var location: String { store.location }
@@ -118,66 +127,6 @@ public final class JobQueue: Sendable {
         workArrived()
     }
 
-    /// Creates or updates a named queue's settings, shared by every process on the file.
-    ///
-    /// Every setting is replaced by `queue`'s (a setting left at its default goes back to the
-    /// default), except ``QueueConfiguration/isPaused``: it applies only when this call creates
-    /// the queue, and ``pause(queue:)`` / ``resume(queue:)`` change it later. To change some
-    /// settings and keep the rest, use ``updateConfiguration(of:_:)``.
-    ///
-    /// - Throws: `invalidArgument` (nothing changed) or a storage error.
-    public func configure(_ queue: QueueConfiguration) async throws {
-        try await store.configure(queue, now: now)
-        workArrived()
-    }
-
-    /// Changes some settings of a queue and keeps the others, in one transaction, so that two
-    /// processes changing different settings at once both have their way.
-    ///
-    /// `change` gets the settings in force (the defaults for a queue nobody configured) and sets
-    /// what should differ; ``QueueConfiguration/isPaused`` included.
-    ///
-    /// For example:
-    /// ```swift
-    /// try await queue.updateConfiguration(of: "github") { $0.throttle = Throttle(.seconds(1)) }
-    /// ```
-    /// - Returns: The settings now in force.
-    /// - Throws: `invalidArgument` if `change` renames the queue or sets a value out of range
-    ///   (nothing changed), or a storage error.
-    @discardableResult
-    public func updateConfiguration(
-        of queue: String, _ change: @escaping @Sendable (inout QueueConfiguration) -> Void
-    ) async throws -> QueueConfiguration {
-        let now = now
-        let settings = try await store.updateQueue(named: queue, now: now, change)
-        workArrived()
-        return settings
-    }
-
-    /// The settings of `queue` as stored, or nil if the file has no such queue (nobody configured it
-    /// and no job was enqueued on it; such a queue has the defaults of ``QueueConfiguration``).
-    ///
-    /// - Throws: A storage error.
-    public func configuration(of queue: String) async throws -> QueueConfiguration? {
-        try await store.queue(named: queue)
-    }
-
-    /// Stops starting jobs of `queue` (durably, for every process); running jobs finish. The same
-    /// verb as `durableq pause`, the dashboard's Pause and ``pauseSchedule(_:)``.
-    ///
-    /// - Throws: `invalidArgument` when no queue has that name.
-    public func pause(queue: String) async throws {
-        try await store.setSuspended(true, queue: queue, now: now)
-    }
-
-    /// Lets `queue` start jobs again.
-    ///
-    /// - Throws: `invalidArgument` when no queue has that name.
-    public func resume(queue: String) async throws {
-        try await store.setSuspended(false, queue: queue, now: now)
-        workArrived()
-    }
-
     /// Enqueues one job of type `type`. Returns after the job is committed to the file.
     ///
     /// Calls made at the same time (from many tasks) share transactions, so their commits cost
@@ -252,56 +201,6 @@ public final class JobQueue: Sendable {
     /// A handle on an existing job (enqueued earlier, perhaps by another process).
     public func handle<J: Job>(_ type: J.Type, id: JobID) -> JobHandle<J> {
         JobHandle(id: id, queue: self)
-    }
-
-    /// Cancels job `id`: durably, at once if it waits, by stopping its task if it runs here, and
-    /// through its heartbeat if it runs in another process. A cancelled job never runs again.
-    ///
-    /// Cancelling a finished job changes nothing.
-    /// - Throws: `jobNotFound` when no job has that id.
-    public func cancel(_ id: JobID) async throws {
-        let outcome = try await store.cancel(id, now: now)
-        if outcome == .requested { engine.stopCancelledJob(id) }
-        jobChanges.signal()
-        // A handed-off job is cancelled at once: its carrier stops the transfer.
-        if outcome == .cancelled, !carriers.isEmpty { await engine.stopOrphanedTransfers() }
-    }
-
-    /// Cancels every unfinished job tagged `tag`.
-    ///
-    /// - Returns: How many jobs were cancelled or asked to stop.
-    @discardableResult
-    public func cancel(tag: String) async throws -> Int {
-        try await cancel(.tag(tag))
-    }
-
-    /// Cancels every unfinished job of `queue`.
-    ///
-    /// - Returns: How many jobs were cancelled or asked to stop.
-    @discardableResult
-    public func cancel(queue: String) async throws -> Int {
-        try await cancel(.queue(queue))
-    }
-
-    /// Cancels every unfinished job in the file.
-    ///
-    /// - Returns: How many jobs were cancelled or asked to stop.
-    @discardableResult
-    public func cancelAll() async throws -> Int {
-        try await cancel(.all)
-    }
-
-    private func cancel(_ selector: CancelSelector) async throws -> Int {
-        let outcomes = try await store.cancel(selector, now: now)
-        for (id, outcome) in outcomes where outcome == .requested { engine.stopCancelledJob(id) }
-        jobChanges.signal()
-        if outcomes.values.contains(.cancelled), !carriers.isEmpty { await engine.stopOrphanedTransfers() }
-        return outcomes.count
-    }
-
-    /// How many jobs are not finished yet (scheduled, pending, blocked or running), over every queue.
-    public func unfinishedJobCount() async throws -> Int {
-        try await store.count(JobFilter(states: JobFilter.unfinished))
     }
 
     /// The current time by the configured time source, in milliseconds since 1970.

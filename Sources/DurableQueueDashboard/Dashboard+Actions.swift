@@ -12,13 +12,13 @@ extension Dashboard {
         guard !job.state.isTerminal else {
             throw DashboardFailure(.conflict, "job \(id) already \(job.state.rawValue): there is nothing to cancel")
         }
-        try await reading { try await queue.cancel(id) }
+        try await reading { try await queue.jobs.cancel(id) }
         return try await acted(request, back: "/jobs/\(id)") { try await jobJSON(id) }
     }
 
     func retry(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let id = try RequestValues.jobID(context)
-        try await reading { try await queue.retry(id) }
+        try await reading { try await queue.jobs.retry(id) }
         return try await acted(request, back: "/jobs/\(id)") { try await jobJSON(id) }
     }
 
@@ -31,7 +31,7 @@ extension Dashboard {
         let (name, payload) = isForm ? (Self.formValue("name", in: body), Self.formValue("payload", in: body)) : try Self.signalJSON(body)
         guard let name, !name.isEmpty else { throw DashboardFailure(.badRequest, "a signal needs a name") }
         let payloadText = payload.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 } ?? "null"
-        let result = try await reading { try await queue.signal(id, name, payloadJSON: payloadText) }
+        let result = try await reading { try await queue.jobs.signal(id, name, payloadJSON: payloadText) }
         if case .jobFinished(let state) = result {
             throw DashboardFailure(.conflict, "job \(id) already \(state.rawValue): signal '\(name)' not kept")
         }
@@ -54,10 +54,10 @@ extension Dashboard {
     func setPaused(_ paused: Bool, _ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let name = try RequestValues.queueName(context)
         try await reading {
-            guard try await queue.configuration(of: name) != nil else {
+            guard try await queue.queues.configuration(of: name) != nil else {
                 throw DashboardFailure(.notFound, "there is no queue named '\(name)'")
             }
-            if paused { try await queue.pause(queue: name) } else { try await queue.resume(queue: name) }
+            if paused { try await queue.queues.pause(name) } else { try await queue.queues.resume(name) }
         }
         return try await acted(request, back: "/") {
             let statuses = try await reading { try await queue.reader.queueStatuses() }

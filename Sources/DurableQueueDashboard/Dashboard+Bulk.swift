@@ -14,7 +14,7 @@ extension Dashboard {
         let filter = try RequestValues.jobFilter(request)
         let selection = try RequestValues.selection(filter)
         let dryRun = query.get("dry_run") == "1"
-        let result = try await reading { try await queue.apply(action, to: selection, dryRun: dryRun) }
+        let result = try await reading { try await queue.jobs.apply(action, to: selection, dryRun: dryRun) }
         let back =
             "/jobs"
             + HTML.rawQuery(
@@ -38,6 +38,6 @@ extension Dashboard {
         }
         guard actionsEnabled, let action = try RequestValues.bulkAction(request, name: "bulk") else { return nil }
         let selection = try RequestValues.selection(filter)
-        return .preview(try await reading { try await queue.apply(action, to: selection, dryRun: true) }, selection)
+        return .preview(try await reading { try await queue.jobs.apply(action, to: selection, dryRun: true) }, selection)
     }
 }

@@ -25,10 +25,10 @@ extension Dashboard {
         }
         let (pattern, limits) = try Self.keyLimitsChange(fields)
         try await reading {
-            guard try await queue.configuration(of: name) != nil else {
+            guard try await queue.queues.configuration(of: name) != nil else {
                 throw DashboardFailure(.notFound, "there is no queue named '\(name)'")
             }
-            try await queue.updateConfiguration(of: name) { queue in queue[keys: pattern] = limits }
+            try await queue.queues.update(name) { queue in queue[keys: pattern] = limits }
         }
         actions.increment()
         if isForm { return .seeOther(Self.localPath(fields["back"]) ?? "/queues/\(name)/keys") }

@@ -61,7 +61,7 @@ extension Dashboard {
             let id = try RequestValues.groupID(context)
             return .json(try await reading { try await queue.reader.groupResult(id) }.json)
         }
-        router.get("/api/schedules") { _, _ -> Response in .json(.array(try await reading { try await queue.schedules() }.map(\.json))) }
+        router.get("/api/schedules") { _, _ -> Response in .json(.array(try await reading { try await queue.schedules.list() }.map(\.json))) }
         router.get("/api/events") { _, _ -> Response in liveUpdates() }
 
         router.post("/api/jobs/bulk") { request, _ -> Response in try await bulk(request) }
@@ -109,7 +109,7 @@ extension Dashboard {
 
     private func overviewPage(actionsEnabled: Bool) async throws -> String {
         let (queues, schedules, groups) = try await reading {
-            (try await queue.reader.queueStatuses(), try await queue.schedules(), try await queue.reader.groups(limit: 20))
+            (try await queue.reader.queueStatuses(), try await queue.schedules.list(), try await queue.reader.groups(limit: 20))
         }
         return OverviewPage(
             location: queue.location, queues: queues, schedules: schedules, groups: groups, now: Date().millisecondsSince1970,

@@ -12,19 +12,6 @@ extension PostgresRows: CancelRows {
             group: try row.optionalInt64(3).map { GroupID($0) })
     }
 
-    func unfinishedJobs(matching selector: CancelSelector) async throws -> [JobID] {
-        let (sql, values): (String, [(any PostgresValue)?]) =
-            switch selector {
-            case .tag(let tag):
-                ("SELECT job_id FROM job_tags WHERE tag = $1 ORDER BY job_id", [tag])
-            case .queue(let queue):
-                ("SELECT id FROM jobs WHERE queue = $1 AND state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off', 'waiting') ORDER BY id", [queue])
-            case .all:
-                ("SELECT id FROM jobs WHERE state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off', 'waiting') ORDER BY id", [])
-            }
-        return try await session.rows(sql, values).map { JobID(try $0.int64(0)) }
-    }
-
     func flagCancelRequested(_ row: CancelRow, now: Int64, reason: String) async throws {
         try await session.execute("UPDATE jobs SET cancel_requested = 1, updated_at = $1 WHERE id = $2", [now, row.id.rawValue])
         try await store.appendEvent(session, row.id, now: now, from: .running, to: .running, attempt: row.attempts, reason: reason)

@@ -15,23 +15,6 @@ extension SQLiteRows: CancelRows {
         }
     }
 
-    func unfinishedJobs(matching selector: CancelSelector) async throws -> [JobID] {
-        let (sql, arguments): (String, [(any SQLiteBindable)?]) =
-            switch selector {
-            case .tag(let tag):
-                ("SELECT job_id FROM job_tags WHERE tag = ? ORDER BY job_id", [tag])
-            case .queue(let queue):
-                ("SELECT id FROM jobs WHERE queue = ? AND state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off', 'waiting') ORDER BY id", [queue])
-            case .all:
-                ("SELECT id FROM jobs WHERE state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off', 'waiting') ORDER BY id", [])
-            }
-        return try onStore { store in
-            var ids: [JobID] = []
-            try store.connection.query(sql, arguments) { row in ids.append(JobID(row.int64(0))) }
-            return ids
-        }
-    }
-
     func flagCancelRequested(_ row: CancelRow, now: Int64, reason: String) async throws {
         try onStore { store in
             try store.connection.execute(

@@ -248,7 +248,7 @@ func work(
         if untilDone {
             group.addTask {
                 // A count that fails (the server restarting) is not the end: the engine decides when to give up.
-                while (try? await queue.unfinishedJobCount()) != 0 { try await Task.sleep(for: .milliseconds(20)) }
+                while (try? await queue.jobs.unfinishedCount()) != 0 { try await Task.sleep(for: .milliseconds(20)) }
             }
             // Whichever ends first: the work, or the engine (which then stopped for an error).
             try await group.next()
@@ -314,14 +314,14 @@ do {
             throw DurableQueueError(.invalidArgument, "JOB and ATTEMPT must be numbers")
         }
         let queue = try await openQueue(arguments[2])
-        switch try await queue.completeHandOff(job: JobID(job), attempt: attempt, output: arguments[5]) {
+        switch try await queue.handOffs.complete(job: JobID(job), attempt: attempt, output: arguments[5]) {
         case .recorded(let state): say("recorded \(state.rawValue)")
         case .refused(let state, let current): say("refused \(state.rawValue) \(current)")
         }
     case "tick" where arguments.count == 4:
         let queue = try await openQueue(arguments[2], configuration: JobQueue.Configuration(pollInterval: .milliseconds(20)))
         queue.register(RecordJob(recorder: AttemptRecorder(log: LineLog(path: arguments[3]), longestMilliseconds: 8, announcesStarts: false)))
-        try await queue.schedule(
+        try await queue.schedules.save(
             name: "every-second", RecordJob.self, input: RecordJob.Input(index: 0), rule: .every(.seconds(1), missed: .skip))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await queue.run() }

@@ -64,10 +64,10 @@ private func sha256(ofFileAt path: String) throws -> String {
             // A link made at the part path after the download took its name is refused, not followed.
             // Paused, not configured paused: `configure` keeps an existing queue's pause as it was (the
             // download started before the link was made, and the test raced it).
-            try await http.queue.pause(queue: http.downloadQueue)
+            try await http.queue.queues.pause(http.downloadQueue)
             let late = try await http.download(DownloadRequest(url: server.baseURL + "/files/x.bin", directory: out, fileName: "late.bin"))
             try FileManager.default.createSymbolicLink(atPath: "\(out)/late.bin.part", withDestinationPath: victim)
-            try await http.queue.resume(queue: http.downloadQueue)
+            try await http.queue.queues.resume(http.downloadQueue)
             let error = await #expect(throws: DurableQueueError.self) { try await late.result() }
             #expect(error?.message.contains("late.bin.part is a symbolic link") == true || error?.message.contains("late.bin.part already exists") == true, "\(String(describing: error))")
             #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
@@ -98,7 +98,7 @@ private func sha256(ofFileAt path: String) throws -> String {
                 let placed = try await http.download(DownloadRequest(url: server.baseURL + "/files/q\(suffix)", directory: here)).result()
                 #expect(placed.path == "\(here)/jobs (1).sqlite\(suffix)")
             }
-            #expect(try await http.queue.unfinishedJobCount() == 0, "the queue file still works")
+            #expect(try await http.queue.jobs.unfinishedCount() == 0, "the queue file still works")
             #expect(!FileManager.default.fileExists(atPath: "\(here)/jobs.sqlite-journal"))
         }
     }

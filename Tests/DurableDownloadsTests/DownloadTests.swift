@@ -132,12 +132,12 @@ let quickRetries = EnqueueOptions(retry: RetryPolicy(maxAttempts: 5, backoff: .c
             try FileManager.default.createDirectory(atPath: files.path("out"), withIntermediateDirectories: true)
             try Data(resource.content()).write(to: URL(fileURLWithPath: files.path("out/done.bin.part")))
             let checkpoint = #"{"bytes":100000,"total":100000,"etag":"\"v1\""}"#
-            try await http.queue.configure(QueueConfiguration("paused", isPaused: true))
+            try await http.queue.queues.configure(QueueConfiguration("paused", isPaused: true))
             let handle = try await http.queue.enqueue(
                 DownloadJob.self, DownloadRequest(url: server.baseURL + "/files/done.bin", directory: files.path("out")),
                 options: EnqueueOptions(queue: "paused"))
             try http.queue.leaveCheckpoint(checkpoint, of: handle.id)
-            try await http.queue.resume(queue: "paused")
+            try await http.queue.queues.resume("paused")
             let result = try await handle.result()
             #expect(server.requests.map { $0.header("Range") } == ["bytes=100000-"])
             #expect(result.bytes == 100_000 && result.sha256 == sha256Hex(resource.content()))
@@ -150,7 +150,7 @@ let quickRetries = EnqueueOptions(retry: RetryPolicy(maxAttempts: 5, backoff: .c
             server.serve("moved.bin", resource)
             let digest = sha256Hex(resource.content())
             try FileManager.default.createDirectory(atPath: files.path("out"), withIntermediateDirectories: true)
-            try await http.queue.configure(QueueConfiguration("paused", isPaused: true))
+            try await http.queue.queues.configure(QueueConfiguration("paused", isPaused: true))
             /// A download whose worker recorded the move of `out/moved.bin`, renamed it and died.
             func diedAfterTheRename() async throws -> JobHandle<DownloadJob> {
                 let handle = try await http.queue.enqueue(
@@ -163,16 +163,16 @@ let quickRetries = EnqueueOptions(retry: RetryPolicy(maxAttempts: 5, backoff: .c
 
             try Data(resource.content()).write(to: URL(fileURLWithPath: files.path("out/moved.bin")))
             let finished = try await diedAfterTheRename()
-            try await http.queue.resume(queue: "paused")
+            try await http.queue.queues.resume("paused")
             let result = try await finished.result()
             #expect(server.requests.isEmpty)
             #expect(result.path == files.path("out/moved.bin") && result.bytes == 100_000 && result.sha256 == digest)
 
             // The file changed since (same size): it is not taken for the download's, which starts over.
-            try await http.queue.pause(queue: "paused")
+            try await http.queue.queues.pause("paused")
             try Data(repeating: 7, count: 100_000).write(to: URL(fileURLWithPath: files.path("out/moved.bin")))
             let again = try await diedAfterTheRename()
-            try await http.queue.resume(queue: "paused")
+            try await http.queue.queues.resume("paused")
             #expect(try await again.result().sha256 == digest)
             #expect(server.requests.count == 1 && server.requests.first?.header("Range") == nil)
         }

@@ -57,7 +57,7 @@ import Testing
                 }
                 let busyStarts = starts.prefix(4).sorted()
                 #expect(starts[4] < busyStarts[2], "\(starts)")
-                #expect(try await http.queue.configuration(of: http.downloadQueue)?.partitionLimit == HTTPJobs.defaultPerHostLimit)
+                #expect(try await http.queue.queues.configuration(of: http.downloadQueue)?.partitionLimit == HTTPJobs.defaultPerHostLimit)
             }
         } catch {
             try await other.shutdown()
@@ -71,8 +71,8 @@ import Testing
             try await http.configureDownloadQueue(concurrencyLimit: 4, perHostLimit: 3)
             try await http.configureRequestQueue(perHostLimit: 0)
             _ = try await http.enqueue(HTTPRequestSpec(url: "http://127.0.0.1:9/x"), options: EnqueueOptions(delay: .seconds(3600)))
-            #expect(try await http.queue.configuration(of: http.requestQueue)?.partitionLimit == 0)
-            #expect(try await http.queue.configuration(of: http.downloadQueue)?.partitionLimit == 3)
+            #expect(try await http.queue.queues.configuration(of: http.requestQueue)?.partitionLimit == 0)
+            #expect(try await http.queue.queues.configuration(of: http.downloadQueue)?.partitionLimit == 3)
             let job = try #require(try await http.queue.reader.jobs(JobFilter(queue: http.requestQueue, limit: 1)).first)
             #expect(job.partitionKey == "127.0.0.1:9")
         }

@@ -13,11 +13,11 @@ import Testing
 struct DashboardBrowserTests {
     /// A queue of mail, a throttled API queue, a sequence, a schedule and a failed job with progress.
     private func populate(_ queue: JobQueue) async throws -> JobID {
-        try await queue.configure(QueueConfiguration("api", throttle: Throttle(.milliseconds(400))))
+        try await queue.queues.configure(QueueConfiguration("api", throttle: Throttle(.milliseconds(400))))
         for index in 0..<5 { _ = try await queue.enqueue(Echo.self, "receipt \(index)", options: EnqueueOptions(queue: "mail", tags: ["billing"])) }
         for index in 0..<3 { _ = try await queue.enqueue(Echo.self, "call \(index)", options: EnqueueOptions(queue: "api")) }
         _ = try await queue.enqueue(.sequence([.job(Echo.self, "fetch", name: "fetch"), .job(Echo.self, "resize", name: "resize")], name: "thumbnails"))
-        try await queue.schedule(name: "nightly-report", Echo.self, input: "report", rule: .cron("0 3 * * *"))
+        try await queue.schedules.save(name: "nightly-report", Echo.self, input: "report", rule: .cron("0 3 * * *"))
         let failed = try await queue.enqueue(Refuse.self, "upload invoice-2026-11.pdf to the archive", options: EnqueueOptions(queue: "mail"))
         _ = try await queue.runDueJobs()  // all but two API calls, which the throttle holds back
         _ = try await queue.enqueue(Echo.self, "later", options: EnqueueOptions(queue: "mail", delay: .seconds(600)))

@@ -51,7 +51,7 @@ import Testing
 
     @Test(arguments: StoreBackend.all) func aQueuesKeyLimitsAreSetAndRemovedFromItsKeysPage(_ backend: StoreBackend) async throws {
         try await DashboardFixture.with(backend) { fixture in
-            try await fixture.workers.configure(QueueConfiguration("sync", partitionLimit: 1))
+            try await fixture.workers.queues.configure(QueueConfiguration("sync", partitionLimit: 1))
             let path = "/api/queues/sync/key-limits"
             let refused = try await fixture.send(path, method: .POST, body: #"{"pattern":"vip:*","concurrency":5}"#)
             #expect(refused.status == 403)
@@ -61,12 +61,12 @@ import Testing
                 path, method: .POST, headers: form,
                 body: "pattern=vip%3A*&concurrency=5&throttle_ms=&measured_from=start&rate_count=10&rate_window_ms=60000&back=%2Fqueues%2Fsync%2Fkeys")
             #expect(set.status == 303 && set.headers["Location"].first == "/queues/sync/keys", "\(set)")
-            #expect(try await fixture.workers.configuration(of: "sync")?.keyOverrides
+            #expect(try await fixture.workers.queues.configuration(of: "sync")?.keyOverrides
                     == ["vip:*": KeyLimits(concurrencyLimit: 5, rateLimit: RateLimit(10, per: .seconds(60)))])
             let every = try await fixture.send(path, method: .POST, body: #"{"pattern":"*","concurrency":2,"throttle_ms":500,"measured_from":"end"}"#, authorized: true)
             #expect(every.status == 200, "\(every.body)")
             #expect(try every.object()["key_throttle_measured_from"] as? String == "end")
-            let stored = try #require(try await fixture.workers.configuration(of: "sync"))
+            let stored = try #require(try await fixture.workers.queues.configuration(of: "sync"))
             #expect(stored.partitionLimit == 2 && stored.keyThrottle == Throttle(.milliseconds(500), measuredFrom: .end))
 
             let page = try await fixture.send("/queues/sync/keys").body
@@ -82,7 +82,7 @@ import Testing
             let removed = try await fixture.send(
                 path, method: .POST, headers: form, body: "pattern=vip%3A*&remove=1&back=%2Fqueues%2Fsync%2Fkeys")
             #expect(removed.status == 303)
-            #expect(try await fixture.workers.configuration(of: "sync")?.keyOverrides == [:])
+            #expect(try await fixture.workers.queues.configuration(of: "sync")?.keyOverrides == [:])
             #expect(try await fixture.send("/api/queues/nope/key-limits", method: .POST, body: #"{"pattern":"a"}"#, authorized: true).status == 404)
         }
     }
@@ -129,12 +129,12 @@ import Testing
         try await DashboardFixture.with(backend) { fixture in
             _ = try await fixture.workers.enqueue(Echo.self, "x", options: EnqueueOptions(queue: "mail"))
             #expect(try await fixture.send("/api/queues/mail/pause", method: .POST).status == 403)
-            #expect(try await fixture.workers.configuration(of: "mail")?.isPaused == false)
+            #expect(try await fixture.workers.queues.configuration(of: "mail")?.isPaused == false)
 
             let paused = try await fixture.send("/api/queues/mail/pause", method: .POST, authorized: true)
             #expect(paused.status == 200, "\(paused.body)")
             #expect(try paused.object()["paused"] as? Bool == true)
-            #expect(try await fixture.workers.configuration(of: "mail")?.isPaused == true)
+            #expect(try await fixture.workers.queues.configuration(of: "mail")?.isPaused == true)
             #expect(try await fixture.workers.runDueJobs() == 0)  // a paused queue starts nothing
 
             let resumed = try await fixture.send("/api/queues/mail/resume", method: .POST, authorized: true)
@@ -144,7 +144,7 @@ import Testing
             let unknown = try await fixture.send("/api/queues/nope/pause", method: .POST, authorized: true)
             #expect(unknown.status == 404)
             #expect(unknown.body.contains("no queue named 'nope'"))
-            #expect(try await fixture.workers.configuration(of: "nope") == nil)
+            #expect(try await fixture.workers.queues.configuration(of: "nope") == nil)
         }
     }
 

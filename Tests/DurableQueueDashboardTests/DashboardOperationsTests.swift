@@ -50,7 +50,7 @@ import Testing
             let preview = try await fixture.send("/jobs?state=succeeded&bulk=delete", headers: [cookie]).body
             #expect(preview.contains("Delete would take 3 job(s) (state succeeded)"), "\(preview)")
             #expect(preview.contains(#"action="/api/jobs/bulk?action=delete&amp;state=succeeded""#), "\(preview)")
-            #expect(try await fixture.workers.unfinishedJobCount() == 1)
+            #expect(try await fixture.workers.jobs.unfinishedCount() == 1)
 
             let form = [cookie, ("Content-Type", "application/x-www-form-urlencoded"), ("Origin", fixture.base)]
             let posted = try await fixture.send("/api/jobs/bulk?action=delete&state=succeeded", method: .POST, headers: form, body: "")
@@ -82,8 +82,8 @@ import Testing
         try await DashboardFixture.with(backend) { fixture in
             for index in 0..<4 { _ = try await fixture.workers.enqueue(Echo.self, "e\(index)", options: EnqueueOptions(queue: "mail")) }
             _ = try await fixture.workers.enqueue(Refuse.self, "no", options: EnqueueOptions(queue: "mail"))
-            try await fixture.workers.configure(QueueConfiguration("held"))
-            try await fixture.workers.pause(queue: "held")
+            try await fixture.workers.queues.configure(QueueConfiguration("held"))
+            try await fixture.workers.queues.pause("held")
             _ = try await fixture.workers.enqueue(Echo.self, "waits", options: EnqueueOptions(queue: "held"))
             _ = try await fixture.workers.drain()
 

@@ -19,7 +19,7 @@ private struct HandOffToSession: Job {
 @Suite(.timeLimit(.minutes(2))) struct DashboardReadTests {
     @Test(arguments: StoreBackend.all) func aQueueShowsItsJobsByKey(_ backend: StoreBackend) async throws {
         try await DashboardFixture.with(backend) { fixture in
-            try await fixture.workers.configure(QueueConfiguration("sync", partitionLimit: 1, fairness: .byKey))
+            try await fixture.workers.queues.configure(QueueConfiguration("sync", partitionLimit: 1, fairness: .byKey))
             for key in ["acme", "acme", "globex"] {
                 _ = try await fixture.workers.enqueue(
                     Echo.self, key, options: EnqueueOptions(queue: "sync", delay: .seconds(3600), partitionKey: key))
@@ -136,7 +136,7 @@ private struct HandOffToSession: Job {
             #expect(!(try await fixture.send("/").body.contains("Sequences and groups")))
             let group = try await fixture.workers.enqueue(
                 .sequence([.job(Echo.self, "one", name: "first"), .job(Echo.self, "two", name: "second")], name: "pipeline"))
-            try await fixture.workers.schedule(name: "nightly", Echo.self, input: "report", rule: .cron("0 3 * * *"))
+            try await fixture.workers.schedules.save(name: "nightly", Echo.self, input: "report", rule: .cron("0 3 * * *"))
 
             let groups = try #require(try await fixture.send("/api/groups").json() as? [[String: Any]])
             #expect(groups.map { $0["name"] as? String } == ["pipeline"])

@@ -55,7 +55,7 @@ private struct Fetch: Job {
         let relaunched = try await backend.queue(in: directory)
         relaunched.register(Fetch())
         relaunched.register(carrier: SystemSession(references: ["job-\(id)-1"]))
-        #expect(try await relaunched.reconcileHandOffs().givenBack.isEmpty)
+        #expect(try await relaunched.handOffs.reconcile().givenBack.isEmpty)
         #expect(try await relaunched.handle(Fetch.self, id: id).result(timeout: .seconds(5)) == "fetched 1 GB")
         let reasons = try await relaunched.store.history(of: id).compactMap(\.reason)
         #expect(reasons.contains("a result reported from outside for attempt 2 refused: the job is handed_off at attempt 1"), "\(reasons)")

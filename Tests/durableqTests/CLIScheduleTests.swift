@@ -16,8 +16,8 @@ private struct Report: Job {
         let here = directory.url.path
         do {
             let queue = try JobQueue(path: directory.path("durableq.sqlite"))
-            try await queue.schedule(name: "nightly", Report.self, input: "day", rule: .cron("0 3 * * *", timeZone: "Europe/Paris"))
-            try await queue.schedule(
+            try await queue.schedules.save(name: "nightly", Report.self, input: "day", rule: .cron("0 3 * * *", timeZone: "Europe/Paris"))
+            try await queue.schedules.save(
                 name: "sync", Report.self, input: "all", options: EnqueueOptions(queue: "io"), rule: .every(.minutes(15)))
         }
 

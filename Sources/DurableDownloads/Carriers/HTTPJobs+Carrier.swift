@@ -41,12 +41,12 @@ extension HTTPJobs {
                 input, part: part, checkpoint: nil, directory: try DownloadJob.prepare(directory: input.directory), name: name,
                 protectedPaths: protectedPaths,
                 save: { checkpoint in
-                    let saved = try await queue.saveHandOffCheckpoint(
+                    let saved = try await queue.handOffs.saveCheckpoint(
                         job: download.job, attempt: download.attempt, checkpoint: Array(try JSONEncoder().encode(checkpoint)), progress: 1)
                     guard saved else { throw NotCurrent() }
                 },
                 storedPath: queue.storedPath)
-            return try await queue.completeHandOff(job: download.job, attempt: download.attempt, output: result)
+            return try await queue.handOffs.complete(job: download.job, attempt: download.attempt, output: result)
         } catch is NotCurrent {
             let job = try await queue.reader.job(download.job)
             return .refused(state: job.state, attempt: job.attempts)
@@ -70,10 +70,10 @@ extension HTTPJobs {
     {
         if let resumeData {
             let checkpoint = DownloadCheckpoint(bytes: 0, carried: true, resumeData: resumeData)
-            _ = try await queue.saveHandOffCheckpoint(
+            _ = try await queue.handOffs.saveCheckpoint(
                 job: download.job, attempt: download.attempt, checkpoint: Array(try JSONEncoder().encode(checkpoint)))
         }
-        return try await queue.failHandOff(
+        return try await queue.handOffs.fail(
             job: download.job, attempt: download.attempt, error: error, retryable: retryable.allowRetry(after: error))
     }
 }

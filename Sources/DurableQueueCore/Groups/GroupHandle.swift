@@ -40,9 +40,9 @@ public struct GroupHandle: Sendable {
         try Self.succeeded(try await queue.waitUntilGroupFinished(id, deadline: queue.now + timeout.milliseconds))
     }
 
-    /// Cancels the group and everything unfinished in it; see ``JobQueue/cancel(group:)``.
+    /// Cancels the group and everything unfinished in it; see ``JobQueue/Jobs/cancel(group:)``.
     public func cancel() async throws {
-        try await queue.cancel(group: id)
+        try await queue.jobs.cancel(group: id)
     }
 
     /// The group's states as they change, starting with the current one and ending after it ends.

@@ -1,10 +1,10 @@
-/// What ``JobQueue/apply(_:to:dryRun:)`` does to each job of a selection.
+/// What ``JobQueue/Jobs/apply(_:to:dryRun:)`` does to each job of a selection.
 public enum BulkAction: String, Sendable, Hashable, CaseIterable {
-    /// A failed or cancelled job goes back to `pending` with fresh attempts, as ``JobQueue/retry(_:)``
+    /// A failed or cancelled job goes back to `pending` with fresh attempts, as ``JobQueue/Jobs/retry(_:)-(JobID)``
     /// does; jobs of a sequence or group, and jobs whose unique key another unfinished job holds,
     /// are left as they are.
     case retry
-    /// An unfinished job is cancelled, as ``JobQueue/cancel(_:)`` does (a running one is asked to stop).
+    /// An unfinished job is cancelled, as ``JobQueue/Jobs/cancel(_:)-(JobID)`` does (a running one is asked to stop).
     case cancel
     /// A finished job is deleted with its history, tags and steps (jobs of an unfinished group are
     /// kept); its id, queue, kind, state, the time and the selection stay in `deleted_jobs`.

@@ -2,12 +2,12 @@ import Synchronization
 
 /// Something outside the process that carries attempts handed off to it — a background
 /// `URLSession`, another service — and reports their end to the queue
-/// (``JobQueue/completeHandOff(job:attempt:output:)``, ``JobQueue/failHandOff(job:attempt:error:retryable:)``).
+/// (``JobQueue/HandOffs/complete(job:attempt:output:)``, ``JobQueue/HandOffs/fail(job:attempt:error:retryable:)``).
 ///
 /// A handler hands its attempt off with ``JobContext/handOff(to:reference:deadline:start:)``, naming
 /// the carrier and the transfer (its *reference*). Register the carrier with
 /// ``JobQueue/register(carrier:)`` in every process that may report for it, so that the queue can
-/// reconcile the two sides (``JobQueue/reconcileHandOffs()``): at the start of ``JobQueue/run()`` and
+/// reconcile the two sides (``JobQueue/HandOffs/reconcile()``): at the start of ``JobQueue/run()`` and
 /// of a drain, hand-offs whose transfer the carrier no longer knows go back to `pending` without
 /// counting, and transfers the carrier carries for a job no longer handed off (cancelled, past its
 /// deadline, finished) are stopped.
@@ -39,14 +39,14 @@ final class HandOffCarriers: Sendable {
     var isEmpty: Bool { carriers.withLock { $0.isEmpty } }
 }
 
-/// What ``JobQueue/reconcileHandOffs()`` did.
+/// What ``JobQueue/HandOffs/reconcile()`` did.
 public struct HandOffReconciliation: Sendable, Hashable {
     /// Handed-off jobs whose transfer no carrier knew: back to `pending`, their attempt uncounted.
     public var givenBack: [JobID]
     /// Transfers stopped because their job was no longer handed off, by carrier name.
     public var stopped: [String: Set<String>]
 
-    /// A reconciliation's result; ``JobQueue/reconcileHandOffs()`` makes them.
+    /// A reconciliation's result; ``JobQueue/HandOffs/reconcile()`` makes them.
     public init(givenBack: [JobID] = [], stopped: [String: Set<String>] = [:]) {
         self.givenBack = givenBack
         self.stopped = stopped

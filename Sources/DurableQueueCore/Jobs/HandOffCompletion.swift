@@ -1,5 +1,5 @@
 /// What a report from outside for a handed-off attempt did (see
-/// ``JobQueue/completeHandOff(job:attempt:output:)`` and ``JobQueue/failHandOff(job:attempt:error:retryable:)``).
+/// ``JobQueue/HandOffs/complete(job:attempt:output:)`` and ``JobQueue/HandOffs/fail(job:attempt:error:retryable:)``).
 public enum HandOffCompletion: Sendable, Hashable {
     /// The report ended the attempt: the job is in this state now (`succeeded`; `failed`; `pending` or
     /// `scheduled` for another attempt; `cancelled` if a cancel was requested first).

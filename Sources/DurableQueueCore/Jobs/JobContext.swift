@@ -42,7 +42,7 @@ public struct JobContext: Sendable {
 
     /// Ends this attempt as *handed off* to `carrier`, which goes on with the work outside the
     /// process (a background transfer) and reports its end later with
-    /// ``JobQueue/completeHandOff(job:attempt:output:)`` or ``JobQueue/failHandOff(job:attempt:error:retryable:)``,
+    /// ``JobQueue/HandOffs/complete(job:attempt:output:)`` or ``JobQueue/HandOffs/fail(job:attempt:error:retryable:)``,
     /// naming this job's ``id`` and ``attempt``.
     ///
     /// The hand-off is committed first: the job is `handed_off` (history: `handed off to …`), holds
@@ -170,7 +170,7 @@ public struct JobContext: Sendable {
         try await session.sleep(until: date.millisecondsSince1970)
     }
 
-    /// Waits durably for signal `name` and returns its payload, sent by ``JobQueue/signal(_:_:payload:)``
+    /// Waits durably for signal `name` and returns its payload, sent by ``JobQueue/Jobs/signal(_:_:payload:)``
     /// from any process (or `durableq signal`, or the dashboard).
     ///
     /// If the signal was sent already — before the wait, too: a signal is kept for its job — this
@@ -207,7 +207,7 @@ public struct JobContext: Sendable {
         try await session.waitForSignal(name, as: type, timeout: timeout)
     }
 
-    /// Waits durably for signal `name`, whatever its payload (one sent by ``JobQueue/signal(_:_:)``,
+    /// Waits durably for signal `name`, whatever its payload (one sent by ``JobQueue/Jobs/signal(_:_:)``,
     /// or any other); see ``waitForSignal(_:as:timeout:)``.
     public func waitForSignal(_ name: String, timeout: Duration? = nil) async throws {
         _ = try await session.waitForSignal(name, as: AnyPayload.self, timeout: timeout)

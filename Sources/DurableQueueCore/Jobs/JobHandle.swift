@@ -62,21 +62,21 @@ public struct JobHandle<J: Job>: Sendable {
         try outcome(of: try await queue.waitUntilFinished(id, deadline: queue.now + timeout.milliseconds))
     }
 
-    /// Cancels the job; see ``JobQueue/cancel(_:)``.
+    /// Cancels the job; see ``JobQueue/Jobs/cancel(_:)-(JobID)``.
     public func cancel() async throws {
-        try await queue.cancel(id)
+        try await queue.jobs.cancel(id)
     }
 
-    /// Sends the job signal `name` with `payload`; see ``JobQueue/signal(_:_:payload:)``.
+    /// Sends the job signal `name` with `payload`; see ``JobQueue/Jobs/signal(_:_:payload:)``.
     @discardableResult
     public func signal<P: Encodable & Sendable>(_ name: String, payload: P) async throws -> SignalResult {
-        try await queue.signal(id, name, payload: payload)
+        try await queue.jobs.signal(id, name, payload: payload)
     }
 
-    /// Sends the job signal `name` without a payload; see ``JobQueue/signal(_:_:)``.
+    /// Sends the job signal `name` without a payload; see ``JobQueue/Jobs/signal(_:_:)``.
     @discardableResult
     public func signal(_ name: String) async throws -> SignalResult {
-        try await queue.signal(id, name)
+        try await queue.jobs.signal(id, name)
     }
 
     /// The job's states as they change, starting with the current one and ending after a terminal

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Which jobs a bulk action (``JobQueue/apply(_:to:dryRun:)``) takes: every condition set must
+/// Which jobs a bulk action (``JobQueue/Jobs/apply(_:to:dryRun:)``) takes: every condition set must
 /// hold; a condition left nil matches every job.
 public struct JobSelection: Sendable, Hashable, CustomStringConvertible {
     /// Only jobs in these states (the action then takes those of them it applies to).

@@ -9,7 +9,7 @@
 ///
 /// For example, a `background` (-8) job reaches `normal` (0) after 8 minutes:
 /// ```swift
-/// try await queue.configure(QueueConfiguration("reports", aging: Aging(every: .minutes(1), upTo: .normal)))
+/// try await queue.queues.configure(QueueConfiguration("reports", aging: Aging(every: .minutes(1), upTo: .normal)))
 /// ```
 public struct Aging: Sendable, Hashable {
     /// How long a job waits before its priority rises by one; at least a second.

@@ -10,7 +10,7 @@
 ///
 /// For example, premium customers may run 10 syncs at once, the others one:
 /// ```swift
-/// try await queue.configure(QueueConfiguration(
+/// try await queue.queues.configure(QueueConfiguration(
 ///     "sync", partitionLimit: 1, keyOverrides: ["premium:*": KeyLimits(concurrencyLimit: 10)]))
 /// ```
 public struct KeyLimits: Sendable, Hashable {

@@ -25,8 +25,8 @@ public struct QueueConfiguration: Sendable, Hashable {
     public var mode: QueueMode
     /// How many of its jobs may run at once over all processes; 0 means unlimited.
     public var concurrencyLimit: Int
-    /// While true, running jobs finish but none starts. ``JobQueue/configure(_:)`` applies it only
-    /// when it creates the queue; ``JobQueue/pause(queue:)`` and ``JobQueue/resume(queue:)``
+    /// While true, running jobs finish but none starts. ``JobQueue/Queues/configure(_:)`` applies it only
+    /// when it creates the queue; ``JobQueue/Queues/pause(_:)`` and ``JobQueue/Queues/resume(_:)``
     /// change it later.
     public var isPaused: Bool
     /// The least time between two starts; nil for none.
@@ -52,7 +52,7 @@ public struct QueueConfiguration: Sendable, Hashable {
     /// (`"acme"`) or by prefix (`"premium:*"`); the most specific pattern wins (an exact key, then
     /// the longest prefix). `*` alone is not an override: it names every key, whose limits are
     /// ``keyLimits`` (``subscript(keys:)`` takes both). Stored in the `key_limits` table; change
-    /// them at run time with ``JobQueue/updateConfiguration(of:_:)``, `durableq key-limits` or the
+    /// them at run time with ``JobQueue/Queues/update(_:_:)``, `durableq key-limits` or the
     /// dashboard.
     public var keyOverrides: [String: KeyLimits]
 

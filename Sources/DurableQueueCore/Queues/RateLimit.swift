@@ -5,7 +5,7 @@
 ///
 /// For example, 100 calls a minute:
 /// ```swift
-/// try await queue.configure(QueueConfiguration("github", rateLimit: RateLimit(100, per: .seconds(60))))
+/// try await queue.queues.configure(QueueConfiguration("github", rateLimit: RateLimit(100, per: .seconds(60))))
 /// ```
 public struct RateLimit: Sendable, Hashable {
     /// The most starts in one window.

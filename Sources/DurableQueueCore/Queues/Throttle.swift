@@ -6,7 +6,7 @@
 ///
 /// For example, at most one request every half second, with a pause after each job's end:
 /// ```swift
-/// try await queue.configure(QueueConfiguration("api", throttle: Throttle(.milliseconds(500), measuredFrom: .end)))
+/// try await queue.queues.configure(QueueConfiguration("api", throttle: Throttle(.milliseconds(500), measuredFrom: .end)))
 /// ```
 public struct Throttle: Sendable, Hashable {
     /// From which moment of the previous job the interval runs.

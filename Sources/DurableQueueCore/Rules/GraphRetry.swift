@@ -1,5 +1,5 @@
 /// Which jobs of a dependency graph a retry of its failed jobs changes: the one rule both stores
-/// apply (``JobQueue/retryFailed(inGraphOf:downstream:)``).
+/// apply (``JobQueue/Jobs/retryFailed(inGraphOf:downstream:)``).
 package enum GraphRetry {
     /// An edge of the graph: `job` waits for `parent` under the name `name`.
     package struct Edge: Sendable, Hashable {

@@ -1,5 +1,5 @@
 /// Which children of a finished sequence or concurrent group a retry of what failed puts back: the
-/// one rule both stores apply (``JobQueue/retryFailed(in:downstream:)``).
+/// one rule both stores apply (``JobQueue/Jobs/retryFailed(in:downstream:)``).
 package enum GroupRetry {
     /// The children to put back (`blocked`, to be started by the group's own rule), for group `id`
     /// of `kind`, in `state`, whose `children` are read in position order.

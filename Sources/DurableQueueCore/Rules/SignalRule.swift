@@ -52,7 +52,7 @@ package enum SignalRule {
     package static func timedOutReason(_ name: String) -> String { "the wait for signal '\(name)' timed out" }
 }
 
-/// What ``JobQueue/signal(_:_:payload:)`` did.
+/// What ``JobQueue/Jobs/signal(_:_:payload:)`` did.
 public enum SignalResult: Sendable, Hashable {
     /// The job was waiting for this signal: it is `pending` now, and its wait returns the payload.
     case wokeJob

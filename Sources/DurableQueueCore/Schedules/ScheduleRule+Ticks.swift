@@ -45,7 +45,7 @@ extension ScheduleRule {
     /// The first `count` ticks after `date` (fewer if the rule runs out): what a schedule with this
     /// rule would fire, jitter aside.
     ///
-    /// - Throws: `invalidArgument` for a rule ``JobQueue/schedule(name:_:input:options:rule:)`` refuses.
+    /// - Throws: `invalidArgument` for a rule ``JobQueue/Schedules/save(name:_:input:options:rule:)`` refuses.
     public func ticks(after date: Date, count: Int) throws -> [Date] {
         let ticks = try Ticks(self)
         var result: [Date] = []

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A schedule as ``JobQueue/schedules()`` lists it.
+/// A schedule as ``JobQueue/Schedules/list()`` lists it.
 public struct ScheduleStatus: Sendable, Hashable {
     /// The schedule's name, unique in the store.
     public var name: String

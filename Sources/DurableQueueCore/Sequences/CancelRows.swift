@@ -24,8 +24,6 @@ package struct CancelRow: Sendable {
 package protocol CancelRows: Sendable {
     /// Job `id` as a cancel reads it, its row locked where the store locks rows; nil if there is none.
     func cancelRow(_ id: JobID) async throws -> CancelRow?
-    /// The unfinished jobs `selector` matches, in id order.
-    func unfinishedJobs(matching selector: CancelSelector) async throws -> [JobID]
     /// Sets running job `row`'s durable cancel flag, with its history row (`running` to `running`).
     func flagCancelRequested(_ row: CancelRow, now: Int64, reason: String) async throws
     /// Moves waiting job `row` to `cancelled`, finished at `now`, with its history row.

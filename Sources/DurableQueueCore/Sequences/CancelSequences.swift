@@ -24,17 +24,4 @@ package enum CancelSequences {
         }
         return decision.outcome
     }
-
-    /// Cancels every unfinished job `selector` matches, in id order.
-    ///
-    /// - Returns: The jobs changed and what happened to each.
-    package static func cancel(_ selector: CancelSelector, in rows: some StoreRows, now: Int64) async throws -> [JobID: CancelOutcome] {
-        var outcomes: [JobID: CancelOutcome] = [:]
-        for id in try await rows.unfinishedJobs(matching: selector) {
-            let outcome = try await requestCancel(id, reason: requestedReason, in: rows, now: now)
-            if case .alreadyFinished = outcome { continue }
-            outcomes[id] = outcome
-        }
-        return outcomes
-    }
 }

@@ -121,15 +121,6 @@ extension JobStore {
         }
     }
 
-    /// Cancels every unfinished job the selector matches, in one transaction.
-    ///
-    /// - Returns: The jobs changed and what happened to each.
-    package func cancel(_ selector: CancelSelector, now: Int64) async throws -> [JobID: CancelOutcome] {
-        try await runSequence("cancel jobs (\(selector))", now: now) { rows, now in
-            try await CancelSequences.cancel(selector, in: rows, now: now)
-        }
-    }
-
     /// Waits running `attempt`, which `owner` runs, for signal `name`, in one transaction: when the
     /// job has that signal, records it as the wait's step (``SignalRule/stepName(_:)``) and returns
     /// it; else the attempt ends without counting and the job waits (`waiting`, with `name` and its

@@ -7,10 +7,3 @@ package enum CancelOutcome: Sendable, Hashable {
     /// The job had already finished in this state; nothing changed.
     case alreadyFinished(JobState)
 }
-
-/// Which jobs a bulk cancel applies to.
-package enum CancelSelector: Sendable, Hashable {
-    case tag(String)
-    case queue(String)
-    case all
-}

@@ -40,7 +40,7 @@ struct Bulk: AsyncParsableCommand {
         let selection = JobSelection(
             states: state.isEmpty ? nil : Set(state), queues: queue.isEmpty ? nil : Set(queue), kinds: kind.isEmpty ? nil : Set(kind),
             tag: tag, createdFrom: createdFrom?.date(now: now), createdBefore: createdBefore?.date(now: now), errorContains: error)
-        let result = try await database.openQueue(create: false).apply(action, to: selection, dryRun: dryRun)
+        let result = try await database.openQueue(create: false).jobs.apply(action, to: selection, dryRun: dryRun)
         if output.json {
             JSONValue.object([
                 ("action", .string(action.rawValue)), ("selection", .string(selection.description)), ("matched", .int(Int64(result.matched))),

@@ -27,7 +27,7 @@ struct Cancel: AsyncParsableCommand {
         let jobs = try await database.openQueue(create: false)
         if let id {
             let before = try await jobs.reader.job(JobID(id)).state
-            try await jobs.cancel(JobID(id))
+            try await jobs.jobs.cancel(JobID(id))
             switch before {
             case .running: Terminal.print("job \(id): cancel requested; its worker stops it")
             case _ where before.isTerminal: Terminal.print("job \(id) had already finished (\(before.rawValue)); nothing changed")
@@ -37,11 +37,11 @@ struct Cancel: AsyncParsableCommand {
         }
         let count: Int
         if let tag {
-            count = try await jobs.cancel(tag: tag)
+            count = try await jobs.jobs.cancel(JobSelection(tag: tag))
         } else if let queue {
-            count = try await jobs.cancel(queue: queue)
+            count = try await jobs.jobs.cancel(JobSelection(queues: [queue]))
         } else {
-            count = try await jobs.cancelAll()
+            count = try await jobs.jobs.cancel(JobSelection())
         }
         Terminal.print("cancelled \(count) job(s)")
     }

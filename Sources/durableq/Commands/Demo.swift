@@ -96,13 +96,13 @@ struct Demo: AsyncParsableCommand {
         try? FileManager.default.removeItem(at: directory)
         var downloads = try await queue.reader.queue(named: "downloads") ?? QueueConfiguration("downloads")
         downloads.concurrencyLimit = 3
-        try await queue.configure(downloads)
+        try await queue.queues.configure(downloads)
         for name in Self.files.keys.sorted() {
             let request = DownloadRequest(url: "http://127.0.0.1:\(port)/files/\(name)", directory: directory.path)
             _ = try await worker.http.download(request, options: EnqueueOptions(tags: ["demo"]))
         }
         // A third-party API allowing one call every 400 ms, whatever the number of workers.
-        try await queue.configure(QueueConfiguration("demo-api", throttle: Throttle(.milliseconds(400))))
+        try await queue.queues.configure(QueueConfiguration("demo-api", throttle: Throttle(.milliseconds(400))))
         let api = EnqueueOptions(queue: "demo-api", tags: ["demo"])
         for call in 1...6 {
             _ = try await queue.enqueue(DemoStep.self, DemoStep.Input(label: "api call \(call)", milliseconds: 300), options: api)

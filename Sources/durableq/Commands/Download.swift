@@ -68,7 +68,7 @@ struct Download: AsyncParsableCommand {
         var settings = try await store.queue(named: worker.http.downloadQueue) ?? QueueConfiguration(worker.http.downloadQueue)
         settings.concurrencyLimit = concurrency
         settings.partitionLimit = perHost
-        try await worker.queue.configure(settings)
+        try await worker.queue.queues.configure(settings)
 
         let directory = URL(fileURLWithPath: to, isDirectory: true).standardizedFileURL.path
         var ours: [JobID] = []

@@ -56,9 +56,9 @@ struct KeyLimitsCommand: AsyncParsableCommand {
                 concurrencyLimit: concurrency ?? 0, throttle: throttle.map { Throttle($0.duration, measuredFrom: from) },
                 rateLimit: rate.map { RateLimit($0.count, per: $0.window) })
             let remove = remove
-            settings = try await jobs.updateConfiguration(of: queue) { queue in queue[keys: pattern] = remove ? nil : limits }
+            settings = try await jobs.queues.update(queue) { queue in queue[keys: pattern] = remove ? nil : limits }
         } else {
-            guard let stored = try await jobs.configuration(of: queue) else {
+            guard let stored = try await jobs.queues.configuration(of: queue) else {
                 throw ValidationError("no queue is named '\(queue)'")
             }
             settings = stored

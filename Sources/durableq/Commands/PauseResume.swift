@@ -12,7 +12,7 @@ struct Pause: AsyncParsableCommand {
     var queue: String
 
     func run() async throws {
-        try await database.openQueue(create: false).pause(queue: queue)
+        try await database.openQueue(create: false).queues.pause(queue)
         Terminal.print("queue \(queue): paused")
     }
 }
@@ -27,7 +27,7 @@ struct Resume: AsyncParsableCommand {
     var queue: String
 
     func run() async throws {
-        try await database.openQueue(create: false).resume(queue: queue)
+        try await database.openQueue(create: false).queues.resume(queue)
         Terminal.print("queue \(queue): resumed")
     }
 }

@@ -23,7 +23,7 @@ struct Prune: AsyncParsableCommand {
         let jobs = try await database.openQueue(create: false)
         var deleted = 0
         for state in state.map({ [$0] }) ?? [.succeeded, .failed, .cancelled] {
-            deleted += try await jobs.prune(state: state, olderThan: olderThan.duration)
+            deleted += try await jobs.jobs.prune(state: state, olderThan: olderThan.duration)
         }
         Terminal.print("pruned \(deleted) job(s) finished more than \(olderThan.text) ago")
     }

@@ -31,16 +31,16 @@ struct Retry: AsyncParsableCommand {
     func run() async throws {
         let queue = try await database.openQueue(create: false)
         if group {
-            let changed = try await queue.retryFailed(in: GroupID(id), downstream: !onlyFailed)
+            let changed = try await queue.jobs.retryFailed(in: GroupID(id), downstream: !onlyFailed)
             guard !changed.isEmpty else { return Terminal.print("nothing of group \(id) to run again; nothing changed") }
             for (job, state) in changed.sorted(by: { $0.key.rawValue < $1.key.rawValue }) { Terminal.print("job \(job): \(state.rawValue)") }
             return
         }
         guard graph else {
-            try await queue.retry(JobID(id))
+            try await queue.jobs.retry(JobID(id))
             return Terminal.print("job \(id): pending")
         }
-        let changed = try await queue.retryFailed(inGraphOf: JobID(id), downstream: !onlyFailed)
+        let changed = try await queue.jobs.retryFailed(inGraphOf: JobID(id), downstream: !onlyFailed)
         guard !changed.isEmpty else { return Terminal.print("no job of the graph of job \(id) has failed; nothing changed") }
         for (job, state) in changed.sorted(by: { $0.key.rawValue < $1.key.rawValue }) { Terminal.print("job \(job): \(state.rawValue)") }
     }

@@ -21,7 +21,7 @@ struct ListSchedules: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let schedules = try await database.openForReading().schedules()
+        let schedules = try await database.openForReading().schedules.list()
         if output.json {
             JSONValue.array(schedules.map(\.json)).print()
             return
@@ -54,7 +54,7 @@ struct NextTicks: AsyncParsableCommand {
 
     func run() async throws {
         guard count >= 1 else { throw ValidationError("--count must be at least 1") }
-        guard let schedule = try await database.openForReading().schedules().first(where: { $0.name == name }) else {
+        guard let schedule = try await database.openForReading().schedules.list().first(where: { $0.name == name }) else {
             throw CommandFailure(message: "there is no schedule named '\(name)'")
         }
         Terminal.print("\(schedule.name): \(schedule.rule)\(schedule.isPaused ? " (paused: it resumes from its first tick after `durableq schedules resume`)" : "")")
@@ -76,7 +76,7 @@ struct PauseSchedule: AsyncParsableCommand {
     var name: String
 
     func run() async throws {
-        try await database.openQueue(create: false).pauseSchedule(name)
+        try await database.openQueue(create: false).schedules.pause(name)
         Terminal.print("schedule \(name): paused")
     }
 }
@@ -92,7 +92,7 @@ struct ResumeSchedule: AsyncParsableCommand {
     var name: String
 
     func run() async throws {
-        try await database.openQueue(create: false).resumeSchedule(name)
+        try await database.openQueue(create: false).schedules.resume(name)
         Terminal.print("schedule \(name): resumed")
     }
 }

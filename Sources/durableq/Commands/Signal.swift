@@ -23,7 +23,7 @@ struct Signal: AsyncParsableCommand {
     var payload: String = "null"
 
     func run() async throws {
-        let result = try await database.openQueue(create: false).signal(JobID(id), name, payloadJSON: payload)
+        let result = try await database.openQueue(create: false).jobs.signal(JobID(id), name, payloadJSON: payload)
         switch result {
         case .wokeJob: Terminal.print("job \(id): signal '\(name)' received; pending")
         case .kept: Terminal.print("job \(id): signal '\(name)' kept for its wait")

@@ -92,7 +92,7 @@ private struct Transfer: Job {
 
         // Another process (here another queue on the store, with nothing registered) reports the end.
         let other = try await backend.queue(in: directory)
-        #expect(try await other.completeHandOff(job: job.id, attempt: 1, output: "photo fetched") == .recorded(.succeeded))
+        #expect(try await other.handOffs.complete(job: job.id, attempt: 1, output: "photo fetched") == .recorded(.succeeded))
         #expect(try await job.result(timeout: .seconds(5)) == "photo fetched")
         let history = try await queue.store.history(of: job.id).map { "\($0.from?.rawValue ?? "-")→\($0.to.rawValue)" }
         #expect(history.suffix(3) == ["pending→running", "running→handed_off", "handed_off→succeeded"], "\(history)")
@@ -112,17 +112,17 @@ private struct Transfer: Job {
         #expect(try await queue.store.job(job.id).attempts == 2)
         #expect(carrier.carried == ["video-2"])
 
-        let stale = try await queue.completeHandOff(job: job.id, attempt: 1, output: "old bytes")
+        let stale = try await queue.handOffs.complete(job: job.id, attempt: 1, output: "old bytes")
         #expect(stale == .refused(state: .handedOff, attempt: 2))
         let row = try await queue.store.job(job.id)
         #expect(row.state == .handedOff && row.output == nil)
         let notes = try await queue.store.history(of: job.id).compactMap(\.reason)
         #expect(notes.contains { $0.contains("reported from outside for attempt 1 refused") }, "\(notes)")
-        #expect(try await queue.failHandOff(job: job.id, attempt: 1, error: CarrierError(description: "late")) == .refused(state: .handedOff, attempt: 2))
+        #expect(try await queue.handOffs.fail(job: job.id, attempt: 1, error: CarrierError(description: "late")) == .refused(state: .handedOff, attempt: 2))
 
-        #expect(try await queue.completeHandOff(job: job.id, attempt: 2, output: "new bytes") == .recorded(.succeeded))
+        #expect(try await queue.handOffs.complete(job: job.id, attempt: 2, output: "new bytes") == .recorded(.succeeded))
         #expect(try await job.result(timeout: .seconds(5)) == "new bytes")
-        #expect(try await queue.completeHandOff(job: job.id, attempt: 2, output: "twice") == .refused(state: .succeeded, attempt: 2))
+        #expect(try await queue.handOffs.complete(job: job.id, attempt: 2, output: "twice") == .refused(state: .succeeded, attempt: 2))
         #expect(try await job.result(timeout: .seconds(5)) == "new bytes")
     }
 
@@ -140,7 +140,7 @@ private struct Transfer: Job {
         #expect(try await queue.store.job(job.id).state == .handedOff)
 
         carrier.forgetEverything()
-        let reconciled = try await queue.reconcileHandOffs()
+        let reconciled = try await queue.handOffs.reconcile()
         #expect(reconciled.givenBack == [job.id, counted.id])
         let back = try await queue.store.job(job.id)
         #expect(back.state == .pending && back.attempts == 1)
@@ -153,7 +153,7 @@ private struct Transfer: Job {
         #expect(retried.state == .scheduled && retried.attempts == 2, "\(retried.state) after \(retried.attempts) attempts")
         // A transfer the carrier still carries for a job no longer handed off is stopped.
         carrier.carry("doc-1")
-        #expect(try await queue.reconcileHandOffs().stopped == [carrier.name: ["doc-1"]])
+        #expect(try await queue.handOffs.reconcile().stopped == [carrier.name: ["doc-1"]])
         #expect(carrier.stopped == ["doc-1"])
     }
 
@@ -165,10 +165,10 @@ private struct Transfer: Job {
         let job = try await queue.enqueue(Transfer.self, .init(name: "song"))
         _ = try await queue.drain()
 
-        try await queue.cancel(job.id)
+        try await queue.jobs.cancel(job.id)
         #expect(try await queue.store.job(job.id).state == .cancelled)
         #expect(carrier.stopped == ["song-1"] && carrier.carried.isEmpty)
-        #expect(try await queue.completeHandOff(job: job.id, attempt: 1, output: "too late") == .refused(state: .cancelled, attempt: 1))
+        #expect(try await queue.handOffs.complete(job: job.id, attempt: 1, output: "too late") == .refused(state: .cancelled, attempt: 1))
         #expect(try await job.outcome(timeout: .seconds(5)).isCancelled)
     }
 
@@ -193,7 +193,7 @@ private struct Transfer: Job {
         #expect(outcome.failure?.message.contains("passed its deadline") == true)
         try await eventually("the carrier stopped both transfers") { carrier.stopped == ["slow-1", "last-1"] }
         // The report that comes after the deadline changes nothing.
-        #expect(try await queue.completeHandOff(job: failed.id, attempt: 1, output: "late") == .refused(state: .failed, attempt: 1))
+        #expect(try await queue.handOffs.complete(job: failed.id, attempt: 1, output: "late") == .refused(state: .failed, attempt: 1))
     }
 
     @Test(arguments: StoreBackend.all) func aFailedStartOrAReportedFailureEndsTheAttemptByTheRetryPolicy(_ backend: StoreBackend) async throws {
@@ -208,12 +208,12 @@ private struct Transfer: Job {
         let notStarted = try await refused.outcome(timeout: .seconds(5))
         #expect(notStarted.failure?.message == "the carrier refused the transfer", "\(notStarted)")
 
-        let retried = try await queue.failHandOff(job: reported.id, attempt: 1, error: CarrierError(description: "connection lost"))
+        let retried = try await queue.handOffs.fail(job: reported.id, attempt: 1, error: CarrierError(description: "connection lost"))
         #expect(retried == .recorded(.scheduled) || retried == .recorded(.pending), "\(retried)")
         try await Task.sleep(for: .milliseconds(20))
         _ = try await queue.drain()
         #expect(try await queue.store.job(reported.id).attempts == 2)
-        #expect(try await queue.failHandOff(job: reported.id, attempt: 2, error: CarrierError(description: "connection lost")) == .recorded(.failed))
+        #expect(try await queue.handOffs.fail(job: reported.id, attempt: 2, error: CarrierError(description: "connection lost")) == .recorded(.failed))
         #expect(try await reported.outcome(timeout: .seconds(5)).failure?.message == "connection lost")
     }
 
@@ -224,8 +224,8 @@ private struct Transfer: Job {
         let queue = try await Self.queue(on: backend, in: directory, carrier: carrier)
         let job = try await queue.enqueue(Transfer.self, .init(name: "resume"))
         _ = try await queue.drain()
-        #expect(try await queue.saveHandOffCheckpoint(job: job.id, attempt: 1, checkpoint: [1, 2, 3], progress: 0.5))
-        #expect(try await queue.saveHandOffCheckpoint(job: job.id, attempt: 2, checkpoint: [9]) == false)
+        #expect(try await queue.handOffs.saveCheckpoint(job: job.id, attempt: 1, checkpoint: [1, 2, 3], progress: 0.5))
+        #expect(try await queue.handOffs.saveCheckpoint(job: job.id, attempt: 2, checkpoint: [9]) == false)
         let row = try await queue.store.job(job.id)
         #expect(row.checkpoint == [1, 2, 3] && row.progress == 0.5)
     }

@@ -24,7 +24,7 @@ import Testing
         let configuration = JobQueue.Configuration(pollInterval: .milliseconds(20))
         let queues = [try await backend.queue(in: directory, configuration: configuration), try await backend.queue(in: directory, configuration: configuration)]
         for queue in queues { queue.register(Echo()) }
-        try await queues[0].configure(QueueConfiguration("one", concurrencyLimit: 1))
+        try await queues[0].queues.configure(QueueConfiguration("one", concurrencyLimit: 1))
         let handles = try await queues[0].enqueue(Echo.self, batch: (0..<30).map { "\($0)" }, options: EnqueueOptions(queue: "one"))
         try await withThrowingTaskGroup(of: Void.self) { group in
             for queue in queues { group.addTask { try await queue.run() } }

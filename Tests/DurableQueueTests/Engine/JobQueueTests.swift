@@ -112,7 +112,7 @@ import Testing
     @Test(arguments: StoreBackend.all) func cancellingPendingRunningAndSuspendedJobs(_ backend: StoreBackend) async throws {
         let tracker = RunTracker()
         try await withRunningQueue(on: backend, register: { $0.register(Blocking(tracker: tracker)) }) { queue in
-            try await queue.configure(QueueConfiguration("paused", isPaused: true))
+            try await queue.queues.configure(QueueConfiguration("paused", isPaused: true))
             let waiting = try await queue.enqueue(Blocking.self, "in-paused", options: EnqueueOptions(queue: "paused", tags: ["t"]))
             let later = try await queue.enqueue(Blocking.self, "later", options: EnqueueOptions(delay: .seconds(3600)))
             let running = try await queue.enqueue(Blocking.self, "running")
@@ -121,11 +121,11 @@ import Testing
             try await running.cancel()
             let error = await #expect(throws: DurableQueueError.self) { try await running.result() }
             #expect(error?.code == .cancelled)
-            #expect(try await queue.cancel(tag: "t") == 1)
+            #expect(try await queue.jobs.cancel(JobSelection(tag: "t")) == 1)
             try await later.cancel()
             for handle in [waiting, later, running] { #expect(try await handle.state() == .cancelled) }
             #expect(tracker.startedInputs == ["running"])
-            try await queue.resume(queue: "paused")
+            try await queue.queues.resume("paused")
             try await Task.sleep(for: .milliseconds(100))
             #expect(tracker.startedInputs == ["running"])
         }
@@ -134,33 +134,33 @@ import Testing
     @Test(arguments: StoreBackend.all) func theConcurrencyLimitAndPriorityOrderHold(_ backend: StoreBackend) async throws {
         let tracker = RunTracker()
         try await withRunningQueue(on: backend, register: { $0.register(Blocking(tracker: tracker)) }) { queue in
-            try await queue.configure(QueueConfiguration("two", concurrencyLimit: 2, isPaused: true))
+            try await queue.queues.configure(QueueConfiguration("two", concurrencyLimit: 2, isPaused: true))
             var handles: [JobHandle<Blocking>] = []
             for (name, priority) in [("a", Priority.low), ("b", .normal), ("c", .high), ("d", .normal), ("e", .high)] {
                 handles.append(try await queue.enqueue(Blocking.self, name, options: EnqueueOptions(queue: "two", priority: priority)))
             }
-            try await queue.resume(queue: "two")
+            try await queue.queues.resume("two")
             try await eventually("two jobs run") { tracker.running == 2 }
             #expect(Set(tracker.startedInputs) == ["c", "e"])
             for started in 3...5 {
                 let running = try await queue.store.jobs(JobFilter(state: .running)).filter { !$0.cancelRequested }
-                try await queue.cancel(try #require(running.first).id)
+                try await queue.jobs.cancel(try #require(running.first).id)
                 try await eventually("job \(started) starts") { tracker.startedInputs.count == started }
             }
             #expect(tracker.startedInputs.suffix(3) == ["b", "d", "a"])
             #expect(tracker.peak == 2)
-            try await queue.cancelAll()
+            try await queue.jobs.cancel(JobSelection())
         }
     }
 
     @Test(arguments: StoreBackend.all) func stateChangesStreamFromCurrentToTerminal(_ backend: StoreBackend) async throws {
         try await withRunningQueue(on: backend, register: { $0.register(Echo()) }) { queue in
-            try await queue.configure(QueueConfiguration("held", isPaused: true))
+            try await queue.queues.configure(QueueConfiguration("held", isPaused: true))
             let handle = try await queue.enqueue(Echo.self, "x", options: EnqueueOptions(queue: "held"))
             var states: [JobState] = []
             for try await state in handle.stateChanges {
                 states.append(state)
-                if state == .pending { try await queue.resume(queue: "held") }
+                if state == .pending { try await queue.queues.resume("held") }
             }
             #expect(states.first == .pending)
             #expect(states.last == .succeeded)

@@ -13,7 +13,7 @@ import Testing
         let time = ManualClock()
         let configuration = JobQueue.Configuration(pollInterval: .milliseconds(20), timeSource: time)
         try await withRunningQueue(on: backend, configuration: configuration, register: { $0.register(Echo()) }) { queue in
-            try await queue.configure(QueueConfiguration("api", keyThrottle: Throttle(.milliseconds(500))))
+            try await queue.queues.configure(QueueConfiguration("api", keyThrottle: Throttle(.milliseconds(500))))
             let start = time.now().millisecondsSince1970
             let handles = try await queue.enqueue(
                 Echo.self,

@@ -73,9 +73,9 @@ private struct Impatient: Job {
 
         // Another queue on the same store (another process) sends the signal.
         let sender = try await backend.queue(in: directory)
-        #expect(try await sender.signal(job.id, "approved", payload: Approval(clerk: "ada")) == .wokeJob)
+        #expect(try await sender.jobs.signal(job.id, "approved", payload: Approval(clerk: "ada")) == .wokeJob)
         #expect(try await job.state() == .pending)
-        #expect(try await sender.signal(job.id, "approved", payload: Approval(clerk: "bob")) == .alreadySent)
+        #expect(try await sender.jobs.signal(job.id, "approved", payload: Approval(clerk: "bob")) == .alreadySent)
 
         #expect(try await queue.drain().attemptsRun == 1)
         #expect(try await job.result() == "shipped, approved by ada")
@@ -88,7 +88,7 @@ private struct Impatient: Job {
         let reasons = try await queue.store.history(of: job.id).compactMap(\.reason)
         #expect(reasons.contains("signal 'approved' received"), "\(reasons)")
         #expect(try await queue.store.historyIsConsistent())
-        #expect(try await sender.signal(job.id, "approved", payload: Approval(clerk: "eve")) == .jobFinished(.succeeded))
+        #expect(try await sender.jobs.signal(job.id, "approved", payload: Approval(clerk: "eve")) == .jobFinished(.succeeded))
     }
 
     @Test(arguments: StoreBackend.all) func aSignalSentBeforeTheWaitIsKeptForIt(_ backend: StoreBackend) async throws {
@@ -176,10 +176,10 @@ private struct Impatient: Job {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let queue = try await backend.queue(in: directory)
-        let notFound = await #expect(throws: DurableQueueError.self) { try await queue.signal(JobID(404), "approved") }
+        let notFound = await #expect(throws: DurableQueueError.self) { try await queue.jobs.signal(JobID(404), "approved") }
         #expect(notFound?.code == .jobNotFound && notFound?.jobID == JobID(404))
         let job = try await queue.enqueue(Order.self, 0)
-        let unnamed = await #expect(throws: DurableQueueError.self) { try await queue.signal(job.id, "") }
+        let unnamed = await #expect(throws: DurableQueueError.self) { try await queue.jobs.signal(job.id, "") }
         #expect(unnamed?.code == .invalidArgument)
     }
 

@@ -21,7 +21,7 @@ struct Paginate: Job {
         let time = ManualClock()
         let configuration = JobQueue.Configuration(pollInterval: .milliseconds(20), timeSource: time)
         try await withRunningQueue(on: backend, configuration: configuration, register: { $0.register(Echo()) }) { queue in
-            try await queue.configure(QueueConfiguration("api", throttle: Throttle(.milliseconds(500))))
+            try await queue.queues.configure(QueueConfiguration("api", throttle: Throttle(.milliseconds(500))))
             let start = time.now().millisecondsSince1970
             let handles = try await queue.enqueue(Echo.self, batch: ["a", "b", "c"], options: EnqueueOptions(queue: "api"))
             for (index, handle) in handles.enumerated() {
@@ -39,7 +39,7 @@ struct Paginate: Job {
         let configuration = JobQueue.Configuration(pollInterval: .milliseconds(20), timeSource: time)
         try await withRunningQueue(on: backend, configuration: configuration, register: { $0.register(Echo()) }) { queue in
             let throttle = Throttle(.milliseconds(300), measuredFrom: .end)
-            try await queue.configure(QueueConfiguration("api", throttle: throttle))
+            try await queue.queues.configure(QueueConfiguration("api", throttle: throttle))
             let start = time.now().millisecondsSince1970
             let slow = try await queue.enqueue(Echo.self, "slow", options: EnqueueOptions(queue: "api", throttleInterval: .seconds(2)))
             let next = try await queue.enqueue(Echo.self, "next", options: EnqueueOptions(queue: "api"))
@@ -56,7 +56,7 @@ struct Paginate: Job {
         let time = ManualClock()
         let configuration = JobQueue.Configuration(pollInterval: .milliseconds(20), timeSource: time)
         try await withRunningQueue(on: backend, configuration: configuration, register: { $0.register(Echo()) }) { queue in
-            try await queue.configure(QueueConfiguration("api", rateLimit: RateLimit(2, per: .seconds(60))))
+            try await queue.queues.configure(QueueConfiguration("api", rateLimit: RateLimit(2, per: .seconds(60))))
             let start = time.now().millisecondsSince1970
             let handles = try await queue.enqueue(Echo.self, batch: ["a", "b", "c", "d"], options: EnqueueOptions(queue: "api"))
             _ = try await handles[1].result()
@@ -71,7 +71,7 @@ struct Paginate: Job {
         try await withRunningQueue(on: backend, register: { $0.register(Paginate()); $0.register(Echo()) }) { queue in
             let first = try await queue.enqueue(Paginate.self, 3, options: EnqueueOptions(queue: "pages"))
             #expect(try await first.result() == 3)
-            try await eventually("every follow-up ran") { try await queue.unfinishedJobCount() == 0 }
+            try await eventually("every follow-up ran") { try await queue.jobs.unfinishedCount() == 0 }
             let jobs = try await queue.store.jobs(JobFilter(limit: 100))
             #expect(jobs.filter { $0.kind == Paginate.name }.map(\.queue) == ["pages", "pages", "pages"])
             #expect(Set(jobs.filter { $0.kind == Echo.name }.compactMap(\.output)) == [
@@ -89,7 +89,7 @@ struct Paginate: Job {
     @Test(arguments: StoreBackend.all) func onTheWallClockJobsNeverStartEarlyAndDoNotWaitForThePoll(_ backend: StoreBackend) async throws {
         let configuration = JobQueue.Configuration(pollInterval: .seconds(3))
         try await withRunningQueue(on: backend, configuration: configuration, register: { $0.register(Echo()) }) { queue in
-            try await queue.configure(QueueConfiguration("paced", throttle: Throttle(.milliseconds(50))))
+            try await queue.queues.configure(QueueConfiguration("paced", throttle: Throttle(.milliseconds(50))))
             let handles = try await queue.enqueue(
                 Echo.self, batch: (0..<11).map { "\($0)" }, options: EnqueueOptions(queue: "paced"))
             for handle in handles { _ = try await handle.result() }

@@ -74,8 +74,8 @@ struct SQLEnqueueTests {
         let sql = try await Schema()
         defer { swift.directory.remove(); sql.directory.remove() }
         for schema in [swift, sql] {
-            try await schema.queue.configure(QueueConfiguration("stack", mode: .lifo, throttle: Throttle(.milliseconds(250))))
-            try await schema.queue.configure(QueueConfiguration("fair", fairness: .byKey))
+            try await schema.queue.queues.configure(QueueConfiguration("stack", mode: .lifo, throttle: Throttle(.milliseconds(250))))
+            try await schema.queue.queues.configure(QueueConfiguration("fair", fairness: .byKey))
         }
         let mail = Mail(to: "a@example.com", count: 2)
         let input = #"{"to": "a@example.com", "count": 2}"#
@@ -194,7 +194,7 @@ struct SQLEnqueueTests {
         #expect(try await schema.queue.enqueue(SendMail.self, mail, options: EnqueueOptions(uniqueKey: "digest")).id.rawValue == replacing)
         // A window keeps a finished job's key for a while.
         let windowed = try await schema.enqueue(input: "{}", options: #"{"unique_key": "hourly", "unique_window": "1 hour"}"#)
-        _ = try await schema.queue.cancel(JobID(windowed))
+        _ = try await schema.queue.jobs.cancel(JobID(windowed))
         #expect(try await schema.enqueue(input: "{}", options: #"{"unique_key": "hourly", "unique_window": "1 hour"}"#) == windowed)
         #expect(try await schema.enqueue(input: "{}", options: #"{"unique_key": "hourly"}"#) != windowed)
     }
@@ -203,7 +203,7 @@ struct SQLEnqueueTests {
         let schema = try await Schema()
         defer { schema.directory.remove() }
         // The queue's row exists (a session creating it would wait for the other at that row).
-        try await schema.queue.configure(QueueConfiguration("default"))
+        try await schema.queue.queues.configure(QueueConfiguration("default"))
         // The first session inserts the key's job and commits a second later; the second session
         // looks meanwhile (finding nothing it may see), waits on the key's index entry at its
         // insert, finds it taken once the first commits, and looks again.

@@ -35,11 +35,11 @@ import Testing
         let pending = try await store.add(job("mail", kind: "send"), now: 1_300)
 
         let selection = JobSelection(queues: ["mail"], errorContains: "TIMED OUT")
-        let dry = try await queue.apply(.retry, to: selection, dryRun: true)
+        let dry = try await queue.jobs.apply(.retry, to: selection, dryRun: true)
         #expect(dry == BulkResult(action: .retry, matched: 3, changed: 0, dryRun: true))
         #expect(try await timedOut.asyncMap { try await store.job($0).state } == [.failed, .failed, .failed])
 
-        let done = try await queue.apply(.retry, to: selection)
+        let done = try await queue.jobs.apply(.retry, to: selection)
         #expect(done == BulkResult(action: .retry, matched: 3, changed: 3, dryRun: false))
         for id in timedOut {
             let record = try await store.job(id)
@@ -52,10 +52,10 @@ import Testing
         #expect(try await store.job(otherQueue).state == .failed)
         #expect(try await store.job(pending).state == .pending)
         // Nothing failed is left to match; an error type matches too.
-        #expect(try await queue.apply(.retry, to: selection).matched == 0)
-        #expect(try await queue.apply(.retry, to: JobSelection(errorContains: "smtperror"), dryRun: true).matched == 1)
+        #expect(try await queue.jobs.apply(.retry, to: selection).matched == 0)
+        #expect(try await queue.jobs.apply(.retry, to: JobSelection(errorContains: "smtperror"), dryRun: true).matched == 1)
         // States the action does not apply to select nothing.
-        #expect(try await queue.apply(.retry, to: JobSelection(states: [.pending])).matched == 0)
+        #expect(try await queue.jobs.apply(.retry, to: JobSelection(states: [.pending])).matched == 0)
     }
 
     @Test(arguments: StoreBackend.all) func cancelTakesUnfinishedJobsByKindAndCreationTime(_ backend: StoreBackend) async throws {
@@ -76,8 +76,8 @@ import Testing
 
         let selection = JobSelection(
             kinds: ["a"], createdFrom: Date(millisecondsSince1970: 1_500), createdBefore: Date(millisecondsSince1970: 9_000))
-        #expect(try await queue.apply(.cancel, to: selection, dryRun: true).matched == 1)
-        #expect(try await queue.apply(.cancel, to: selection) == BulkResult(action: .cancel, matched: 1, changed: 1, dryRun: false))
+        #expect(try await queue.jobs.apply(.cancel, to: selection, dryRun: true).matched == 1)
+        #expect(try await queue.jobs.apply(.cancel, to: selection) == BulkResult(action: .cancel, matched: 1, changed: 1, dryRun: false))
         let record = try await store.job(running)
         #expect(record.state == .running && record.cancelRequested)
         #expect(try await store.history(of: running).last?.reason == "cancel by a bulk action (kind a, created from 1970-01-01T00:00:01.500Z, created before 1970-01-01T00:00:09.000Z)")
@@ -98,8 +98,8 @@ import Testing
         try await store.succeed(succeeded, now: 3_000)
         let waiting = try await store.add(job(kind: "a", tags: ["old"]))
 
-        #expect(try await queue.apply(.delete, to: JobSelection(tag: "old"), dryRun: true).matched == 2)
-        #expect(try await queue.apply(.delete, to: JobSelection(tag: "old")) == BulkResult(action: .delete, matched: 2, changed: 2, dryRun: false))
+        #expect(try await queue.jobs.apply(.delete, to: JobSelection(tag: "old"), dryRun: true).matched == 2)
+        #expect(try await queue.jobs.apply(.delete, to: JobSelection(tag: "old")) == BulkResult(action: .delete, matched: 2, changed: 2, dryRun: false))
         for id in [failed, succeeded] {
             await #expect(throws: DurableQueueError.self) { _ = try await store.job(id) }
         }
@@ -140,7 +140,7 @@ import Testing
         let member = try #require(try await store.jobs(JobFilter(kinds: ["b"])).first?.id)
         try await fail(store, member, queue: "default", JobFailure(type: "Boom", message: "boom", retryable: false), now: 3_100)
 
-        let result = try await queue.apply(.retry, to: JobSelection(states: [.failed]))
+        let result = try await queue.jobs.apply(.retry, to: JobSelection(states: [.failed]))
         #expect(result == BulkResult(action: .retry, matched: count + 1, changed: count, dryRun: false))
         #expect(try await store.count(JobFilter(states: [.pending], kinds: ["a"])) == count)
         #expect(try await store.job(member).state == .failed)

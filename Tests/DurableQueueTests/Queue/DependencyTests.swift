@@ -67,8 +67,8 @@ private struct FanOut: Job {
             }
         ) { queue in
             for name in ["a", "b"] {
-                try await queue.configure(QueueConfiguration(name))
-                try await queue.pause(queue: name)
+                try await queue.queues.configure(QueueConfiguration(name))
+                try await queue.queues.pause(name)
             }
             let first = try await queue.enqueue(Produce.self, 1, options: EnqueueOptions(queue: "a"))
             let second = try await queue.enqueue(Produce.self, 2, options: EnqueueOptions(queue: "b"))
@@ -79,12 +79,12 @@ private struct FanOut: Job {
             let created = try await queue.store.history(of: gather.id)
             #expect(created.count == 1 && created[0].from == nil && created[0].to == .blocked)
             #expect(try await queue.store.dependencies(of: gather.id).map(\.job) == [first.id, second.id])
-            try await queue.resume(queue: "b")
+            try await queue.queues.resume("b")
             #expect(try await second.result(timeout: .seconds(10)) == 20)
             try await Task.sleep(for: .milliseconds(100))
             // One of its jobs is done, the other waits on a paused queue: it is still blocked.
             #expect(try await gather.state() == .blocked)
-            try await queue.resume(queue: "a")
+            try await queue.queues.resume("a")
             #expect(try await gather.result(timeout: .seconds(10)) == Gather.Output(outputs: ["x": 10, "y": 20], maybeFailure: nil))
             let started = try #require(try await queue.store.history(of: gather.id).first { $0.from == .blocked })
             #expect(started.to == .pending && started.reason == "its 2 dependencies ended")

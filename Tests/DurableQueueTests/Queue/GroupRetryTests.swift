@@ -53,17 +53,17 @@ private struct AddOne: Job {
             #expect(failed.state == .failed)
             let children = try await queue.store.jobs(JobFilter(limit: 10, order: .oldestFirst)).map(\.id)
             #expect(try await children.asyncMap { try await queue.store.job($0).state } == [.succeeded, .failed, .cancelled])
-            await #expect(throws: DurableQueueError.self) { try await queue.retryFailed(in: GroupID(4242)) }
+            await #expect(throws: DurableQueueError.self) { try await queue.jobs.retryFailed(in: GroupID(4242)) }
 
             gate.opens()
-            let changed = try await queue.retryFailed(in: sequence.id)
+            let changed = try await queue.jobs.retryFailed(in: sequence.id)
             #expect(Set(changed.keys) == [children[1], children[2]], "\(changed)")
             let result = try await sequence.result(timeout: .seconds(10))
             #expect(try result.output("last", as: Int.self) == 3)
             #expect(try await queue.store.job(children[0]).attempts == 1, "the step that succeeded did not run again")
             #expect(try await queue.store.history(of: children[1]).contains { $0.reason == "retry of the failed jobs of group \(sequence.id)" })
             // A group that succeeded has nothing to retry.
-            await #expect(throws: DurableQueueError.self) { try await queue.retryFailed(in: sequence.id) }
+            await #expect(throws: DurableQueueError.self) { try await queue.jobs.retryFailed(in: sequence.id) }
         }
     }
 
@@ -74,7 +74,7 @@ private struct AddOne: Job {
                 .group([.job(AddOne.self, 1, name: "a"), .job(Gated.self, 10, name: "b"), .job(AddOne.self, 100, name: "c")], name: "fan"))
             #expect(try await group.outcome().state == .failed)
             gate.opens()
-            let changed = try await queue.retryFailed(in: group.id)
+            let changed = try await queue.jobs.retryFailed(in: group.id)
             #expect(changed.count == 1)
             let result = try await group.result(timeout: .seconds(10))
             #expect(try result.output("a", as: Int.self) == 2 && result.output("b", as: Int.self) == 11 && result.output("c", as: Int.self) == 101)

@@ -44,8 +44,8 @@ import Testing
 
     @Test(arguments: StoreBackend.all) func everyTickEnqueuesOneJobWhateverTheNumberOfEngines(_ backend: StoreBackend) async throws {
         try await withTwoEngines(backend) { first, second, time in
-            try await first.schedule(name: "minutely", Echo.self, input: "tick", rule: .cron("* * * * *"))
-            #expect(try await first.schedules().first?.nextTick == Date(millisecondsSince1970: Self.firstMinute))
+            try await first.schedules.save(name: "minutely", Echo.self, input: "tick", rule: .cron("* * * * *"))
+            #expect(try await first.schedules.list().first?.nextTick == Date(millisecondsSince1970: Self.firstMinute))
             for round in 1...3 {
                 time.advance(by: round == 1 ? .seconds(40) : .seconds(60))
                 try await eventually("tick \(round) ran") {
@@ -56,7 +56,7 @@ import Testing
             // Both engines woke at every tick; give the slower one time to try.
             try await Task.sleep(for: .milliseconds(100))
             #expect(try await ticks(of: "minutely", second) == (0..<3).map { Self.firstMinute + Int64($0) * Self.minute })
-            let status = try #require(try await second.schedules().first)
+            let status = try #require(try await second.schedules.list().first)
             #expect(status.lastTick == Date(millisecondsSince1970: Self.firstMinute + 2 * Self.minute))
             #expect(status.nextTick == Date(millisecondsSince1970: Self.firstMinute + 3 * Self.minute))
             #expect(status.lastJobState == .succeeded && status.kind == "echo" && status.queue == "default")
@@ -65,41 +65,41 @@ import Testing
 
     @Test(arguments: StoreBackend.all) func savingTheSameScheduleAgainKeepsItsNextTickAndAChangedRuleMovesIt(_ backend: StoreBackend) async throws {
         try await withTwoEngines(backend) { queue, _, time in
-            try await queue.schedule(name: "report", Echo.self, input: "a", rule: .every(.minutes(1)))
+            try await queue.schedules.save(name: "report", Echo.self, input: "a", rule: .every(.minutes(1)))
             time.advance(by: .seconds(30))
             // Declared again at a restart: the tick due at the whole minute stays.
-            try await queue.schedule(name: "report", Echo.self, input: "b", rule: .every(.minutes(1)))
-            #expect(try await queue.schedules().first?.nextTick == Date(millisecondsSince1970: Self.firstMinute))
+            try await queue.schedules.save(name: "report", Echo.self, input: "b", rule: .every(.minutes(1)))
+            #expect(try await queue.schedules.list().first?.nextTick == Date(millisecondsSince1970: Self.firstMinute))
             time.advance(by: .seconds(10))
             try await eventually("the tick ran with the new input") {
                 try await queue.store.jobs(JobFilter(tag: "schedule:report", limit: 10)).map(\.input) == [#""b""#]
             }
             // Every 5 minutes from now on: the next tick is the next multiple of 5 minutes.
-            try await queue.schedule(name: "report", Echo.self, input: "c", rule: .every(.minutes(5)))
+            try await queue.schedules.save(name: "report", Echo.self, input: "c", rule: .every(.minutes(5)))
             let next = ((Self.firstMinute) / (5 * Self.minute) + 1) * 5 * Self.minute
-            #expect(try await queue.schedules().first?.nextTick == Date(millisecondsSince1970: next))
-            #expect(try await queue.schedules().first?.rule == .every(.minutes(5)))
+            #expect(try await queue.schedules.list().first?.nextTick == Date(millisecondsSince1970: next))
+            #expect(try await queue.schedules.list().first?.rule == .every(.minutes(5)))
         }
     }
 
     @Test(arguments: StoreBackend.all) func aPausedScheduleEnqueuesNothingAndResumesAtItsNextTick(_ backend: StoreBackend) async throws {
         try await withTwoEngines(backend) { queue, other, time in
-            try await queue.schedule(name: "sync", Echo.self, input: "x", rule: .every(.minutes(1)))
-            try await other.pauseSchedule("sync")
-            #expect(try await queue.schedules().first?.isPaused == true)
+            try await queue.schedules.save(name: "sync", Echo.self, input: "x", rule: .every(.minutes(1)))
+            try await other.schedules.pause("sync")
+            #expect(try await queue.schedules.list().first?.isPaused == true)
             time.advance(by: .seconds(40 + 120))  // two ticks pass while paused
             try await Task.sleep(for: .milliseconds(200))
             #expect(try await ticks(of: "sync", queue) == [])
-            try await other.resumeSchedule("sync")
+            try await other.schedules.resume("sync")
             let resumedAt = Self.start + 160_000
-            #expect(try await queue.schedules().first?.nextTick == Date(millisecondsSince1970: (resumedAt / Self.minute + 1) * Self.minute))
+            #expect(try await queue.schedules.list().first?.nextTick == Date(millisecondsSince1970: (resumedAt / Self.minute + 1) * Self.minute))
             time.advance(by: .seconds(60))
             try await eventually("the first tick after resuming ran") { try await ticks(of: "sync", queue).count == 1 }
             #expect(try await ticks(of: "sync", queue) == [(resumedAt / Self.minute + 1) * Self.minute])
-            #expect(try await queue.unschedule("sync"))
-            #expect(try await queue.unschedule("sync") == false)
-            #expect(try await queue.schedules().isEmpty)
-            let error = await #expect(throws: DurableQueueError.self) { try await queue.pauseSchedule("sync") }
+            #expect(try await queue.schedules.remove("sync"))
+            #expect(try await queue.schedules.remove("sync") == false)
+            #expect(try await queue.schedules.list().isEmpty)
+            let error = await #expect(throws: DurableQueueError.self) { try await queue.schedules.pause("sync") }
             #expect(error?.message.contains("no schedule named 'sync'") == true)
         }
     }
@@ -113,7 +113,7 @@ import Testing
         let configuration = JobQueue.Configuration(pollInterval: .milliseconds(20), timeSource: time)
         let queue = try await backend.queue(in: directory, configuration: configuration)
         queue.register(Echo())
-        try await queue.schedule(name: "hourly", Echo.self, input: "h", rule: .cron("@hourly", missed: policy))
+        try await queue.schedules.save(name: "hourly", Echo.self, input: "h", rule: .cron("@hourly", missed: policy))
         // Ticks at each whole hour pass for five hours with no engine running.
         time.advance(by: .seconds(5 * 3_600))
         #expect(try await queue.runDueJobs() == (policy == .skip ? 0 : policy == .runOnce ? 1 : 2))
@@ -125,7 +125,7 @@ import Testing
             default: [lastHour - 3_600_000, lastHour]
             }
         #expect(try await ticks(of: "hourly", queue) == expected)
-        #expect(try await queue.schedules().first?.nextTick == Date(millisecondsSince1970: lastHour + 3_600_000))
+        #expect(try await queue.schedules.list().first?.nextTick == Date(millisecondsSince1970: lastHour + 3_600_000))
     }
 
     /// A due schedule this process cannot read (saved by one that knows a time zone this machine
@@ -152,14 +152,14 @@ import Testing
                 (.cron("@daily", timeZone: "Atlantis/Capital"), "'Atlantis/Capital' is not a tz database name"),
             ] {
                 let error = await #expect(throws: DurableQueueError.self) {
-                    try await queue.schedule(name: "bad", Echo.self, input: "", rule: rule)
+                    try await queue.schedules.save(name: "bad", Echo.self, input: "", rule: rule)
                 }
                 #expect(error?.message.contains(reason) == true, "\(error?.message ?? "")")
             }
             await #expect(throws: DurableQueueError.self) {
-                try await queue.schedule(name: "late", Echo.self, input: "", options: EnqueueOptions(delay: .seconds(1)), rule: .every(.minutes(1)))
+                try await queue.schedules.save(name: "late", Echo.self, input: "", options: EnqueueOptions(delay: .seconds(1)), rule: .every(.minutes(1)))
             }
-            #expect(try await queue.schedules().isEmpty)
+            #expect(try await queue.schedules.list().isEmpty)
         }
     }
 }

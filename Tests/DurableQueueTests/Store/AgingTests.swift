@@ -64,7 +64,7 @@ import Testing
         let time = ManualClock()
         let configuration = JobQueue.Configuration(pollInterval: .milliseconds(20), timeSource: time)
         try await withRunningQueue(on: backend, configuration: configuration) { queue in
-            try await queue.configure(QueueConfiguration("reports", aging: Aging(every: .seconds(60), upTo: .normal)))
+            try await queue.queues.configure(QueueConfiguration("reports", aging: Aging(every: .seconds(60), upTo: .normal)))
             // A kind this process does not run: it waits, pending.
             let id = try await queue.store.add(job("reports", kind: "nobody-runs-this", priority: .low), now: time.now().millisecondsSince1970)
             time.advance(by: .seconds(60))

@@ -82,19 +82,26 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreBackend.all) func cancelByTagQueueAndAll(_ backend: StoreBackend) async throws {
-        try await withStore(backend) { store, _ async throws in
-            let tagged = try await store.add(job("a", tags: ["photos"]))
-            let other = try await store.add(job("a"))
-            let inB = try await store.add(job("b"))
-            let running = try await store.add(job("c"))
-            _ = try await store.take("c")
+    @Test(arguments: StoreBackend.all) func cancelBySelectionOfTagQueueAndAll(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let queue = try await backend.queue(in: directory)
+        let store = queue.store
+        let tagged = try await store.add(job("a", tags: ["photos"]))
+        let other = try await store.add(job("a"))
+        let inB = try await store.add(job("b"))
+        let running = try await store.add(job("c"))
+        _ = try await store.take("c")
 
-            #expect(try await store.cancel(.tag("photos"), now: 2) == [tagged: .cancelled])
-            #expect(try await store.cancel(.tag("photos"), now: 3).isEmpty)
-            #expect(try await store.cancel(.queue("b"), now: 4) == [inB: .cancelled])
-            #expect(try await store.cancel(.all, now: 5) == [other: .cancelled, running: .requested])
-            #expect(try await store.historyIsConsistent())
-        }
+        #expect(try await queue.jobs.cancel(JobSelection(tag: "photos")) == 1)
+        #expect(try await store.job(tagged).state == .cancelled)
+        #expect(try await queue.jobs.cancel(JobSelection(tag: "photos")) == 0, "a finished job is not cancelled twice")
+        #expect(try await queue.jobs.cancel(JobSelection(queues: ["b"])) == 1)
+        #expect(try await store.job(inB).state == .cancelled)
+        #expect(try await queue.jobs.cancel(JobSelection()) == 2)
+        #expect(try await store.job(other).state == .cancelled)
+        let stillRunning = try await store.job(running)
+        #expect(stillRunning.state == .running && stillRunning.cancelRequested, "a running job is asked to stop")
+        #expect(try await store.historyIsConsistent())
     }
 }

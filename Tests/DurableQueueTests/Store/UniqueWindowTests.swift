@@ -81,7 +81,7 @@ import Testing
         #expect(canonicalJSON(try await queue.store.job(waiting.id).input) == "\"y\"")
 
         await #expect(throws: DurableQueueError.self) {
-            try await queue.schedule(name: "s", Echo.self, input: "z", options: later, rule: .every(.minutes(1)))
+            try await queue.schedules.save(name: "s", Echo.self, input: "z", options: later, rule: .every(.minutes(1)))
         }
     }
 

@@ -1,18 +1,18 @@
-extension JobQueue {
+extension JobQueue.Jobs {
     /// Puts a failed or cancelled job back to `pending`, with a fresh set of attempts; its checkpoint
     /// is kept, so a job that saves one (a download) resumes where it stopped. Recorded in its history.
     ///
     /// - Throws: `jobNotFound`; `invalidArgument` when the job is not failed or cancelled, belongs to
     ///   a sequence or group, or another unfinished job holds its unique key (nothing changes).
     public func retry(_ id: JobID) async throws {
-        try await store.retry(id, now: now)
-        workArrived()
-        jobChanges.signal()
+        try await jobQueue.store.retry(id, now: jobQueue.now)
+        jobQueue.workArrived()
+        jobQueue.jobChanges.signal()
     }
 
     /// Retries the failed jobs of the dependency graph of job `id` — every job linked to it by
     /// ``Dependency`` edges, either way: each goes back to `pending` with fresh attempts, as
-    /// ``retry(_:)`` does. With `downstream` (the default), the jobs a failure cancelled down the
+    /// ``retry(_:)-(JobID)`` does. With `downstream` (the default), the jobs a failure cancelled down the
     /// graph wait again (`blocked`) for the jobs retried, and run once they succeed; jobs that ran
     /// anyway, or were cancelled otherwise, are left. One transaction; each change is in the history.
     ///
@@ -22,7 +22,7 @@ extension JobQueue {
     ///   (nothing changes).
     @discardableResult
     public func retryFailed(inGraphOf id: JobID, downstream: Bool = true) async throws -> [JobID: JobState] {
-        retried(try await store.retryFailed(inGraphOf: id, downstream: downstream, now: now))
+        retried(try await jobQueue.store.retryFailed(inGraphOf: id, downstream: downstream, now: jobQueue.now))
     }
 
     /// Runs the failed part of a finished sequence or concurrent group again: a sequence from its
@@ -37,14 +37,14 @@ extension JobQueue {
     ///   cancelled, is nested in another (retry the outermost), or holds groups (nothing changes).
     @discardableResult
     public func retryFailed(in group: GroupID, downstream: Bool = true) async throws -> [JobID: JobState] {
-        retried(try await store.retryFailed(group: group, downstream: downstream, now: now))
+        retried(try await jobQueue.store.retryFailed(group: group, downstream: downstream, now: jobQueue.now))
     }
 
     /// Tells the engine and waiting handles of jobs `changed` put back; returns them.
     private func retried(_ changed: [JobID: JobState]) -> [JobID: JobState] {
         if !changed.isEmpty {
-            workArrived()
-            jobChanges.signal()
+            jobQueue.workArrived()
+            jobQueue.jobChanges.signal()
         }
         return changed
     }
@@ -60,10 +60,10 @@ extension JobQueue {
     @discardableResult
     public func prune(state: JobState, olderThan age: Duration) async throws -> Int {
         guard age >= .zero else { throw DurableQueueError.invalidArgument("age", "\(age) is negative") }
-        let cutoff = now - age.milliseconds
+        let cutoff = jobQueue.now - age.milliseconds
         var deleted = 0
         while true {
-            let batch = try await store.prune(state: state, finishedBefore: cutoff, limit: 500, now: now)
+            let batch = try await jobQueue.store.prune(state: state, finishedBefore: cutoff, limit: 500, now: jobQueue.now)
             deleted += batch
             if batch < 500 { return deleted }
         }

@@ -1,4 +1,4 @@
-extension JobQueue {
+extension JobQueue.Jobs {
     /// Sends signal `name` with `payload` to job `id`, from any process: the job's
     /// ``JobContext/waitForSignal(_:as:timeout:)`` for `name` returns `payload`.
     ///
@@ -15,7 +15,7 @@ extension JobQueue {
     /// - Throws: `jobNotFound`; `invalidArgument` for an empty name; a storage error.
     @discardableResult
     public func signal<P: Encodable & Sendable>(_ id: JobID, _ name: String, payload: P) async throws -> SignalResult {
-        try await signal(id, name, payloadJSON: try files.storedJSON(payload))
+        try await signal(id, name, payloadJSON: try jobQueue.files.storedJSON(payload))
     }
 
     /// Sends signal `name` without a payload (JSON `null`) to job `id`; see ``signal(_:_:payload:)``.
@@ -36,10 +36,10 @@ extension JobQueue {
         } catch {
             throw DurableQueueError.invalidArgument("payload", "\(payloadJSON.prefix(80)) is not JSON (\(error))")
         }
-        let result = try await store.signal(id, name: name, payload: payloadJSON, now: now)
+        let result = try await jobQueue.store.signal(id, name: name, payload: payloadJSON, now: jobQueue.now)
         if result == .wokeJob {
-            workArrived()
-            jobChanges.signal()
+            jobQueue.workArrived()
+            jobQueue.jobChanges.signal()
         }
         return result
     }
