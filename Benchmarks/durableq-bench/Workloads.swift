@@ -249,7 +249,7 @@ struct Workloads {
         let engine = Task { try await queue.run() }
         // Polls the file only once every job has started, so that counting does not slow the drain.
         while counter.value < n { try await Task.sleep(for: .milliseconds(1)) }
-        while try await queue.jobs.unfinishedCount() > 0 { try await Task.sleep(for: .milliseconds(1)) }
+        while try await queue.unfinishedJobCount() > 0 { try await Task.sleep(for: .milliseconds(1)) }
         let seconds = secondsSince(start)
         engine.cancel()
         _ = try? await engine.value
@@ -414,7 +414,7 @@ func runWorker(path: String, durability: Durability) async throws {
     // Counting is a scan of the jobs table on PostgreSQL (about 5 ms at 10,000 jobs): asked every
     // 5 ms, it took most of a core from the server the workers share.
     let poll = path.hasPrefix("postgres://") ? 50 : 5
-    while try await queue.jobs.unfinishedCount() > 0 { try await Task.sleep(for: .milliseconds(poll)) }
+    while try await queue.unfinishedJobCount() > 0 { try await Task.sleep(for: .milliseconds(poll)) }
     engine.cancel()
     _ = try? await engine.value
 }

@@ -36,6 +36,7 @@ import Synchronization
 /// - ``enqueue(_:_:options:)``
 /// - ``enqueue(_:batch:options:)``
 /// - ``handle(_:id:)``
+/// - ``unfinishedJobCount()``
 /// ### Running
 /// - ``run()``
 /// - ``drain(until:gracePeriod:)``
@@ -201,6 +202,12 @@ public final class JobQueue: Sendable {
     /// A handle on an existing job (enqueued earlier, perhaps by another process).
     public func handle<J: Job>(_ type: J.Type, id: JobID) -> JobHandle<J> {
         JobHandle(id: id, queue: self)
+    }
+
+    /// How many jobs are not finished yet (scheduled, pending, blocked or running), over every
+    /// queue: what a program that waits for its work to be done asks.
+    public func unfinishedJobCount() async throws -> Int {
+        try await store.count(JobFilter(states: JobFilter.unfinished))
     }
 
     /// The current time by the configured time source, in milliseconds since 1970.

@@ -248,7 +248,7 @@ func work(
         if untilDone {
             group.addTask {
                 // A count that fails (the server restarting) is not the end: the engine decides when to give up.
-                while (try? await queue.jobs.unfinishedCount()) != 0 { try await Task.sleep(for: .milliseconds(20)) }
+                while (try? await queue.unfinishedJobCount()) != 0 { try await Task.sleep(for: .milliseconds(20)) }
             }
             // Whichever ends first: the work, or the engine (which then stopped for an error).
             try await group.next()

@@ -98,7 +98,7 @@ private func sha256(ofFileAt path: String) throws -> String {
                 let placed = try await http.download(DownloadRequest(url: server.baseURL + "/files/q\(suffix)", directory: here)).result()
                 #expect(placed.path == "\(here)/jobs (1).sqlite\(suffix)")
             }
-            #expect(try await http.queue.jobs.unfinishedCount() == 0, "the queue file still works")
+            #expect(try await http.queue.unfinishedJobCount() == 0, "the queue file still works")
             #expect(!FileManager.default.fileExists(atPath: "\(here)/jobs.sqlite-journal"))
         }
     }

@@ -50,7 +50,7 @@ import Testing
             let preview = try await fixture.send("/jobs?state=succeeded&bulk=delete", headers: [cookie]).body
             #expect(preview.contains("Delete would take 3 job(s) (state succeeded)"), "\(preview)")
             #expect(preview.contains(#"action="/api/jobs/bulk?action=delete&amp;state=succeeded""#), "\(preview)")
-            #expect(try await fixture.workers.jobs.unfinishedCount() == 1)
+            #expect(try await fixture.workers.unfinishedJobCount() == 1)
 
             let form = [cookie, ("Content-Type", "application/x-www-form-urlencoded"), ("Origin", fixture.base)]
             let posted = try await fixture.send("/api/jobs/bulk?action=delete&state=succeeded", method: .POST, headers: form, body: "")

@@ -30,11 +30,6 @@ extension JobQueue.Jobs {
         if outcome == .cancelled, !jobQueue.carriers.isEmpty { await jobQueue.engine.stopOrphanedTransfers() }
     }
 
-    /// How many jobs are not finished yet (scheduled, pending, blocked or running), over every queue.
-    public func unfinishedCount() async throws -> Int {
-        try await jobQueue.store.count(JobFilter(states: JobFilter.unfinished))
-    }
-
     /// Cancels group `id` durably: every unfinished job and nested group in it is cancelled, running
     /// jobs included (stopped here, or through their heartbeat in another process).
     ///

@@ -71,7 +71,7 @@ struct Paginate: Job {
         try await withRunningQueue(on: backend, register: { $0.register(Paginate()); $0.register(Echo()) }) { queue in
             let first = try await queue.enqueue(Paginate.self, 3, options: EnqueueOptions(queue: "pages"))
             #expect(try await first.result() == 3)
-            try await eventually("every follow-up ran") { try await queue.jobs.unfinishedCount() == 0 }
+            try await eventually("every follow-up ran") { try await queue.unfinishedJobCount() == 0 }
             let jobs = try await queue.store.jobs(JobFilter(limit: 100))
             #expect(jobs.filter { $0.kind == Paginate.name }.map(\.queue) == ["pages", "pages", "pages"])
             #expect(Set(jobs.filter { $0.kind == Echo.name }.compactMap(\.output)) == [

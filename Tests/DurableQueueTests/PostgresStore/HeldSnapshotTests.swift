@@ -78,7 +78,7 @@ struct HeldSnapshotTests {
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'held snapshot';", database: database)
         _ = await held.value
         let after = try await drain(until: 3 * third)
-        try await eventually("every job ended") { try await queue.jobs.unfinishedCount() == 0 }
+        try await eventually("every job ended") { try await queue.unfinishedJobCount() == 0 }
         let deadAfter = try await deadRows(database)
 
         for plan in [planBefore, planDuring] {

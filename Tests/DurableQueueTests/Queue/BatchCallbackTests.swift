@@ -68,7 +68,7 @@ private struct Summarize: Job {
                 try await queue.enqueue(MaybeFail.self, batch: [], callbacks: BatchCallbacks(onComplete: .job(Summarize.self, "")))
             }
             await #expect(throws: DurableQueueError.self) { try await queue.enqueue(MaybeFail.self, batch: [false], callbacks: BatchCallbacks()) }
-            #expect(try await queue.jobs.unfinishedCount() == 0, "nothing enqueued")
+            #expect(try await queue.unfinishedJobCount() == 0, "nothing enqueued")
             let alone = try await queue.enqueue(Summarize.self, "alone")
             let error = await #expect(throws: DurableQueueError.self) { try await alone.result(timeout: .seconds(10)) }
             #expect(error?.message.contains("is not the callback of a batch") == true, "\(String(describing: error))")

@@ -31,7 +31,7 @@ import Testing
         let other = try await store.add(job("thumbnails"), now: 1_001)
         let elsewhere = try await store.add(job("mail", tags: ["thumbnails"]), now: 1_002)
 
-        #expect(try await queue.jobs.unfinishedCount() == 3)
+        #expect(try await queue.unfinishedJobCount() == 3)
         #expect(try await queue.jobs.cancel(JobSelection(tag: "thumbnails")) == 2)
         #expect(try await store.job(tagged).state == .cancelled)
         #expect(try await store.job(elsewhere).state == .cancelled)
@@ -45,7 +45,7 @@ import Testing
         #expect(try await store.job(other).state == .cancelled)
         #expect(try await queue.jobs.delete(JobSelection(states: [.cancelled])) == 2)
         await #expect(throws: DurableQueueError.self) { try await store.job(other) }
-        #expect(try await queue.jobs.unfinishedCount() == 1)
+        #expect(try await queue.unfinishedJobCount() == 1)
     }
 
     @Test(arguments: StoreBackend.all) func theSchedulesViewSavesPausesListsAndRemovesASchedule(_ backend: StoreBackend) async throws {
