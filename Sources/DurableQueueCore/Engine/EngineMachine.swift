@@ -231,16 +231,17 @@ struct EngineMachine: Sendable {
         if running[attempt]?.stop === stop { running.removeValue(forKey: attempt) }
     }
 
-    /// The store renewed the leases of `renewed` until `expiresAt`, and answered for `held` of the
-    /// `asked` attempts: each other one (unless `handingOff`: a hand-off holds no lease once it
-    /// commits) lost its lease, and each of `cancelRequested` is to be cancelled.
+    /// The store answered a renewal of `asked` until `expiresAt` with the leases still `held`: those
+    /// renewed move their expiry; each other attempt asked for (unless `handingOff`: a hand-off holds
+    /// no lease once it commits) lost its lease, and each held lease whose cancel was requested is
+    /// to be cancelled.
     mutating func leasesRenewed(
-        asked: [AttemptID], held: Set<AttemptID>, renewed: [AttemptID], until expiresAt: Int64,
-        cancelRequested: [AttemptID], handingOff: Set<AttemptID>
+        _ asked: [AttemptID], held: [HeldLease], until expiresAt: Int64, handingOff: Set<AttemptID>
     ) -> [Action] {
-        for attempt in renewed { running[attempt]?.leaseExpiresAt = expiresAt }
-        let lost = asked.filter { !held.contains($0) && !handingOff.contains($0) }
-        return lost.flatMap { stop($0, .leaseLost) } + cancelRequested.flatMap { stop($0, .cancelRequested) }
+        for lease in held where lease.isRenewed { running[lease.attempt]?.leaseExpiresAt = expiresAt }
+        let holding = Set(held.map(\.attempt))
+        let lost = asked.filter { !holding.contains($0) && !handingOff.contains($0) }
+        return lost.flatMap { stop($0, .leaseLost) } + held.filter(\.cancelRequested).flatMap { stop($0.attempt, .cancelRequested) }
     }
 
     /// The store could not renew the leases at `now`: each of `asked` whose lease has run out as far

@@ -214,17 +214,11 @@ final class EngineState: Sendable {
     /// nil if it does not run here.
     func leaseExpiry(of attempt: AttemptID) -> Int64? { read { $0.running[attempt]?.leaseExpiresAt } }
 
-    /// The store answered a renewal of `asked` (see ``EngineMachine/leasesRenewed(asked:held:renewed:until:cancelRequested:handingOff:)``):
-    /// stops the attempts whose lease was lost and those whose cancel was requested.
-    func leasesRenewed(
-        asked: [AttemptID], held: Set<AttemptID>, renewed: [AttemptID], until expiresAt: Int64,
-        cancelRequested: [AttemptID], handingOff: Set<AttemptID>
-    ) {
-        send {
-            $0.leasesRenewed(
-                asked: asked, held: held, renewed: renewed, until: expiresAt, cancelRequested: cancelRequested,
-                handingOff: handingOff)
-        }
+    /// The store answered a renewal of `asked` until `expiresAt` with the leases still `held`: stops
+    /// the attempts whose lease was lost and those whose cancel was requested (see
+    /// ``EngineMachine/leasesRenewed(_:held:until:handingOff:)``).
+    func leasesRenewed(_ asked: [AttemptID], held: [HeldLease], until expiresAt: Int64, handingOff: Set<AttemptID>) {
+        send { $0.leasesRenewed(asked, held: held, until: expiresAt, handingOff: handingOff) }
     }
 
     /// The store could not renew the leases of `asked` at `now`: stops those whose lease ran out.

@@ -51,11 +51,8 @@ extension JobEngine {
         do {
             let held = try await store.renewLeases(running, owner: configuration.workerID, expiresAt: expiresAt)
             storageSucceeded()
-            state.leasesRenewed(
-                asked: running, held: Set(held.map(\.attempt)), renewed: held.filter(\.isRenewed).map(\.attempt),
-                until: expiresAt, cancelRequested: held.filter(\.cancelRequested).map(\.attempt),
-                // An attempt handing off holds no lease once its hand-off commits, by design: not lost.
-                handingOff: attemptsHandingOff)
+            // An attempt handing off holds no lease once its hand-off commits, by design: not lost.
+            state.leasesRenewed(running, held: held, until: expiresAt, handingOff: attemptsHandingOff)
         } catch {
             _ = storageFailed(error, while: "renew the leases of \(running.count) running job(s)")
             // Not renewed, and past its lease: another worker may have taken the job back (this host

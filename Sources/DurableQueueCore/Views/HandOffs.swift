@@ -89,7 +89,8 @@ extension JobQueue.HandOffs {
 
     /// Records a report from outside for a handed-off attempt, and tells whoever waits on the job.
     private func report(_ attempt: AttemptID, _ outcome: AttemptOutcome) async throws -> HandOffCompletion {
-        let result = try await jobQueue.store.completeHandOff(attempt, outcome: outcome, reporter: "outside (\(jobQueue.configuration.workerID))", now: jobQueue.now)
+        let reporter = "outside (\(jobQueue.configuration.workerID))"
+        let result = try await jobQueue.store.completeHandOff(attempt, outcome: outcome, reporter: reporter, now: jobQueue.now)
         jobQueue.jobChanges.signal()
         jobQueue.workArrived()
         return result

@@ -12,8 +12,8 @@ extension JobQueue.Jobs {
 
     /// Retries the failed jobs of the dependency graph of job `id` — every job linked to it by
     /// ``Dependency`` edges, either way: each goes back to `pending` with fresh attempts, as
-    /// ``retry(_:)-(JobID)`` does. With `downstream` (the default), the jobs a failure cancelled down the
-    /// graph wait again (`blocked`) for the jobs retried, and run once they succeed; jobs that ran
+    /// ``retry(_:)-(JobID)`` does. With `downstream` (the default), the jobs a failure cancelled down
+    /// the graph wait again (`blocked`) for the jobs retried, and run once they succeed; jobs that ran
     /// anyway, or were cancelled otherwise, are left. One transaction; each change is in the history.
     ///
     /// - Returns: Each job changed, with its new state (`pending` or `blocked`).

@@ -111,7 +111,8 @@ import Testing
         let all = [attempt(1), attempt(2), attempt(3)]
         let stopped1 = machine.leasesNotRenewed(all, at: 29_999)
         #expect(stops(stopped1).isEmpty)
-        _ = machine.leasesRenewed(asked: all, held: Set(all), renewed: [attempt(1)], until: 60_000, cancelRequested: [], handingOff: [])
+        let held = all.map { HeldLease(attempt: $0, cancelRequested: false, isRenewed: $0 == attempt(1)) }
+        _ = machine.leasesRenewed(all, held: held, until: 60_000, handingOff: [])
         let stopped2 = machine.leasesNotRenewed(all, at: 30_000)
         #expect(stops(stopped2) == ["2:leaseLost", "3:leaseLost"])
         let stopped3 = machine.leasesNotRenewed(all, at: 30_001)
@@ -126,8 +127,8 @@ import Testing
         #expect(started)
         _ = machine.admit([claimed(1), claimed(2), claimed(3)], reserved: 0)
         let actions = machine.leasesRenewed(
-            asked: [attempt(1), attempt(2), attempt(3)], held: [attempt(1)], renewed: [attempt(1)], until: 60_000,
-            cancelRequested: [attempt(1)], handingOff: [attempt(3)])
+            [attempt(1), attempt(2), attempt(3)], held: [HeldLease(attempt: attempt(1), cancelRequested: true)], until: 60_000,
+            handingOff: [attempt(3)])
         #expect(stops(actions) == ["1:cancelRequested", "2:leaseLost"])
         #expect(machine.running[attempt(1)]?.leaseExpiresAt == 60_000)
         #expect(machine.running[attempt(2)]?.leaseExpiresAt == 30_000)
