@@ -38,7 +38,19 @@ import Testing
             guard worker.process.isRunning else { break }
             worker.freeze()
             freezes += 1
-            try await Task.sleep(for: .milliseconds(Int.random(in: 400...700, using: &random)))
+            // Frozen until the other worker has taken back a job this one held: then its handlers,
+            // thawed, return results that must be discarded. Bounded, and the bound decides nothing:
+            // a freeze that caught the worker inside a write holds the file's lock (or rows, on
+            // PostgreSQL), and nothing is taken back until the thaw.
+            let frozen = worker.process.processIdentifier
+            let held = try await store.jobs(JobFilter(state: .running, limit: count)).filter { LocalWorker($0.leaseOwner ?? "")?.processID == frozen }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !held.isEmpty, ContinuousClock.now < deadline {
+                var owners: [pid_t?] = []
+                for job in held { owners.append(LocalWorker(try await store.job(job.id).leaseOwner ?? "")?.processID) }
+                if owners.contains(where: { $0 != frozen }) { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
             worker.thaw()
         }
         for worker in workers { #expect(await worker.waitForExit() == 0, "seed \(seed)") }

@@ -30,6 +30,8 @@ struct EngineMachine: Sendable {
         case abandon(StopSignal)
         /// No claim is under way any more: wake whoever waits for claims to settle.
         case claimsSettled
+        /// Attempts were admitted that no returning task will start: wake the dispatcher to start them.
+        case wakeDispatcher
     }
 
     /// One attempt running here (or admitted and about to start).
@@ -197,6 +199,10 @@ struct EngineMachine: Sendable {
     /// A claim committed: `jobs` (each with its stop signal) run here from now on, in place of the
     /// `reserved` room their claim held and of the `ending` attempts, whose endings the same
     /// transaction recorded. A claim that failed admits nothing and gives its room back.
+    ///
+    /// The dispatcher starts what its own claims admit. Each ending attempt's task, as it returns,
+    /// starts one job claimed along with the endings; the dispatcher is woken only for the jobs
+    /// beyond those (waking it for every refill cost a job run one at a time a dispatcher round).
     mutating func admit(_ jobs: [(job: ClaimedJob, stop: StopSignal)], reserved: Int, ending: [AttemptID] = []) -> [Action] {
         for attempt in ending { running.removeValue(forKey: attempt) }
         for (job, stop) in jobs {
@@ -205,7 +211,9 @@ struct EngineMachine: Sendable {
         claimsLeft -= jobs.count
         admitted += jobs
         self.reserved -= reserved
-        return self.reserved == 0 ? [.claimsSettled] : []
+        var actions: [Action] = self.reserved == 0 ? [.claimsSettled] : []
+        if !ending.isEmpty && jobs.count > ending.count { actions.append(.wakeDispatcher) }
+        return actions
     }
 
     /// Whether this run has claimed as many attempts as it may.

@@ -37,7 +37,8 @@ final class EngineState: Sendable {
             switch action {
             case .stop(_, let signal, let reason): signal.stop(reason)
             case .abandon(let signal): signal.abandon()
-            case .claimsSettled: break
+            case .claimsSettled: break  // its waiters are resumed below, outside the switch
+            case .wakeDispatcher: break  // the caller holds the dispatcher's signal
             }
         }
         for waiter in waiters { waiter.resume() }
@@ -166,10 +167,14 @@ final class EngineState: Sendable {
     }
 
     /// Records that claimed `jobs` run here from now on, in place of the `reserved` room their claim
-    /// held and of the `ending` attempts (their endings committed), and keeps them for ``takeAdmitted()``.
-    func admit(_ jobs: [ClaimedJob], reserved: Int, ending: [AttemptID] = []) {
+    /// held and of the `ending` attempts (their endings committed), and keeps them for ``takeAdmitted()``;
+    /// whether the dispatcher must be woken to start some of them.
+    @discardableResult
+    func admit(_ jobs: [ClaimedJob], reserved: Int, ending: [AttemptID] = []) -> Bool {
         let admitted = jobs.map { (job: $0, stop: StopSignal()) }
-        send { $0.admit(admitted, reserved: reserved, ending: ending) }
+        return send { $0.admit(admitted, reserved: reserved, ending: ending) }.contains {
+            if case .wakeDispatcher = $0 { true } else { false }
+        }
     }
 
     /// Whether a claim could reserve room now: fewer than `maximum` attempts run or are reserved.

@@ -37,13 +37,10 @@ extension JobEngine: AttemptRefiller {
     }
 
     /// Frees the room of attempts whose endings were committed (their tasks are only returning
-    /// now), and admits the jobs claimed along with them. Each of those tasks starts one admitted
-    /// job as it returns (see ``startAdmitted(in:)``); the dispatcher is woken only for the jobs
-    /// beyond that. Waking it for every refill cost a job run one at a time a dispatcher round
-    /// (a wait's two child tasks and a timer) for nothing.
+    /// now), and admits the jobs claimed along with them; wakes the dispatcher when the machine
+    /// says that the returning tasks will not start them all (see ``EngineMachine/admit(_:reserved:ending:)``).
     func committed(_ ended: [AttemptID], claimed jobs: [ClaimedJob], for request: ClaimRequest?) {
-        state.admit(jobs, reserved: request?.room ?? 0, ending: ended)
-        if jobs.count > ended.count { wake.signal() }
+        if state.admit(jobs, reserved: request?.room ?? 0, ending: ended) { wake.signal() }
     }
 
     /// The transaction that recorded endings failed: its claim's room is free again.

@@ -56,6 +56,25 @@ import Testing
         #expect(Set(machine.running.keys) == [attempt(2), attempt(3)])
     }
 
+    /// Jobs claimed along with endings beyond the ending attempts (whose tasks each start one as
+    /// they return) wait for the dispatcher: it must be woken, or they start only at its next poll.
+    /// Its own claims, and refills one for one, need no wake (a dispatcher round per job, measured).
+    @Test func jobsClaimedBeyondTheEndingAttemptsWakeTheDispatcher() {
+        var machine = EngineMachine()
+        let started = machine.start()
+        #expect(started)
+        let wakes = { (actions: [EngineMachine.Action]) in actions.contains { if case .wakeDispatcher = $0 { true } else { false } } }
+        let room = machine.reserveRoom(maximum: 3)
+        #expect(!wakes(machine.admit([claimed(1)], reserved: room)), "the dispatcher starts what it claimed")
+        _ = machine.takeAdmitted()
+        let refill = machine.reserveRoom(maximum: 3, freeing: 1)
+        #expect(refill == 3)
+        #expect(wakes(machine.admit([claimed(2), claimed(3), claimed(4)], reserved: refill, ending: [attempt(1)])))
+        _ = machine.takeAdmitted()
+        let oneForOne = machine.reserveRoom(maximum: 3, freeing: 2)
+        #expect(!wakes(machine.admit([claimed(5), claimed(6)], reserved: oneForOne, ending: [attempt(2), attempt(3)])))
+    }
+
     @Test func aDrainsLimitBoundsItsClaims() {
         var machine = EngineMachine()
         let started = machine.start(claims: 2, isDrain: true)
