@@ -35,7 +35,7 @@ struct HeldSnapshotTests {
         // A database of its own: a snapshot holds back the clean-up of its whole database.
         let store = try await StoreBackend.postgresOwnDatabase.make(directory)
         let database = StoreBackend.ownDatabase(directory)
-        let third = 10_000
+        let third = 3_000
         let started = Started()
         let queue = try JobQueue(store: store)
         queue.register(Tick(started: started))
