@@ -36,7 +36,7 @@ def lines():
 def kind(line):
     """Which benchmark wrote `line`, or None for a line no table shows."""
     if str(line.get("tool", "")).startswith("valgrind") and "instructions_per_job" in line:
-        return "instructions"
+        return "instructions" if "build" not in line else None  # an A/B round's lines name their build
     if str(line.get("tool", "")).startswith("valgrind") and "marginal_instructions_per_job" in line:
         return "features"
     if "median_server_cpu_us_per_job" in line:
