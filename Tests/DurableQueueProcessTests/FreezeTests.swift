@@ -44,12 +44,12 @@ import Testing
             // PostgreSQL), and nothing is taken back until the thaw.
             let frozen = worker.process.processIdentifier
             let held = try await store.jobs(JobFilter(state: .running, limit: count)).filter { LocalWorker($0.leaseOwner ?? "")?.processID == frozen }
-            let deadline = ContinuousClock.now + .seconds(10)
-            while !held.isEmpty, ContinuousClock.now < deadline {
-                var owners: [pid_t?] = []
-                for job in held { owners.append(LocalWorker(try await store.job(job.id).leaseOwner ?? "")?.processID) }
-                if owners.contains(where: { $0 != frozen }) { break }
-                try await Task.sleep(for: .milliseconds(20))
+            if !held.isEmpty {
+                _ = try await holds(within: 10) {
+                    var owners: [pid_t?] = []
+                    for job in held { owners.append(LocalWorker(try await store.job(job.id).leaseOwner ?? "")?.processID) }
+                    return owners.contains { $0 != frozen }
+                }
             }
             worker.thaw()
         }

@@ -7,13 +7,20 @@ package func eventually(
     _ what: String, seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation,
     _ condition: () async throws -> Bool
 ) async throws {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(5))
-    }
+    if try await holds(within: seconds, condition) { return }
     Issue.record("timed out waiting until \(what)", sourceLocation: sourceLocation)
     throw CancellationError()
+}
+
+/// Whether `condition` came to hold within `seconds` (looked at every 5 ms), for a wait whose
+/// bound decides nothing by itself.
+package func holds(within seconds: Double, _ condition: () async throws -> Bool) async throws -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try await condition() { return true }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    return false
 }
 
 /// `task`'s value, waited for at most `seconds` before recording an issue with what `diagnose`

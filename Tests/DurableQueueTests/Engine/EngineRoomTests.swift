@@ -41,12 +41,13 @@ import Testing
     }
 }
 
-/// Runs "first" until the test lets it end; every other input until all three have started, so
-/// that "second" and "third" end only after they ran at once (or, cancelled, when the test ends).
+/// Runs "first" until the test lets it end; every other input until the test has seen all three
+/// start, so that "second" and "third" end only after they ran at once.
 private struct Rendezvous: Job {
     static let name = "rendezvous"
     let tracker: RunTracker
     let firstMayEnd: ChangeSignal
+    let othersMayEnd: ChangeSignal
 
     func run(_ input: String, context: JobContext) async throws -> String {
         tracker.started(input)
@@ -55,7 +56,7 @@ private struct Rendezvous: Job {
             await firstMayEnd.wait(after: 0)
             return input
         }
-        while tracker.startedInputs.count < 3 { try await Task.sleep(for: .milliseconds(5)) }
+        await othersMayEnd.wait(after: 0)
         return input
     }
 }
@@ -72,9 +73,10 @@ extension EngineRoomTests {
         defer { directory.remove() }
         let tracker = RunTracker()
         let firstMayEnd = ChangeSignal()
+        let othersMayEnd = ChangeSignal()
         let configuration = JobQueue.Configuration(maxConcurrentJobs: 3, pollInterval: .seconds(600))
         let worker = try await StoreBackend.sqlite.queue(in: directory, configuration: configuration)
-        worker.register(Rendezvous(tracker: tracker, firstMayEnd: firstMayEnd))
+        worker.register(Rendezvous(tracker: tracker, firstMayEnd: firstMayEnd, othersMayEnd: othersMayEnd))
         let other = try await StoreBackend.sqlite.queue(in: directory)
         let engine = Task { try await worker.run() }
         defer { engine.cancel() }
@@ -84,6 +86,7 @@ extension EngineRoomTests {
         _ = try await other.enqueue(Rendezvous.self, batch: ["second", "third"])
         firstMayEnd.signal()
         try await eventually("second and third run at once", seconds: 30) { tracker.startedInputs.count == 3 }
+        othersMayEnd.signal()
         #expect(tracker.peak >= 2)
     }
 }
