@@ -13,6 +13,9 @@ struct LeaseLostError: Error, CustomStringConvertible {
     var description: String { "this worker no longer holds the job's lease" }
 }
 
+/// The lease expired before the handler's first instruction: it did not start.
+private struct LeaseExpiredBeforeStartError: Error {}
+
 /// An attempt ran past its job's timeout.
 struct JobTimeoutError: Error, CustomStringConvertible {
     let milliseconds: Int64
@@ -52,6 +55,11 @@ extension JobEngine {
             ending = await ServiceContext.withValue(span.context) { await execute(job, runner: runner, stop: stop, logger: logger) }
         } else {
             ending = await execute(job, runner: runner, stop: stop, logger: logger)
+        }
+        if case .threw(is LeaseExpiredBeforeStartError) = ending {
+            if let span { endSpan(span, outcome: "given back", failure: nil) }
+            await giveBack(job, reason: "the lease expired before the attempt started", logger: logger)
+            return
         }
         if case .threw(let ended as AttemptEndedInStore) = ending {
             // A hand-off or a wait recorded the attempt's end (or a hand-off's failed start) already.
@@ -139,6 +147,14 @@ extension JobEngine {
         // abandoned (``StopSignal/abandon()``).
         let outcome = HandlerOutcome()
         let run: @Sendable () async -> Void = {
+            // Looked at again where the handler starts: the attempt's task may have waited for a
+            // thread since the look above (a busy machine), or the process been frozen. A freeze
+            // between here and the handler's first line still starts it late; what it writes is
+            // fenced by its attempt.
+            guard self.now < self.state.leaseExpiry(of: job.attemptID) ?? job.leaseExpiresAt else {
+                outcome.deliver(.failure(LeaseExpiredBeforeStartError()))
+                return
+            }
             do {
                 outcome.deliver(.success(try await runner.run(input: job.input, context: context)))
             } catch {
