@@ -81,6 +81,7 @@ let package = Package(
                 .embedInCode("0023_deleted_jobs_by_age.sql"),
                 .embedInCode("0024_commit_order.sql"),
                 .embedInCode("0025_timed_states_index.sql"),
+                .embedInCode("0026_job_versions.sql"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -179,6 +180,7 @@ let package = Package(
                 .embedInCode("0016_deleted_jobs.sql"),
                 .embedInCode("0017_dependencies.sql"),
                 .embedInCode("0018_deleted_jobs_by_age.sql"),
+                .embedInCode("0019_job_versions.sql"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -54,6 +54,7 @@ package enum SchemaMigrations {
         SchemaMigration(version: 23, name: "0023_deleted_jobs_by_age", bytes: PackageResources._023_deleted_jobs_by_age_sql),
         SchemaMigration(version: 24, name: "0024_commit_order", bytes: PackageResources._024_commit_order_sql),
         SchemaMigration(version: 25, name: "0025_timed_states_index", bytes: PackageResources._025_timed_states_index_sql),
+        SchemaMigration(version: 26, name: "0026_job_versions", bytes: PackageResources._026_job_versions_sql),
     ]
 
     /// The newest schema version this build knows.

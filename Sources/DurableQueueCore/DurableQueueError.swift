@@ -16,6 +16,7 @@ public struct DurableQueueError: Error, CustomStringConvertible {
         private enum Base: String {
             case jobNotFound, schemaTooNew, notADatabase, corrupt, cannotOpen, databaseLocked, readOnly
             case invalidArgument, timedOut, cancelled, jobFailed, storage, groupNotFound, protectedDataUnavailable
+            case versionMismatch
         }
 
         private let base: Base
@@ -52,6 +53,9 @@ public struct DurableQueueError: Error, CustomStringConvertible {
         public static var jobFailed: Self { .init(.jobFailed) }
         /// Any other storage failure (disk full, I/O error …); see ``DurableQueueError/underlying``.
         public static var storage: Self { .init(.storage) }
+        /// A job's output was stored by another version of its job type (``Job/version``) than the
+        /// code reading it, and does not decode as this version's `Output`; the message names both.
+        public static var versionMismatch: Self { .init(.versionMismatch) }
 
         /// The code's name, such as `jobNotFound`.
         public var description: String { base.rawValue }

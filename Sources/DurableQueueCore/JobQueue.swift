@@ -159,7 +159,7 @@ public final class JobQueue: Sendable {
         _ type: J.Type, _ input: J.Input, options: EnqueueOptions, inheriting inherited: Priority? = nil
     ) async throws -> (handle: JobHandle<J>, isNew: Bool) {
         let job = try options.newJob(
-            kind: J.name, input: try files.storedJSON(input), now: now, inheriting: inherited, traceContext: callersTraceContext)
+            J.self, input: try files.storedJSON(input), now: now, inheriting: inherited, traceContext: callersTraceContext)
         try job.validate()  // before it joins other callers' jobs in a transaction
         let outcome = try await enqueuer.enqueue(job)
         enqueued()
@@ -175,7 +175,7 @@ public final class JobQueue: Sendable {
     {
         let now = now
         let jobs = try options.newJobs(
-            kind: J.name, inputs: try inputs.map(files.storedJSON), now: now, traceContext: callersTraceContext)
+            J.self, inputs: try inputs.map(files.storedJSON), now: now, traceContext: callersTraceContext)
         let outcomes = try await store.enqueue(jobs, now: now)
         enqueued()
         return outcomes.map { JobHandle(id: $0.id, queue: self) }
@@ -192,7 +192,7 @@ public final class JobQueue: Sendable {
     public func enqueue<J: Job>(_ type: J.Type, batch jobs: [(input: J.Input, options: EnqueueOptions)]) async throws -> [JobHandle<J>] {
         let now = now
         let newJobs = try jobs.flatMap { input, options in
-            try options.newJobs(kind: J.name, inputs: [try files.storedJSON(input)], now: now, traceContext: callersTraceContext)
+            try options.newJobs(J.self, inputs: [try files.storedJSON(input)], now: now, traceContext: callersTraceContext)
         }
         let outcomes = try await store.enqueue(newJobs, now: now)
         enqueued()

@@ -51,6 +51,11 @@ package enum Formatting {
         "signal '\(signal)'" + (deadline.map { " until \(timestamp($0))" } ?? " (no timeout)")
     }
 
+    /// A job's kind, with its version when that is not 1 (`send-email v3`): most jobs are of version 1.
+    package static func kind(_ kind: String, version: Int) -> String {
+        version == 1 ? kind : "\(kind) v\(version)"
+    }
+
     /// A priority's name, or its number.
     package static func priority(_ priority: Priority) -> String {
         switch priority {

@@ -6,7 +6,8 @@ extension JobRecord {
     /// The job as a JSON object; `input` and `output` are embedded as JSON.
     package var json: JSONValue {
         .object([
-            ("id", .int(id.rawValue)), ("queue", .string(queue)), ("kind", .string(kind)), ("state", .string(state.rawValue)),
+            ("id", .int(id.rawValue)), ("queue", .string(queue)), ("kind", .string(kind)), ("version", .int(Int64(version))),
+            ("state", .string(state.rawValue)),
             ("priority", .int(Int64(priority.rawValue))), ("attempts", .int(Int64(attempts))),
             ("max_attempts", .int(maxAttempts.map(Int64.init))), ("progress", progress.map { .double($0) } ?? .null),
             ("tags", .array(tags.map { .string($0) })), ("unique_key", .string(uniqueKey)),
@@ -57,7 +58,7 @@ extension KeyCounts {
     package var json: JSONValue {
         .object([
             ("key", .string(key)),
-            ("counts", .object(JobState.allCases.filter { !$0.isTerminal }.map { ($0.rawValue, .int(Int64(self[$0]))) })),
+            ("counts", .object(JobState.allCases.filter { JobFilter.unfinished.contains($0) }.map { ($0.rawValue, .int(Int64(self[$0]))) })),
             ("next_start_at", .time(nextStartAt)),
         ])
     }

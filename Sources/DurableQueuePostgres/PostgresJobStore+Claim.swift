@@ -106,9 +106,13 @@ extension PostgresJobStore {
         if keys.isActive {
             rows = try await claimByKeys(session, queue: queue.name, slots: slots, request: request, keys: &keys)
         } else {
+            let kinds = request.kinds.columns
             rows = try await session.rows(
                 ClaimNext.self,
-                [queue.name, request.kinds.sorted(), request.excluding.map(\.rawValue), slots, request.owner, leaseExpiresAt, request.now])
+                [
+                    queue.name, kinds.names, request.excluding.map(\.rawValue), slots, request.owner, leaseExpiresAt, request.now,
+                    kinds.lowest, kinds.highest,
+                ])
         }
         return try await claimed(session, rows, queue: settings, request: request, keyStarts: keys.records)
     }
@@ -124,7 +128,8 @@ extension PostgresJobStore {
         let ordered = try rows.map { ($0, try $0.int(3), try $0.int64(12)) }.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.2 < $1.2 }
         let claimed = try ordered.map { row, _, _ in
             var job = ClaimedJob(
-                id: JobID(try row.int64(0)), queue: settings.name, kind: try row.string(1), input: try row.string(2),
+                id: JobID(try row.int64(0)), queue: settings.name, kind: try row.string(1), version: try row.int(15),
+                input: try row.string(2),
                 priority: Priority(rawValue: try row.int(3)), attempt: try row.int(4), maxAttempts: try row.optionalInt(5),
                 retryPolicy: try row.optionalString(6), timeoutMilliseconds: try row.optionalInt64(7),
                 checkpoint: try row.optionalBytes(8), runAt: try row.int64(9), leaseExpiresAt: leaseExpiresAt,
@@ -176,8 +181,8 @@ extension PostgresJobStore {
             """
     }
 
-    /// Claims up to `$4` pending jobs of queue `$1` of the kinds `$2`, not `$3`, for worker `$5` until
-    /// `$6`, at `$7`, with their events: a walk of idx_jobs_next_pending in its order (no sort; a
+    /// Claims up to `$4` pending jobs of queue `$1` of the kinds `$2` at the versions from `$8` to
+    /// `$9` (aligned with the kinds), not `$3`, for worker `$5` until `$6`, at `$7`, with their events: a walk of idx_jobs_next_pending in its order (no sort; a
     /// test checks the plan) that skips rows another transaction holds. A job with a throttle
     /// interval is the last claimed (the next start waits for it): a picked job is kept unless a
     /// throttled one comes before it (looked for only when one was picked: comparing every pair
@@ -192,18 +197,20 @@ extension PostgresJobStore {
     package enum ClaimNext: PreparedSQL {
         package static let name = "durablequeue_claim"
         package static let sql = """
-            WITH \(nextJobs(queue: "$1", kinds: "$2", excluding: "$3", limit: "$4")),
+            WITH \(nextJobs(queue: "$1", kinds: "$2", lowest: "$8", highest: "$9", excluding: "$3", limit: "$4")),
             \(claimedJobs(where: nextJobsPicked, owner: "$5", leaseExpiresAt: "$6", now: "$7"))
             """
     }
 
-    /// The CTEs `picked` and `kept` of ``ClaimNext``: the next jobs of `queue` of the `kinds`, not
-    /// `excluding`, at most `limit` (parameters); ``nextJobsPicked`` selects them from the jobs `j`.
-    static func nextJobs(queue: String, kinds: String, excluding: String, limit: String) -> String {
+    /// The CTEs `picked` and `kept` of ``ClaimNext``: the next jobs of `queue` of the `kinds` at
+    /// their versions (``runs(kinds:lowest:highest:)``), not `excluding`, at most `limit`
+    /// (parameters); ``nextJobsPicked`` selects them from the jobs `j`.
+    static func nextJobs(queue: String, kinds: String, lowest: String, highest: String, excluding: String, limit: String) -> String {
         """
         picked AS (
             SELECT id, priority, order_key, throttle_interval_ms FROM jobs
-            WHERE queue = \(queue) AND state = 'pending' AND kind = ANY(\(kinds)::text[]) AND id <> ALL(\(excluding)::bigint[])
+            WHERE queue = \(queue) AND state = 'pending' AND \(runs(kinds: kinds, lowest: lowest, highest: highest))
+              AND id <> ALL(\(excluding)::bigint[])
             ORDER BY priority DESC, order_key
             LIMIT \(limit)
             FOR UPDATE SKIP LOCKED
@@ -218,7 +225,18 @@ extension PostgresJobStore {
         """
     }
 
-    /// The condition on the jobs `j` that ``nextJobs(queue:kinds:excluding:limit:)`` picked.
+    /// The condition that a job's kind and version are among those a worker runs
+    /// (``RunnableKinds/runs(kind:version:)``): its kind is one of `kinds` (a text array) and its
+    /// version between the aligned entries of `lowest` and `highest` (integer arrays). A kind not
+    /// among them finds no bounds, and the condition is NULL.
+    static func runs(kinds: String, lowest: String, highest: String) -> String {
+        """
+        version BETWEEN (\(lowest)::int[])[array_position(\(kinds)::text[], kind)]
+                    AND (\(highest)::int[])[array_position(\(kinds)::text[], kind)]
+        """
+    }
+
+    /// The condition on the jobs `j` that ``nextJobs(queue:kinds:lowest:highest:excluding:limit:)`` picked.
     static let nextJobsPicked = "j.id = ANY (ARRAY(SELECT id FROM kept))"
 
     /// The end of a claim statement, whose jobs `where` (SQL over the jobs `j`) picks: they run
@@ -246,7 +264,7 @@ extension PostgresJobStore {
             WHERE \(condition)
             RETURNING j.id, j.kind, j.input::text, j.priority, j.attempts, j.max_attempts, j.retry_policy, j.timeout_ms,
                       j.checkpoint, j.run_at, j.throttle_interval_ms, j.progressed_attempts, j.order_key, j.trace_context,
-                      EXISTS (SELECT 1 FROM job_steps AS s WHERE s.job_id = j.id)::int
+                      EXISTS (SELECT 1 FROM job_steps AS s WHERE s.job_id = j.id)::int, j.version
         )
         """
     }

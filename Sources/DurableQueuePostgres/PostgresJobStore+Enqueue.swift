@@ -57,7 +57,7 @@ extension PostgresJobStore {
                 [
                     job.queue, job.kind, state, job.priority.rawValue, job.runAt ?? now, job.maxAttempts, job.retryPolicy,
                     job.timeoutMilliseconds, job.input, now, job.throttleIntervalMilliseconds, job.traceContext, job.partitionKey,
-                    Array(Set(job.tags)).sorted(), channel,
+                    Array(Set(job.tags)).sorted(), channel, job.version,
                 ]
             ).first?.int64(0)
         }
@@ -65,7 +65,7 @@ extension PostgresJobStore {
     }
 
     /// Inserts one job of a queue that is not fair, from bound values (`$1` its queue … `$14` its
-    /// tags), notifies channel `$15`, and returns its id; no row when the queue is fair.
+    /// tags, `$16` its version), notifies channel `$15`, and returns its id; no row when the queue is fair.
     private enum InsertOne: PreparedSQL {
         static let name = "durablequeue_insert_one"
         static let sql = """
@@ -74,10 +74,10 @@ extension PostgresJobStore {
             inserted AS (
                 INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy, timeout_ms,
                                   input, created_at, updated_at, throttle_interval_ms, throttle_interval_source, trace_context,
-                                  partition_key, created_state)
+                                  partition_key, created_state, version)
                 SELECT n.id, q.name, $2, $3, $4, CASE q.mode WHEN 'lifo' THEN -n.id ELSE n.id END, $5, $6::int, $7::text,
                        $8::bigint, $9::jsonb, $10, $10, coalesce($11::bigint, q.throttle_interval_ms),
-                       CASE WHEN $11::bigint IS NULL THEN 'queue' ELSE 'job' END, $12::text, $13::text, $3
+                       CASE WHEN $11::bigint IS NULL THEN 'queue' ELSE 'job' END, $12::text, $13::text, $3, $16::int
                 FROM q, n
                 RETURNING id
             ),
@@ -155,7 +155,7 @@ extension PostgresJobStore {
     /// cost the client their encoding and the server their parsing.
     private struct InsertedColumns {
         var queues: [String] = [], kinds: [String] = [], states: [String] = [], inputs: [String] = []
-        var priorities: [Int64] = [], runAts: [Int64] = []
+        var priorities: [Int64] = [], runAts: [Int64] = [], versions: [Int64] = []
         var maxAttempts: [Int64?] = [], timeouts: [Int64?] = [], throttles: [Int64?] = [], orderKeys: [Int64?] = []
         var retryPolicies: [String?] = [], traceContexts: [String?] = [], partitionKeys: [String?] = []
         /// Each tag with its job's position in the batch (1 for the first).
@@ -166,6 +166,7 @@ extension PostgresJobStore {
             for (position, job) in jobs.enumerated() {
                 queues.append(job.queue)
                 kinds.append(job.kind)
+                versions.append(Int64(job.version))
                 states.append(job.initialState(now: now).rawValue)
                 priorities.append(Int64(job.priority.rawValue))
                 runAts.append(job.runAt ?? now)
@@ -189,13 +190,13 @@ extension PostgresJobStore {
             [
                 queues, kinds, states, priorities, runAts, PostgresNullableArray(maxAttempts), PostgresNullableArray(retryPolicies),
                 PostgresNullableArray(timeouts), inputs, PostgresNullableArray(throttles), PostgresNullableArray(traceContexts),
-                PostgresNullableArray(partitionKeys), PostgresNullableArray(orderKeys), tagPositions, tags, now, channel,
+                PostgresNullableArray(partitionKeys), PostgresNullableArray(orderKeys), tagPositions, tags, now, channel, versions,
             ]
         }
     }
 
     /// Inserts the jobs of ``InsertedColumns`` (`$1` … `$13` a list per column, `$14` and `$15`
-    /// the tags' jobs' positions and the tags) at `$16` and notifies channel `$17`; returns their
+    /// the tags' jobs' positions and the tags, `$18` the versions) at `$16` and notifies channel `$17`; returns their
     /// ids in order. Ids come from the jobs' sequence in the batch's order, so that the order key
     /// (the id, or minus the id on a LIFO queue) is known in the same statement. When a job is for a
     /// fair queue (whose order keys are tags: see ``FairOrder``) and comes without its order key,
@@ -213,19 +214,19 @@ extension PostgresJobStore {
                 SELECT nextval(pg_get_serial_sequence('jobs', 'id')) AS id, b.*
                 FROM (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[],
                                            $7::text[], $8::bigint[], $9::text[], $10::bigint[], $11::text[], $12::text[],
-                                           $13::bigint[])
+                                           $13::bigint[], $18::bigint[])
                           WITH ORDINALITY AS r(queue, kind, state, priority, run_at, max_attempts, retry_policy, timeout_ms,
-                                               input, throttle, trace_context, partition_key, order_key, "position")
+                                               input, throttle, trace_context, partition_key, order_key, version, "position")
                       ORDER BY "position") AS b
             ),
             inserted AS (
                 INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy, timeout_ms,
                                   input, created_at, updated_at, throttle_interval_ms, throttle_interval_source, trace_context,
-                                  partition_key, created_state)
+                                  partition_key, created_state, version)
                 SELECT b.id, b.queue, b.kind, b.state, b.priority, coalesce(b.order_key, CASE q.mode WHEN 'lifo' THEN -b.id ELSE b.id END),
                        b.run_at, b.max_attempts, b.retry_policy, b.timeout_ms, b.input::jsonb, $16, $16,
                        coalesce(b.throttle, q.throttle_interval_ms), CASE WHEN b.throttle IS NULL THEN 'queue' ELSE 'job' END,
-                       b.trace_context, b.partition_key, b.state
+                       b.trace_context, b.partition_key, b.state, b.version
                 FROM batch AS b JOIN queues AS q ON q.name = b.queue
                 WHERE NOT (SELECT present FROM fair)
             ),
@@ -278,10 +279,11 @@ extension PostgresJobStore {
                 INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy,
                                   timeout_ms, unique_key, input, created_at, updated_at, throttle_interval_ms,
                                   throttle_interval_source, group_id, group_position, step_name, takes_previous_output,
-                                  trace_context, partition_key, created_state)
+                                  trace_context, partition_key, created_state, version)
                 SELECT n.id, q.name, $2, $3, $4, coalesce($19::bigint, CASE q.mode WHEN 'lifo' THEN -n.id ELSE n.id END), $5, $6, $7, $8, $9,
                        $10::jsonb, $11, $11, coalesce($12::bigint, q.throttle_interval_ms),
-                       CASE WHEN $12::bigint IS NULL THEN 'queue' ELSE 'job' END, $13, $14, $15, $16, $17::text, $18::text, $3
+                       CASE WHEN $12::bigint IS NULL THEN 'queue' ELSE 'job' END, $13, $14, $15, $16, $17::text, $18::text, $3,
+                       $20::int
                 FROM queues AS q, (SELECT nextval(pg_get_serial_sequence('jobs', 'id')) AS id) AS n
                 WHERE q.name = $1
                 RETURNING id
@@ -291,6 +293,7 @@ extension PostgresJobStore {
                     job.retryPolicy, job.timeoutMilliseconds, job.uniquePolicy == .allow ? nil : job.uniqueKey,
                     job.input, now, job.throttleIntervalMilliseconds, placement?.group.rawValue, placement?.position,
                     placement?.name, placement?.takesPreviousOutput ?? false, job.traceContext, job.partitionKey, orderKey,
+                    job.version,
                 ])
         else { throw DurableQueueError(.storage, "the job was not inserted: queue '\(job.queue)' has no row") }
         let id = JobID(inserted)
@@ -325,7 +328,7 @@ extension PostgresJobStore {
 }
 
 extension PostgresJobStore {
-    /// Gives job `id` (locked, holding `job`'s key) `job`'s input and run time if it still waits
+    /// Gives job `id` (locked, holding `job`'s key) `job`'s input (with its version) and run time if it still waits
     /// (scheduled or pending), with a history row; a running or blocked job is left as it is.
     fileprivate func debounce(_ session: PostgresSession, _ id: JobID, with job: NewJob, now: Int64) async throws {
         // One statement: the row still waits (`$7`), then its change and its history row.
@@ -334,7 +337,7 @@ extension PostgresJobStore {
             """
             WITH old AS (SELECT state, attempts FROM jobs WHERE id = $1 AND state = ANY($7::text[])),
             changed AS (
-                UPDATE jobs SET input = $2::jsonb, run_at = $3, state = $4, updated_at = $5
+                UPDATE jobs SET input = $2::jsonb, version = $8, run_at = $3, state = $4, updated_at = $5
                 WHERE id = $1 AND state = ANY($7::text[])
             )
             INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason)
@@ -342,7 +345,7 @@ extension PostgresJobStore {
             """,
             [
                 id.rawValue, job.input, change.runAt, change.state.rawValue, now, change.reason,
-                UniqueKeyRule.debouncedStates.map(\.rawValue),
+                UniqueKeyRule.debouncedStates.map(\.rawValue), job.version,
             ])
     }
 }

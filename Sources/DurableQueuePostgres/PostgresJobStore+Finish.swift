@@ -97,9 +97,13 @@ extension PostgresJobStore {
         return locked
     }
 
-    /// The values of ``RecordEndingsAndClaim``'s `$16` to `$21`: a claim of `queue`'s next jobs for `request`.
+    /// The values of ``RecordEndingsAndClaim``'s `$16` to `$23`: a claim of `queue`'s next jobs for `request`.
     private static func claimValues(_ queue: QueueStartSettings, _ request: ClaimRequest) -> [(any PostgresValue)?] {
-        [queue.name, request.kinds.sorted(), request.excluding.map(\.rawValue), request.room, request.owner, request.now + request.leaseDuration]
+        let kinds = request.kinds.columns
+        return [
+            queue.name, kinds.names, request.excluding.map(\.rawValue), request.room, request.owner,
+            request.now + request.leaseDuration, kinds.lowest, kinds.highest,
+        ]
     }
 
     /// What the endings write, a column per array as `unnest` reads them: each job's new state and
@@ -247,14 +251,14 @@ extension PostgresJobStore {
 
     /// ``RecordEndings`` and ``PostgresJobStore/ClaimNext`` in one statement: the endings `$1` to
     /// `$13` at `$14` (notifying channel `$15`), then up to `$19` of queue `$16`'s next jobs of the
-    /// kinds `$17`, not `$18`, claimed for worker `$20` until `$21`. The history rows are written in
+    /// kinds `$17` at the versions `$22` to `$23`, not `$18`, claimed for worker `$20` until `$21`. The history rows are written in
     /// that order, the endings' first. The first row says in column 0 whether a dependency waits
     /// for an ended job; each row holds a claimed job's columns from column 1 (NULL when none was).
     private enum RecordEndingsAndClaim: PreparedSQL {
         static let name = "durablequeue_record_endings_claim"
         static let sql = """
             WITH \(RecordEndings.endingChanges),
-            \(PostgresJobStore.nextJobs(queue: "$16", kinds: "$17", excluding: "$18", limit: "$19")),
+            \(PostgresJobStore.nextJobs(queue: "$16", kinds: "$17", lowest: "$22", highest: "$23", excluding: "$18", limit: "$19")),
             \(PostgresJobStore.claimedRows(where: PostgresJobStore.nextJobsPicked, owner: "$20::text", leaseExpiresAt: "$21::bigint", now: "$14")),
             events AS (
                 INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason, worker)

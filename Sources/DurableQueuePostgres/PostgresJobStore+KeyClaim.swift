@@ -12,9 +12,10 @@ extension PostgresJobStore {
         var chosen: [Int64] = []
         var offset = 0
         var page = max(16, slots * 4)
+        let kinds = request.kinds.columns
         walk: while chosen.count < slots {
             let rows = try await session.rows(
-                PendingPage.self, [queue, request.kinds.sorted(), request.excluding.map(\.rawValue), page, offset])
+                PendingPage.self, [queue, kinds.names, request.excluding.map(\.rawValue), page, offset, kinds.lowest, kinds.highest])
             let unknown = Set(try rows.compactMap { try $0.optionalString(1) }).filter { !keys.knows($0) }.sorted()
             if !unknown.isEmpty {
                 for state in try await session.rows(KeyStates.self, [queue, unknown]) {
@@ -62,14 +63,15 @@ extension PostgresJobStore {
             ])
     }
 
-    /// A page of queue `$1`'s pending jobs of the kinds `$2`, not `$3`, in the queue's order: `$4`
+    /// A page of queue `$1`'s pending jobs of the kinds `$2` at the versions `$6` to `$7`, not `$3`, in the queue's order: `$4`
     /// of them after the first `$5` (a walk of idx_jobs_next_pending; a test checks the plan). Each
     /// job's id, partition key and throttle interval.
     package enum PendingPage: PreparedSQL {
         package static let name = "durablequeue_pending_page"
         package static let sql = """
             SELECT id, partition_key, throttle_interval_ms FROM jobs
-            WHERE queue = $1 AND state = 'pending' AND kind = ANY($2::text[]) AND id <> ALL($3::bigint[])
+            WHERE queue = $1 AND state = 'pending' AND \(runs(kinds: "$2", lowest: "$6", highest: "$7"))
+              AND id <> ALL($3::bigint[])
             ORDER BY priority DESC, order_key
             LIMIT $4 OFFSET $5
             """

@@ -14,18 +14,14 @@ extension PostgresJobStore {
     /// The count of notifications heard; a new number at every call while nobody listens.
     package func changeToken() async throws -> Int64 { changes.token }
 
-    /// How many jobs wait (pending or scheduled) of each kind not in `known`.
-    package func waitingJobs(ofKindsOtherThan known: Set<String>) async throws -> [String: Int] {
+    /// How many jobs wait (pending or scheduled) of each kind and version.
+    package func waitingJobsByKind() async throws -> [KindVersion: Int] {
         try await read("count waiting jobs by kind") { session in
-            var counts: [String: Int] = [:]
+            var counts: [KindVersion: Int] = [:]
             for row in try await session.rows(
-                """
-                SELECT kind, count(*) FROM jobs
-                WHERE state IN ('pending', 'scheduled') AND kind <> ALL($1::text[])
-                GROUP BY kind
-                """, [known.sorted()])
+                "SELECT kind, version, count(*) FROM jobs WHERE state IN ('pending', 'scheduled') GROUP BY kind, version", [])
             {
-                counts[try row.string(0)] = try row.int(1)
+                counts[KindVersion(kind: try row.string(0), version: try row.int(1))] = try row.int(2)
             }
             return counts
         }

@@ -78,6 +78,14 @@ extension PostgresJobStore {
         if let states = filter.states { add("j.state = ANY($?::text[])", states.map(\.rawValue).sorted()) }
         if let queues = filter.queues { add("j.queue = ANY($?::text[])", queues.sorted()) }
         if let kinds = filter.kinds { add("j.kind = ANY($?::text[])", kinds.sorted()) }
+        if let runnable = filter.runnable {
+            let (names, lowest, highest) = runnable.columns
+            values += [names, lowest, highest]
+            let n = values.count
+            conditions.append(
+                "EXISTS (SELECT 1 FROM unnest($\(n - 2)::text[], $\(n - 1)::int[], $\(n)::int[]) AS r (kind, lowest, highest) "
+                    + "WHERE r.kind = j.kind AND j.version BETWEEN r.lowest AND r.highest)")
+        }
         if let failureType = filter.failureType { add("j.error ->> 'type' = $?", failureType) }
         if let errorText = filter.errorText {
             add("strpos(lower((j.error ->> 'type') || ': ' || (j.error ->> 'message')), lower($?)) > 0", errorText)
@@ -103,7 +111,8 @@ extension PostgresJobStore {
                    j.timeout_ms, j.unique_key, j.cancel_requested, j.lease_owner, j.lease_expires_at, j.input::text, j.output::text,
                    j.error::text, j.progress, j.checkpoint, j.created_at, j.updated_at, j.started_at, j.finished_at,
                    coalesce((SELECT array_agg(tag ORDER BY tag) FROM job_tags WHERE job_id = j.id), '{}'), j.throttle_interval_ms,
-                   j.partition_key, j.group_id, j.handed_off_to, j.handoff_reference, j.handoff_deadline, j.waiting_for, j.wait_deadline
+                   j.partition_key, j.group_id, j.handed_off_to, j.handoff_reference, j.handoff_deadline, j.waiting_for, j.wait_deadline,
+                   j.version
             FROM jobs AS j
             \(clause)
             """, values
@@ -121,7 +130,7 @@ extension PostgresJobStore {
                 partitionKey: try row.optionalString(25), group: try row.optionalInt64(26).map { GroupID($0) },
                 handOff: try row.optionalString(27).map {
                     HandOffTarget(carrier: $0, reference: try row.optionalString(28) ?? "", deadline: try row.optionalInt64(29))
-                }, waitingFor: try row.optionalString(30), waitDeadline: try row.optionalInt64(31))
+                }, waitingFor: try row.optionalString(30), waitDeadline: try row.optionalInt64(31), version: try row.int(32))
         }
     }
 }

@@ -30,13 +30,13 @@ extension PostgresJobStore {
             """
             SELECT s.name, s.kind, s.queue, s.input::text, s.priority, s.max_attempts, s.retry_policy, s.timeout_ms, s.unique_key,
                    s.unique_policy, s.tags::text, s.throttle_interval_ms, s.cron, s.time_zone, s.interval_ms, s.jitter_ms, s.missed,
-                   s.catch_up_max, s.paused, s.next_tick_at, s.last_tick_at, s.last_job_id, j.state
+                   s.catch_up_max, s.paused, s.next_tick_at, s.last_tick_at, s.last_job_id, j.state, s.version
             FROM schedules AS s LEFT JOIN jobs AS j ON j.id = s.last_job_id
             WHERE \(condition) ORDER BY s.name
             """, values
         ).map { row in
             let job = NewJob(
-                queue: try row.string(2), kind: try row.string(1), input: try row.string(3),
+                queue: try row.string(2), kind: try row.string(1), version: try row.int(23), input: try row.string(3),
                 priority: Priority(rawValue: try row.int(4)), maxAttempts: try row.optionalInt(5),
                 retryPolicy: try row.optionalString(6), timeoutMilliseconds: try row.optionalInt64(7),
                 uniqueKey: try row.optionalString(8), uniquePolicy: UniquePolicy(rawValue: try row.string(9)) ?? .keep,

@@ -8,17 +8,17 @@ extension PostgresRows: ScheduleRows {
             schedule.name, job.kind, job.queue, job.input, job.priority.rawValue, job.maxAttempts, job.retryPolicy,
             job.timeoutMilliseconds, job.uniqueKey, job.uniquePolicy.rawValue, try ScheduleColumns.tags(job.tags),
             job.throttleIntervalMilliseconds, rule.cron, rule.timeZone, rule.intervalMilliseconds, rule.jitterMilliseconds,
-            rule.missed, rule.catchUpMax, schedule.isPaused, schedule.nextTickAt, now,
+            rule.missed, rule.catchUpMax, schedule.isPaused, schedule.nextTickAt, now, job.version,
         ]
         try await session.execute(
             """
             INSERT INTO schedules AS s (name, kind, queue, input, priority, max_attempts, retry_policy, timeout_ms, unique_key,
                                         unique_policy, tags, throttle_interval_ms, cron, time_zone, interval_ms, jitter_ms,
-                                        missed, catch_up_max, paused, next_tick_at, created_at, updated_at)
+                                        missed, catch_up_max, paused, next_tick_at, created_at, updated_at, version)
             VALUES ($1, $2, $3, $4::text::jsonb, $5, $6::integer, $7::text, $8::bigint, $9::text, $10, $11::text::jsonb,
-                    $12::bigint, $13::text, $14::text, $15::bigint, $16, $17, $18::integer, $19, $20::bigint, $21, $21)
+                    $12::bigint, $13::text, $14::text, $15::bigint, $16, $17, $18::integer, $19, $20::bigint, $21, $21, $22::integer)
             ON CONFLICT (name) DO UPDATE SET
-                kind = excluded.kind, queue = excluded.queue, input = excluded.input, priority = excluded.priority,
+                kind = excluded.kind, version = excluded.version, queue = excluded.queue, input = excluded.input, priority = excluded.priority,
                 max_attempts = excluded.max_attempts, retry_policy = excluded.retry_policy,
                 timeout_ms = excluded.timeout_ms, unique_key = excluded.unique_key,
                 unique_policy = excluded.unique_policy, tags = excluded.tags,

@@ -14,6 +14,7 @@ extension JobState {
         case .cancelled: "cancelled"
         case .handedOff: "handed_off"
         case .waiting: "waiting"
+        case .parked: "parked"
         }
     }
 }

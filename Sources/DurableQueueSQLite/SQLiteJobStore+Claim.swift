@@ -98,7 +98,8 @@ extension SQLiteJobStore {
         var orderKeys: [Int64] = []
         try connection.queryPrefix(Self.nextPendingStatement, [queue]) { row in
             let kind = row.string(1)
-            if !request.kinds.contains(kind) { return true }  // left for a process that runs it
+            let version = Int(row.int64(16))
+            if !request.kinds.runs(kind: kind, version: version) { return true }  // left for a process that runs it
             if !request.excluding.isEmpty, request.excluding.contains(JobID(row.int64(0))) { return true }  // still running there
             if keysLimited, let key = row.optionalString(13) {
                 switch try keys.admit(key, read: { try keyState(queue: queue, key: key, limits: $0) }) {
@@ -108,7 +109,7 @@ extension SQLiteJobStore {
                 }
             }
             var job = ClaimedJob(
-                id: JobID(row.int64(0)), queue: queue, kind: kind, input: row.string(2),
+                id: JobID(row.int64(0)), queue: queue, kind: kind, version: version, input: row.string(2),
                 priority: Priority(rawValue: Int(row.int64(3))), attempt: Int(row.int64(4)) + 1,
                 maxAttempts: row.optionalInt(5), retryPolicy: row.optionalString(6),
                 timeoutMilliseconds: row.optionalInt64(7), checkpoint: row.optionalBlob(8),
@@ -183,7 +184,7 @@ extension SQLiteJobStore {
     /// LIMITed subquery with RETURNING built five per claim.
     static let nextPendingStatement = """
         SELECT id, kind, input, priority, attempts, max_attempts, retry_policy, timeout_ms, checkpoint, run_at,
-               throttle_interval_ms, progressed_attempts, trace_context, partition_key, event_count, order_key
+               throttle_interval_ms, progressed_attempts, trace_context, partition_key, event_count, order_key, version
         FROM jobs WHERE queue = ? AND state = 'pending' ORDER BY priority DESC, order_key
         """
 

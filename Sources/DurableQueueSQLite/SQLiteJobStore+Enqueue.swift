@@ -140,6 +140,7 @@ extension SQLiteJobStore {
             binder.bind(orderKey)
             binder.bind(throttle.source)
             binder.bind(commit)
+            binder.bind(job.version)
         }
         // Until this transaction commits, the next id is the one after this job's.
         knownNextID = nil
@@ -189,14 +190,15 @@ extension SQLiteJobStore {
     }
 
     /// The insert of a job: `?1`…`?19` its columns, `?20` its order key, `?21` where its
-    /// throttle interval `?13` came from (see ``QueueInsertSettings/throttle(of:)``) and `?22` the
-    /// commit number.
+    /// throttle interval `?13` came from (see ``QueueInsertSettings/throttle(of:)``), `?22` the
+    /// commit number and `?23` its version.
     private static let insertStatement = """
-        INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy,
+        INSERT INTO jobs (id, queue, kind, version, state, priority, order_key, run_at, max_attempts, retry_policy,
                           timeout_ms, unique_key, input, created_at, updated_at, throttle_interval_ms,
                           throttle_interval_source, group_id, group_position, step_name, takes_previous_output,
                           trace_context, partition_key, created_state, created_tx)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?20, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?21, ?14, ?15, ?16, ?17, ?18, ?19, ?4, ?22)
+        VALUES (?1, ?2, ?3, ?23, ?4, ?5, ?20, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?21, ?14, ?15, ?16, ?17, ?18, ?19, ?4,
+                ?22)
         """
 
     /// The id the next inserted job gets: one more than the largest in the table or in
@@ -245,8 +247,11 @@ extension SQLiteJobStore {
         guard let waiting = try stateRow(id), let change = UniqueKeyRule.debounce(state: waiting.state, runAt: job.runAt, now: now)
         else { return }
         try connection.execute(
-            "UPDATE jobs SET input = ?2, run_at = ?3, state = ?4, updated_at = ?5, event_count = event_count + 1 WHERE id = ?1",
-            [id.rawValue, job.input, change.runAt, change.state.rawValue, now])
+            """
+            UPDATE jobs SET input = ?2, version = ?6, run_at = ?3, state = ?4, updated_at = ?5, event_count = event_count + 1
+            WHERE id = ?1
+            """,
+            [id.rawValue, job.input, change.runAt, change.state.rawValue, now, job.version])
         try appendEvents([
             EventRow(
                 job: id, at: now, from: waiting.state, to: change.state, attempt: waiting.attempts, reason: change.reason, worker: nil,

@@ -57,6 +57,7 @@ extension SQLiteJobStore {
         binder.bind(id)
         binder.bind(job.queue)
         binder.bind(job.kind)
+        binder.bind(job.version)
         binder.bind(state.staticText)
         binder.bind(job.priority.rawValue)
         binder.bind(settings.lifo ? -id : id)
@@ -79,13 +80,13 @@ extension SQLiteJobStore {
     /// columns' in order.
     private static let rowInsertStatements = multiRowTexts(
         """
-        INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy,
+        INSERT INTO jobs (id, queue, kind, version, state, priority, order_key, run_at, max_attempts, retry_policy,
                           timeout_ms, input, created_at, updated_at, throttle_interval_ms,
                           throttle_interval_source, trace_context, partition_key, created_state, created_tx)
         VALUES\u{20}
         """
     ) { row in
-        let first = 2 + 18 * row
-        return "(" + (first..<first + 18).map { "?\($0)" }.joined(separator: ", ") + ", ?1)"
+        let first = 2 + 19 * row
+        return "(" + (first..<first + 19).map { "?\($0)" }.joined(separator: ", ") + ", ?1)"
     }
 }

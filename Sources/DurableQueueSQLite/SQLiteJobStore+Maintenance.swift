@@ -31,17 +31,13 @@ extension SQLiteJobStore {
         }
     }
 
-    /// How many waiting jobs (pending or scheduled) there are of each kind not in `known`.
-    package func waitingJobs(ofKindsOtherThan known: Set<String>) throws -> [String: Int] {
+    /// How many jobs wait (pending or scheduled) of each kind and version.
+    package func waitingJobsByKind() throws -> [KindVersion: Int] {
         try read("count waiting jobs by kind") {
-            var counts: [String: Int] = [:]
+            var counts: [KindVersion: Int] = [:]
             try connection.query(
-                """
-                SELECT kind, count(*) FROM jobs
-                WHERE state IN ('pending', 'scheduled') AND kind NOT IN (SELECT value FROM json_each(?))
-                GROUP BY kind
-                """, [Self.jsonArray(known.sorted())]
-            ) { row in counts[row.string(0)] = Int(row.int64(1)) }
+                "SELECT kind, version, count(*) FROM jobs WHERE state IN ('pending', 'scheduled') GROUP BY kind, version"
+            ) { row in counts[KindVersion(kind: row.string(0), version: Int(row.int64(1)))] = Int(row.int64(2)) }
             return counts
         }
     }

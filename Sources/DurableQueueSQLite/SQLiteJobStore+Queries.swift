@@ -74,7 +74,8 @@ extension SQLiteJobStore {
     /// Unfinished jobs of every queue and kind are counted through the partial indexes of their
     /// states, so that finished jobs (usually most of the file) are never read.
     package func countJobs(_ filter: JobFilter) throws -> Int {
-        if filter.states == JobFilter.unfinished && filter.queues == nil && filter.kinds == nil && filter.tag == nil
+        if filter.states == JobFilter.unfinished && filter.queues == nil && filter.kinds == nil && filter.runnable == nil
+            && filter.tag == nil
             && filter.search == nil && filter.failureType == nil && filter.errorText == nil && filter.createdFrom == nil
             && filter.createdBefore == nil && filter.afterID == nil
         {
@@ -107,6 +108,18 @@ extension SQLiteJobStore {
         if let kinds = filter.kinds {
             conditions.append("j.kind IN (SELECT value FROM json_each(?))")
             arguments.append(jsonArray(kinds.sorted()))
+        }
+        if let runnable = filter.runnable {
+            // Aligned arrays: the kinds, each one's lowest version, each one's highest.
+            conditions.append(
+                """
+                EXISTS (SELECT 1 FROM json_each(?) AS r
+                        WHERE r.value = j.kind
+                          AND j.version BETWEEN json_extract(?, '$[' || r.key || ']') AND json_extract(?, '$[' || r.key || ']'))
+                """)
+            let (names, lowest, highest) = runnable.columns
+            arguments += [jsonArray(names), "[\(lowest.map(String.init).joined(separator: ","))]",
+                          "[\(highest.map(String.init).joined(separator: ","))]"]
         }
         if let failureType = filter.failureType {
             conditions.append("json_extract(j.error, '$.type') = ?")
@@ -161,7 +174,8 @@ extension SQLiteJobStore {
                    j.timeout_ms, j.unique_key, j.cancel_requested, j.lease_owner, j.lease_expires_at, j.input, j.output,
                    j.error, j.progress, j.checkpoint, j.created_at, j.updated_at, j.started_at, j.finished_at,
                    (SELECT json_group_array(tag) FROM job_tags WHERE job_id = j.id), j.throttle_interval_ms, j.partition_key,
-                   j.group_id, j.handed_off_to, j.handoff_reference, j.handoff_deadline, j.waiting_for, j.wait_deadline
+                   j.group_id, j.handed_off_to, j.handoff_reference, j.handoff_deadline, j.waiting_for, j.wait_deadline,
+                   j.version
             FROM jobs AS j
             \(clause)
             """, arguments
@@ -181,7 +195,7 @@ extension SQLiteJobStore {
                     group: row.optionalInt64(26).map { GroupID($0) },
                     handOff: row.optionalString(27).map {
                         HandOffTarget(carrier: $0, reference: row.optionalString(28) ?? "", deadline: row.optionalInt64(29))
-                    }, waitingFor: row.optionalString(30), waitDeadline: row.optionalInt64(31)))
+                    }, waitingFor: row.optionalString(30), waitDeadline: row.optionalInt64(31), version: Int(row.int64(32))))
         }
         return records
     }

@@ -29,13 +29,13 @@ extension SQLiteJobStore {
             """
             SELECT s.name, s.kind, s.queue, s.input, s.priority, s.max_attempts, s.retry_policy, s.timeout_ms, s.unique_key,
                    s.unique_policy, s.tags, s.throttle_interval_ms, s.cron, s.time_zone, s.interval_ms, s.jitter_ms, s.missed,
-                   s.catch_up_max, s.paused, s.next_tick_at, s.last_tick_at, s.last_job_id, j.state
+                   s.catch_up_max, s.paused, s.next_tick_at, s.last_tick_at, s.last_job_id, j.state, s.version
             FROM schedules AS s LEFT JOIN jobs AS j ON j.id = s.last_job_id
             \(clause) ORDER BY s.name
             """, arguments
         ) { row in
             let job = NewJob(
-                queue: row.string(2), kind: row.string(1), input: row.string(3), priority: Priority(rawValue: Int(row.int64(4))),
+                queue: row.string(2), kind: row.string(1), version: Int(row.int64(23)), input: row.string(3), priority: Priority(rawValue: Int(row.int64(4))),
                 maxAttempts: row.optionalInt(5), retryPolicy: row.optionalString(6), timeoutMilliseconds: row.optionalInt64(7),
                 uniqueKey: row.optionalString(8), uniquePolicy: UniquePolicy(rawValue: row.string(9)) ?? .keep,
                 tags: try ScheduleColumns.tags(row.string(10)), throttleIntervalMilliseconds: row.optionalInt64(11))

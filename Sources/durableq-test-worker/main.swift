@@ -11,8 +11,12 @@
 //   durableq-test-worker cache PATH LOG KEY
 //       Runs an engine and asks the "step" cache for KEY (computed by a "step" job of up to 300 ms, input
 //       41); prints "value N".
+//   durableq-test-worker greet PATH VERSION COUNT
+//       Enqueues COUNT "greet" jobs as version VERSION (1, 2 or 3) of that job type stores them, each input
+//       naming VERSION as its enqueuer, one transaction each; prints "ids FIRST LAST".
 //   durableq-test-worker work PATH LOG [--until-done] [--lease-ms N] [--heartbeat-ms N] [--job-ms N] [--max-jobs N]
 //                                  [--storage-timeout-ms N] [--lost-attempt-limit N] [--announce-starts] [--ignore-cancel]
+//                                  [--greet-version N]
 //       Runs a JobQueue engine (leases of --lease-ms, default 1,000, renewed every --heartbeat-ms, default a
 //       third of the lease; at most N jobs at once, default 16; giving up on failing writes after
 //       --storage-timeout-ms, default 30 s: it then exits 1 with the error; poison jobs after
@@ -30,7 +34,9 @@
 //       sleep of MS ms, a line "woke ID PID MS", step "after", returning "rested"; and "approval" jobs (input
 //       MS): step "before", a wait for signal "approved" (a string) of up to MS ms (0: no timeout), a line
 //       "approved ID PAYLOAD PID", step "after", returning the payload; after a timeout, a line
-//       "timed out ID PID MS" and the output "timed out".
+//       "timed out ID PID MS" and the output "timed out". With --greet-version N it also runs version N of the
+//       "greet" job type (1: reads version 1; 2: reads 1 and 2; 3: reads 1, 2 and 3, through input migrations):
+//       each attempt logs "greet ID ENQUEUER N PID" once its input is read, then records itself as "record" does.
 //   durableq-test-worker sqlite-memory PATH [--initialize-first]
 //       Opens a queue on PATH (after sqlite3_initialize() with --initialize-first), enqueues one job
 //       and prints "memory N": sqlite3_memory_used(), 0 while SQLite's memory statistics are off.
@@ -209,6 +215,55 @@ struct ApprovalJob: Job {
     }
 }
 
+/// Version 1 of "greet": a whole name, and the version that enqueued it.
+struct GreetV1: Job {
+    struct Input: Codable, Sendable { var name: String; var enqueuer: Int }
+    static let name = "greet"
+    let recorder: AttemptRecorder
+
+    func run(_ input: Input, context: JobContext) async throws -> String {
+        recorder.log.append("greet \(context.id) \(input.enqueuer) \(Self.version) \(getpid())")
+        return try await recorder.record(context) { "hello \(input.name)" }
+    }
+}
+
+/// Version 2 of "greet": the name split in two; reads version 1's inputs.
+struct GreetV2: Job {
+    struct Input: Codable, Sendable { var first: String; var last: String; var enqueuer: Int }
+    static let name = "greet"
+    static let version = 2
+    static let inputMigrations = [InputMigration.from(1, as: GreetV1.Input.self) { GreetV2.splittingName($0) }]
+    let recorder: AttemptRecorder
+
+    /// Version 1's input as version 2's.
+    static func splittingName(_ old: GreetV1.Input) -> Input {
+        let parts = old.name.split(separator: " ", maxSplits: 1).map(String.init)
+        return Input(first: parts.first ?? "", last: parts.count > 1 ? parts[1] : "", enqueuer: old.enqueuer)
+    }
+
+    func run(_ input: Input, context: JobContext) async throws -> String {
+        recorder.log.append("greet \(context.id) \(input.enqueuer) \(Self.version) \(getpid())")
+        return try await recorder.record(context) { "hello \(input.first)" }
+    }
+}
+
+/// Version 3 of "greet": a language besides; reads versions 1 and 2 through a chain of two steps.
+struct GreetV3: Job {
+    struct Input: Codable, Sendable { var first: String; var last: String; var language: String; var enqueuer: Int }
+    static let name = "greet"
+    static let version = 3
+    static let inputMigrations = [
+        InputMigration.from(1, as: GreetV1.Input.self) { GreetV2.splittingName($0) },
+        InputMigration.from(2, as: GreetV2.Input.self) { Input(first: $0.first, last: $0.last, language: "en", enqueuer: $0.enqueuer) },
+    ]
+    let recorder: AttemptRecorder
+
+    func run(_ input: Input, context: JobContext) async throws -> String {
+        recorder.log.append("greet \(context.id) \(input.enqueuer) \(Self.version) \(getpid())")
+        return try await recorder.record(context) { input.language == "en" ? "hello \(input.first)" : "hi \(input.first)" }
+    }
+}
+
 /// A queue on `path`: a SQLite file, or the PostgreSQL database a postgres:// URL names.
 func openQueue(
     _ path: String, configuration: JobQueue.Configuration = JobQueue.Configuration(),
@@ -223,7 +278,8 @@ func openQueue(
 /// Runs the engine; with `untilDone`, stops it once every job has finished.
 func work(
     path: String, logPath: String, untilDone: Bool, leaseMilliseconds: Int64, heartbeatMilliseconds: Int64?, jobMilliseconds: Int,
-    maxJobs: Int, storageTimeoutMilliseconds: Int, lostAttemptLimit: Int?, announcesStarts: Bool, ignoresCancellation: Bool
+    maxJobs: Int, storageTimeoutMilliseconds: Int, lostAttemptLimit: Int?, announcesStarts: Bool, ignoresCancellation: Bool,
+    greetVersion: Int?
 ) async throws {
     var logger = Logger(label: "worker") { StreamLogHandler.standardError(label: $0) }
     logger.logLevel = .debug
@@ -242,6 +298,12 @@ func work(
     queue.register(LedgerJob(log: recorder.log))
     queue.register(NapJob(log: recorder.log))
     queue.register(ApprovalJob(log: recorder.log))
+    switch greetVersion {
+    case 1: queue.register(GreetV1(recorder: recorder))
+    case 2: queue.register(GreetV2(recorder: recorder))
+    case 3: queue.register(GreetV3(recorder: recorder))
+    default: break
+    }
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await queue.run() }
         say("ready")
@@ -269,6 +331,24 @@ do {
             _ = try await queue.enqueue(RecordJob.self, RecordJob.Input(index: index), options: EnqueueOptions(queue: "shared"))
         }
         say("done")
+    case "greet" where arguments.count == 5:
+        guard let version = Int(arguments[3]), (1...3).contains(version), let count = Int(arguments[4]), count > 0 else {
+            throw DurableQueueError(.invalidArgument, "VERSION must be 1, 2 or 3 and COUNT positive")
+        }
+        let queue = try await openQueue(arguments[2])
+        var ids: [Int64] = []
+        for index in 0..<count {
+            let name = "Ada\(index) Lovelace"
+            switch version {
+            case 1: ids.append(try await queue.enqueue(GreetV1.self, GreetV1.Input(name: name, enqueuer: 1)).id.rawValue)
+            case 2: ids.append(try await queue.enqueue(GreetV2.self, GreetV2.splittingName(GreetV1.Input(name: name, enqueuer: 2))).id.rawValue)
+            default:
+                ids.append(
+                    try await queue.enqueue(GreetV3.self, GreetV3.Input(first: "Ada\(index)", last: "Lovelace", language: "en", enqueuer: 3))
+                        .id.rawValue)
+            }
+        }
+        say("ids \(ids.first ?? 0) \(ids.last ?? 0)")
     case "compose" where arguments.count == 3:
         let queue = try await openQueue(arguments[2])
         // Kills interrupt attempts, and each interrupted attempt counts: let steps retry forever.
@@ -303,7 +383,8 @@ do {
             heartbeatMilliseconds: number(after: "--heartbeat-ms").map(Int64.init), jobMilliseconds: number(after: "--job-ms") ?? 8,
             maxJobs: number(after: "--max-jobs") ?? 16, storageTimeoutMilliseconds: number(after: "--storage-timeout-ms") ?? 30_000,
             lostAttemptLimit: number(after: "--lost-attempt-limit").map { $0 == 0 ? nil : $0 } ?? 3,
-            announcesStarts: rest.contains("--announce-starts"), ignoresCancellation: rest.contains("--ignore-cancel"))
+            announcesStarts: rest.contains("--announce-starts"), ignoresCancellation: rest.contains("--ignore-cancel"),
+            greetVersion: number(after: "--greet-version"))
     case "sqlite-memory" where arguments.count >= 3:
         if arguments.dropFirst(3).contains("--initialize-first") { sqlite3_initialize() }
         let queue = try await openQueue(arguments[2])
@@ -329,7 +410,7 @@ do {
             try await group.waitForAll()
         }
     default:
-        FileHandle.standardError.write(Data("usage: durableq-test-worker enqueue PATH COUNT | compose PATH | report-handoff PATH JOB ATTEMPT OUTPUT | cache PATH LOG KEY | sqlite-memory PATH [--initialize-first] | tick PATH LOG | work PATH LOG [--until-done] [--lease-ms N] [--heartbeat-ms N] [--job-ms N] [--max-jobs N] [--storage-timeout-ms N] [--lost-attempt-limit N] [--announce-starts] [--ignore-cancel]\n".utf8))
+        FileHandle.standardError.write(Data("usage: durableq-test-worker enqueue PATH COUNT | compose PATH | greet PATH VERSION COUNT | report-handoff PATH JOB ATTEMPT OUTPUT | cache PATH LOG KEY | sqlite-memory PATH [--initialize-first] | tick PATH LOG | work PATH LOG [--until-done] [--lease-ms N] [--heartbeat-ms N] [--job-ms N] [--max-jobs N] [--storage-timeout-ms N] [--lost-attempt-limit N] [--announce-starts] [--ignore-cancel] [--greet-version N]\n".utf8))
         exit(2)
     }
 } catch {

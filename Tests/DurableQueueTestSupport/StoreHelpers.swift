@@ -33,7 +33,7 @@ extension JobStore {
 
     /// Claims up to `limit` jobs of `queue` for `owner`.
     package func claim(
-        queue: String, limit: Int, owner: String, leaseDuration: Int64, now: Int64, kinds: Set<String> = testKinds,
+        queue: String, limit: Int, owner: String, leaseDuration: Int64, now: Int64, kinds: RunnableKinds = RunnableKinds(testKinds),
         excluding: Set<JobID> = []
     ) async throws -> [ClaimedJob] {
         try await claim(

@@ -70,7 +70,7 @@ private func seed(_ directory: TemporaryDirectory) async throws -> (pending: Job
         #expect(api["rate_limit_count"] as? Int == 5 && api["concurrency_limit"] as? Int == 0)
         let mailCounts = try #require(status.last?["counts"] as? [String: Int])
         #expect(mailCounts == ["scheduled": 0, "pending": 1, "blocked": 0, "running": 1, "succeeded": 1, "failed": 1, "cancelled": 0, "handed_off": 0,
-                             "waiting": 0])
+                             "waiting": 0, "parked": 0])
 
         let all = try await durableq(["list", "--json"], in: here).objects()
         #expect(all.map { $0["id"] as? Int } == [ids.pending, ids.running, ids.failed, ids.succeeded].map { Int($0.rawValue) })
@@ -397,5 +397,39 @@ private func seed(_ directory: TemporaryDirectory) async throws -> (pending: Job
         await #expect(throws: DurableQueueError.self) { try await store.job(ids.succeeded) }
         #expect(try await durableq(["prune", "--older-than", "0s"], in: here).stdout.hasPrefix("pruned 2 job(s)"))
         #expect(try await store.historyIsConsistent())
+    }
+
+    @Test func aParkedJobIsCountedListedByKindAndVersionAndRetriedFromTheCommand() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SQLiteJobStore(path: directory.path("durableq.sqlite"))
+        var newer = job("mail", kind: "send")
+        newer.version = 3
+        let waiting = try await store.add(newer)
+        let parked = try await store.add(job("mail", kind: "send"))
+        let claimed = try #require(try await store.claim(queue: "mail", limit: 1, owner: "w1", leaseDuration: 30_000, now: 1_500).first)
+        #expect(claimed.id == parked)
+        let failure = JobFailure(type: "InputDecodingError", message: "the stored input (version 1) does not decode", retryable: false)
+        _ = try await store.finish([FinishedAttempt(claimed.attemptID, owner: "w1", outcome: .parked(failure))], now: 1_600)
+        let here = directory.url.path
+
+        let status = try await durableq(["status"], in: here)
+        let lines = status.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
+        #expect(status.stdout.contains("PARKED"))
+        // QUEUE MODE LIMIT PAUSED SCHEDULED PENDING BLOCKED RUNNING HANDED-OFF WAITING, then the parked count.
+        #expect(lines.last.map { Array($0.prefix(11)) } == ["mail", "fifo", "-", "no", "0", "1", "0", "0", "0", "0", "1"], "\(status.stdout)")
+        let byKind = try await durableq(["status", "--by-kind"], in: here)
+        #expect(byKind.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
+                == [["KIND", "VERSION", "WAITING"], ["send", "3", "1"]], "\(byKind.stdout)")
+        let list = try await durableq(["list", "--state", "parked", "--kind", "send"], in: here)
+        #expect(list.stdout.contains("\(parked)") && !list.stdout.contains("send v3"), "\(list.stdout)")
+        #expect(try await durableq(["list", "--kind", "send"], in: here).stdout.contains("send v3"))
+        let show = try await durableq(["show", "\(waiting)"], in: here)
+        #expect(show.stdout.contains("send v3"), "\(show.stdout)")
+        #expect(try await durableq(["show", "\(waiting)", "--json"], in: here).stdout.contains("\"version\":3"))
+
+        let retried = try await durableq(["retry", "\(parked)"], in: here)
+        #expect(retried.status == 0, "\(retried)")
+        #expect(try await store.job(parked).state == .pending)
     }
 }

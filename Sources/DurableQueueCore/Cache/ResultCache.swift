@@ -29,7 +29,7 @@ public struct ResultCache<J: Job>: Sendable {
     ///   has used up ``maxFailures``: then until ``reset(_:)``), `cancelled`, or a storage error.
     public func value(forKey key: String, computedBy input: J.Input) async throws -> J.Output {
         let now = queue.now
-        let job = try options.newJob(kind: J.name, input: try queue.files.storedJSON(input), now: now, traceContext: queue.callersTraceContext)
+        let job = try options.newJob(J.self, input: try queue.files.storedJSON(input), now: now, traceContext: queue.callersTraceContext)
         let lookup = try await queue.store.cachedValue(
             namespace: namespace, key: key, job: job, maxFailures: maxFailures, now: now)
         switch lookup {

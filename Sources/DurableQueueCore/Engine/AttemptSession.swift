@@ -44,10 +44,10 @@ final class AttemptSession: Sendable {
         try await engine.handOff(job, runner: runner, to: request, stop: stop, start: start)
     }
 
-    /// Step `name`'s recorded output, or its body's, recorded before it is returned (see
-    /// ``JobContext/step(_:_:)->_``).
-    func step<T: Codable & Sendable>(_ name: String, _ body: () async throws -> T) async throws -> T {
-        if let recorded: T = try await recordedOutput(of: name) { return recorded }
+    /// Step `name`'s recorded output (under it or a `former` name), or its body's, recorded before
+    /// it is returned (see ``JobContext/step(_:formerly:_:)->_``).
+    func step<T: Codable & Sendable>(_ name: String, formerly former: [String] = [], _ body: () async throws -> T) async throws -> T {
+        if let recorded: T = try await recordedOutput(of: name, formerly: former) { return recorded }
         let value = try await body()
         let step = try stepRecord(name, value)
         // Grouped with the steps of the attempts running beside this one: one commit for all.
@@ -58,11 +58,11 @@ final class AttemptSession: Sendable {
     }
 
     /// Step `name` whose body runs in the store's transaction, committed with its record (see
-    /// ``JobContext/step(_:inTransaction:)->_``).
-    func step<T: Codable & Sendable>(_ name: String, inTransaction body: @escaping @Sendable (QueueTransaction) throws -> T)
-        async throws -> T
-    {
-        if let recorded: T = try await recordedOutput(of: name) { return recorded }
+    /// ``JobContext/step(_:formerly:inTransaction:)->_``).
+    func step<T: Codable & Sendable>(
+        _ name: String, formerly former: [String] = [], inTransaction body: @escaping @Sendable (QueueTransaction) throws -> T
+    ) async throws -> T {
+        if let recorded: T = try await recordedOutput(of: name, formerly: former) { return recorded }
         let (attempt, owner) = (job.attemptID, engine.configuration.workerID)
         let value = try await engine.queue.transaction { [self] transaction, store, now in
             let value = try body(transaction)
@@ -122,11 +122,12 @@ final class AttemptSession: Sendable {
         }
     }
 
-    /// The output step `name` recorded in an earlier attempt, decoded; nil when it has none.
+    /// The output step `name` recorded in an earlier attempt, under its name or else under the
+    /// first of its `former` names that has one, decoded; nil when it has none.
     ///
     /// - Throws: `invalidArgument` for an empty name or one this attempt used already; a storage
     ///   error; the lease lost (an abandoned handler).
-    private func recordedOutput<T: Decodable>(of name: String) async throws -> T? {
+    private func recordedOutput<T: Decodable>(of name: String, formerly former: [String] = []) async throws -> T? {
         guard StepRule.isValid(name: name) else { throw DurableQueueError.invalidArgument("step", "a step's name must not be empty") }
         try checkNotAbandoned()
         try await loadSteps()
@@ -134,9 +135,18 @@ final class AttemptSession: Sendable {
             guard steps!.used.insert(name).inserted else {
                 throw DurableQueueError.invalidArgument("step", "step '\(name)' ran already in this attempt: each step needs a name of its own")
             }
-            return steps!.recorded[name]
+            // A former name is the step's own: asked for, whether or not it has a record.
+            steps!.used.formUnion(former)
+            return StepRule.recordedOutput(of: name, formerly: former, in: steps!.recorded)
         }
         return try output.map { try engine.queue.files.resolvedValue(T.self, from: $0) }
+    }
+
+    /// The history's note of the steps earlier attempts recorded that this attempt never asked for
+    /// (``StepRule/unaskedNote(recorded:asked:)``); nil when there are none, or when this attempt
+    /// asked for no step (its steps were never read: a job that uses none reads none).
+    func unaskedStepsNote() -> String? {
+        steps.withLock { steps in steps.flatMap { StepRule.unaskedNote(recorded: Set($0.recorded.keys), asked: $0.used) } }
     }
 
     /// The record of step `name` with output `value`, at this moment.

@@ -49,12 +49,15 @@ extension JobEngine {
         let started = now
         logger.debug("job started")
         let span = activeTracer.map { startSpan(for: job, tracer: $0) }
+        let session = AttemptSession(engine: self, job: job, runner: runner, stop: stop)
         let ending: AttemptEnding
         if let span {
             // The handler runs in the span's context: jobs it enqueues continue the trace.
-            ending = await ServiceContext.withValue(span.context) { await execute(job, runner: runner, stop: stop, logger: logger) }
+            ending = await ServiceContext.withValue(span.context) {
+                await execute(job, runner: runner, session: session, stop: stop, logger: logger)
+            }
         } else {
-            ending = await execute(job, runner: runner, stop: stop, logger: logger)
+            ending = await execute(job, runner: runner, session: session, stop: stop, logger: logger)
         }
         if case .threw(is LeaseExpiredBeforeStartError) = ending {
             if let span { endSpan(span, outcome: "given back", failure: nil) }
@@ -99,10 +102,13 @@ extension JobEngine {
             state.noteEnded()
             jobChanges.signal()
             return
+        case (nil, .threw(let error as InputDecodingError)):
+            // Not the handler's failure: code that reads the input may come (a deploy, an update).
+            outcome = .parked(JobFailure(error, retryable: false))
         case (nil, .threw(let error)):
             outcome = retryOrFail(job, error, retryable: runner.shouldRetry(after: error))
         }
-        let ended = await record(job, outcome, started: started, logger: logger)
+        let ended = await record(job, outcome, note: session.unaskedStepsNote(), started: started, logger: logger)
         state.noteEnded()
         if let span { endSpan(span, outcome: ended.map(Self.spanOutcome) ?? "discarded", failure: outcome.failure) }
         jobChanges.signal()
@@ -133,12 +139,12 @@ extension JobEngine {
     }
 
     /// Races the handler against the job's stop signal and its timeout.
-    private func execute(_ job: ClaimedJob, runner: any JobRunner, stop: StopSignal, logger: Logger) async -> AttemptEnding {
+    private func execute(
+        _ job: ClaimedJob, runner: any JobRunner, session: AttemptSession, stop: StopSignal, logger: Logger
+    ) async -> AttemptEnding {
         let context = JobContext(
             id: job.id, attempt: job.attempt, maxAttempts: job.maxAttempts, queue: job.queue, priority: job.priority,
-            checkpoint: job.checkpoint,
-            logger: logger,
-            session: AttemptSession(engine: self, job: job, runner: runner, stop: stop), jobQueue: queue)
+            checkpoint: job.checkpoint, logger: logger, session: session, jobQueue: queue)
         let deadline = job.timeoutMilliseconds.map { Date(millisecondsSince1970: now + $0) }
         let time = configuration.timeSource
         // The handler runs in its own task so that a stop (cancel, timeout, shutdown) can cancel it;
@@ -156,7 +162,7 @@ extension JobEngine {
                 return
             }
             do {
-                outcome.deliver(.success(try await runner.run(input: job.input, context: context)))
+                outcome.deliver(.success(try await runner.run(input: job.input, version: job.version, context: context)))
             } catch {
                 outcome.deliver(.failure(error))
             }
@@ -198,9 +204,9 @@ extension JobEngine {
     ///
     /// - Returns: The state the job is in now; nil if the store discarded the ending (the lease was
     ///   lost) or the engine gave up on the storage.
-    private func record(_ job: ClaimedJob, _ outcome: AttemptOutcome, started: Int64, logger: Logger) async -> JobState? {
+    private func record(_ job: ClaimedJob, _ outcome: AttemptOutcome, note: String?, started: Int64, logger: Logger) async -> JobState? {
         let finished = now
-        let attempt = FinishedAttempt(job.attemptID, owner: configuration.workerID, outcome: outcome)
+        let attempt = FinishedAttempt(job.attemptID, owner: configuration.workerID, outcome: outcome, note: note)
         var pause: Int64 = 100
         while true {
             do {

@@ -22,11 +22,12 @@ extension JobEngine: AttemptRefiller {
         return Set(configuration.queueNetworkRequirements.filter { !status.meets($0.value) }.keys)
     }
 
-    /// The registered kinds a claim may take now: those whose network requirement the
-    /// ``JobQueue/Configuration/network`` conditions meet (every one without conditions).
-    var claimableKinds: Set<String> {
-        guard let network = configuration.network else { return registry.kinds }
-        return registry.kinds(meeting: network.status)
+    /// The registered kinds, at the versions this process runs, a claim may take now: those whose
+    /// network requirement the ``JobQueue/Configuration/network`` conditions meet (every one
+    /// without conditions).
+    var claimableKinds: RunnableKinds {
+        guard let network = configuration.network else { return registry.runnable }
+        return registry.runnable(meeting: network.status)
     }
 
     /// A claim in the transaction that records `freed` endings: their places and any free room,

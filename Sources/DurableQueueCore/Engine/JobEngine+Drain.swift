@@ -107,17 +107,18 @@ extension JobEngine {
     /// Pending jobs this process would run but for the network: of a kind whose requirement the
     /// conditions do not meet, or in a queue whose requirement they do not meet (each job once).
     private func jobsWaitingForNetwork() async throws -> Int {
-        let kinds = registry.kinds
-        let gatedKinds = kinds.subtracting(claimableKinds)
+        let kinds = registry.runnable
+        let claimable = claimableKinds.names
+        let gatedKinds = kinds.filter { !claimable.contains($0) }
         let gatedQueues = self.gatedQueues.filter { configuration.queues?.contains($0) ?? true }
         var count = 0
         if !gatedKinds.isEmpty {
-            count += try await store.count(JobFilter(states: [.pending], queues: configuration.queues, kinds: gatedKinds))
+            count += try await store.count(JobFilter.pending(in: configuration.queues, runnableBy: gatedKinds))
         }
         if !gatedQueues.isEmpty {
-            count += try await store.count(JobFilter(states: [.pending], queues: gatedQueues, kinds: kinds))
+            count += try await store.count(JobFilter.pending(in: gatedQueues, runnableBy: kinds))
             if !gatedKinds.isEmpty {
-                count -= try await store.count(JobFilter(states: [.pending], queues: gatedQueues, kinds: gatedKinds))
+                count -= try await store.count(JobFilter.pending(in: gatedQueues, runnableBy: gatedKinds))
             }
         }
         return count
@@ -126,7 +127,7 @@ extension JobEngine {
     /// What the drain did and what is left.
     func report(_ ending: DrainReport.Ending, tally: (ended: Int, givenBack: Int)) async throws -> DrainReport {
         let now = now
-        let due = try await store.count(JobFilter(states: [.pending], queues: configuration.queues, kinds: registry.kinds))
+        let due = try await store.count(JobFilter.pending(in: configuration.queues, runnableBy: registry.runnable))
         // Due, but their network requirement is not met: due again as soon as the network is.
         let waitingForNetwork = try await jobsWaitingForNetwork()
         var next: Int64?

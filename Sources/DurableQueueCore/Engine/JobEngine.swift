@@ -107,11 +107,15 @@ final class JobEngine: Service, Sendable {
         await reconcileCarriersAtStart()
         // Only for a logger that shows it: counting reads every waiting job.
         guard logger.logLevel <= .info else { return }
-        let unknown = try await store.waitingJobs(ofKindsOtherThan: registry.kinds)
-        for (kind, count) in unknown.sorted(by: { $0.key < $1.key }) {
+        let runnable = registry.runnable
+        for (job, count) in runnable.notRun(among: try await store.waitingJobsByKind()).sorted(by: { $0.key < $1.key }) {
+            let registered = runnable.versions[job.kind]
+            let why =
+                registered.map { "this process runs '\(job.kind)' at versions \($0.lowerBound)–\($0.upperBound)" }
+                ?? "this process does not register that job type"
             logger.info(
-                "\(count) job(s) of kind '\(kind)' wait for a process that registers that job type",
-                metadata: ["job.kind": "\(kind)"])
+                "\(count) job(s) of '\(job)' wait for a process that runs version \(job.version): \(why)",
+                metadata: ["job.kind": "\(job.kind)", "job.version": "\(job.version)"])
         }
     }
 

@@ -30,7 +30,7 @@ public struct Composition: Sendable {
         Composition { now, inherited, traceContext, files in
             .job(
                 try options.newJob(
-                    kind: J.name, input: try files.storedJSON(input), now: now, inheriting: inherited, traceContext: traceContext),
+                    J.self, input: try files.storedJSON(input), now: now, inheriting: inherited, traceContext: traceContext),
                 name: name, takesPreviousOutput: false)
         }
     }
@@ -43,7 +43,7 @@ public struct Composition: Sendable {
     ) -> Composition {
         Composition { now, inherited, traceContext, files in
             .job(
-                try options.newJob(kind: J.name, input: "null", now: now, inheriting: inherited, traceContext: traceContext),
+                try options.newJob(J.self, input: "null", now: now, inheriting: inherited, traceContext: traceContext),
                 name: name, takesPreviousOutput: true)
         }
     }

@@ -64,21 +64,22 @@ public struct EnqueueOptions: Sendable {
         self.throttleInterval = throttleInterval
     }
 
-    /// The store's description of a job of `kind` with `input`, enqueued at `now` (ms since 1970),
-    /// with `inherited` as its priority unless the options set one, carrying `traceContext`.
-    func newJob(
-        kind: String, input: String, now: Int64, inheriting inherited: Priority? = nil, traceContext: String? = nil
+    /// The store's description of a job of `type` (its name and version) with `input`, enqueued at
+    /// `now` (ms since 1970), with `inherited` as its priority unless the options set one, carrying
+    /// `traceContext`.
+    func newJob<J: Job>(
+        _ type: J.Type, input: String, now: Int64, inheriting inherited: Priority? = nil, traceContext: String? = nil
     ) throws -> NewJob {
-        var job = try newJob(kind: kind, now: now, inheriting: inherited)
+        var job = try newJob(kind: J.name, version: J.version, now: now, inheriting: inherited)
         job.input = input
         job.traceContext = traceContext
         return job
     }
 
-    /// The store's description of jobs of `kind`, one per input, enqueued at `now` (ms since 1970);
+    /// The store's description of jobs of `type`, one per input, enqueued at `now` (ms since 1970);
     /// the options are checked and encoded once.
-    func newJobs(kind: String, inputs: some Sequence<String>, now: Int64, traceContext: String? = nil) throws -> [NewJob] {
-        var template = try newJob(kind: kind, now: now, inheriting: nil)
+    func newJobs<J: Job>(_ type: J.Type, inputs: some Sequence<String>, now: Int64, traceContext: String? = nil) throws -> [NewJob] {
+        var template = try newJob(kind: J.name, version: J.version, now: now, inheriting: nil)
         template.traceContext = traceContext
         return inputs.map { input in
             var job = template
@@ -87,12 +88,12 @@ public struct EnqueueOptions: Sendable {
         }
     }
 
-    private func newJob(kind: String, now: Int64, inheriting inherited: Priority?) throws -> NewJob {
+    private func newJob(kind: String, version: Int, now: Int64, inheriting inherited: Priority?) throws -> NewJob {
         if let delay, delay < .zero { throw DurableQueueError.invalidArgument("delay", "\(delay) is negative") }
         if let timeout, timeout <= .zero { throw DurableQueueError.invalidArgument("timeout", "\(timeout) is not positive") }
         let runAt = runAt.map(\.millisecondsSince1970) ?? delay.map { now + $0.milliseconds }
         return NewJob(
-            queue: queue, kind: kind, input: "", priority: priority ?? inherited ?? .normal, runAt: runAt,
+            queue: queue, kind: kind, version: version, input: "", priority: priority ?? inherited ?? .normal, runAt: runAt,
             maxAttempts: retry.maxAttempts,
             retryPolicy: try retry.backoff.storedJSON(), timeoutMilliseconds: timeout?.milliseconds,
             uniqueKey: uniqueKey, uniquePolicy: uniquePolicy, uniqueWindowMilliseconds: uniqueWindow?.milliseconds,

@@ -24,6 +24,22 @@ public protocol Job: Sendable {
     /// The name stored in the `kind` column. Keep it stable: jobs already in files refer to it.
     static var name: String { get }
 
+    /// The version of ``Input``, stored with each job enqueued by this code (the `version` column).
+    /// Raise it when a change to `Input` means that older code cannot read what this code stores,
+    /// or that this code cannot read what older code stored without ``inputMigrations``.
+    ///
+    /// A worker claims a job only if it can run its version: the version it registered, or an
+    /// earlier one its ``inputMigrations`` reach. Jobs of any other version wait `pending`, no attempt
+    /// spent, for a worker that runs them. The default is 1. See <doc:UpgradingYourJobs>.
+    static var version: Int { get }
+
+    /// How inputs stored by earlier versions become this version's: one step per version, each
+    /// reading the JSON of version *n* and writing that of *n* + 1, chained up to ``version``.
+    ///
+    /// Without steps a worker runs only jobs of its own ``version``. With steps from 1 and 2 a worker
+    /// at version 3 runs jobs of versions 1, 2 and 3. The default is none.
+    static var inputMigrations: [InputMigration] { get }
+
     /// Runs one attempt.
     ///
     /// Check `Task.isCancelled` (or call `try Task.checkCancellation()`) in long loops: cancelling
@@ -55,6 +71,12 @@ public protocol Job: Sendable {
 }
 
 extension Job {
+    /// 1: the first version of a job type's input.
+    public static var version: Int { 1 }
+
+    /// None: a worker runs only jobs of its own ``version``.
+    public static var inputMigrations: [InputMigration] { [] }
+
     /// `false`: the job runs without the network.
     public static var needsNetwork: Bool { false }
 

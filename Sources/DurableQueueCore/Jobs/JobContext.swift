@@ -92,32 +92,41 @@ public struct JobContext: Sendable {
     /// worker was frozen past its lease and another took the job) records nothing, and its attempt
     /// ends there (the step throws). A body that throws records nothing: the step runs again on the
     /// next attempt. What `body` does outside the queue's database is not undone by a crash before
-    /// the record commits: make it idempotent, or use ``step(_:inTransaction:)->_`` for writes to the
+    /// the record commits: make it idempotent, or use ``step(_:formerly:inTransaction:)->_`` for writes to the
     /// queue's own database. Outputs are readable through ``JobHandle/steps()`` and, in `sqlite3` or
     /// `psql`, `job_steps` and `job_step_list`.
     ///
+    /// A step renamed in new code names what older code called it in `formerly`: an output
+    /// recorded under a former name is returned as this step's, so its body does not run again for
+    /// a job that older code began (see <doc:UpgradingYourJobs>). When a job ends, the history's
+    /// reason lists the steps earlier attempts recorded that its last attempt never asked for
+    /// (by name or former name), if that attempt asked for any step.
+    ///
     /// - Parameters:
     ///   - name: The step's name: unique within the job (a name used twice in one attempt is an error).
+    ///   - formerly: Names this step had in earlier versions of the job's code, newest first.
     ///   - body: The step's work; its output must encode as JSON.
     /// - Throws: `invalidArgument` for an empty name or one this attempt used already; what `body`
     ///   throws; a storage error; or, when this worker no longer holds the attempt, an error that
     ///   ends it.
-    public func step<T: Codable & Sendable>(_ name: String, _ body: () async throws -> T) async throws -> T {
-        try await session.step(name, body)
+    public func step<T: Codable & Sendable>(_ name: String, formerly: [String] = [], _ body: () async throws -> T) async throws -> T {
+        try await session.step(name, formerly: formerly, body)
     }
 
-    /// A durable step with no output (see ``step(_:_:)->_``): its body runs once per job.
-    public func step(_ name: String, _ body: () async throws -> Void) async throws {
-        _ = try await session.step(name) {
+    /// A durable step with no output (see ``step(_:formerly:_:)->_``): its body runs once per job.
+    public func step(_ name: String, formerly: [String] = [], _ body: () async throws -> Void) async throws {
+        _ = try await session.step(name, formerly: formerly) {
             try await body()
             return NoStepOutput()
         }
     }
 
     /// A durable step with no output whose body runs in the queue's database transaction (see
-    /// ``step(_:inTransaction:)->_``).
-    public func step(_ name: String, inTransaction body: @escaping @Sendable (QueueTransaction) throws -> Void) async throws {
-        _ = try await session.step(name, inTransaction: { transaction in
+    /// ``step(_:formerly:inTransaction:)->_``).
+    public func step(
+        _ name: String, formerly: [String] = [], inTransaction body: @escaping @Sendable (QueueTransaction) throws -> Void
+    ) async throws {
+        _ = try await session.step(name, formerly: formerly, inTransaction: { transaction in
             try body(transaction)
             return NoStepOutput()
         })
@@ -126,7 +135,7 @@ public struct JobContext: Sendable {
     /// A durable step whose body runs inside the queue's database transaction: its writes (your SQL,
     /// jobs it enqueues) and the step's record commit together — or, for an attempt that is no
     /// longer the job's current one, roll back together. Exactly once for effects in the queue's own
-    /// database (a ledger row written once); see ``step(_:_:)->_`` for the rest.
+    /// database (a ledger row written once); see ``step(_:formerly:_:)->_`` for the rest.
     ///
     /// ```swift
     /// try await context.step("ledger", inTransaction: { tx in
@@ -136,19 +145,20 @@ public struct JobContext: Sendable {
     ///
     /// - Parameters:
     ///   - name: The step's name, unique within the job.
+    ///   - formerly: Names this step had in earlier versions of the job's code (see ``step(_:formerly:_:)->_``).
     ///   - body: Synchronous work in the transaction (see ``QueueTransaction``).
-    /// - Throws: As ``step(_:_:)->_``; an error `body` throws rolls the transaction back.
+    /// - Throws: As ``step(_:formerly:_:)->_``; an error `body` throws rolls the transaction back.
     @discardableResult
-    public func step<T: Codable & Sendable>(_ name: String, inTransaction body: @escaping @Sendable (QueueTransaction) throws -> T)
-        async throws -> T
-    {
-        try await session.step(name, inTransaction: body)
+    public func step<T: Codable & Sendable>(
+        _ name: String, formerly: [String] = [], inTransaction body: @escaping @Sendable (QueueTransaction) throws -> T
+    ) async throws -> T {
+        try await session.step(name, formerly: formerly, inTransaction: body)
     }
 
     /// Sleeps durably for `duration`: the job leaves `running` (history: `sleeping for …`), holds
     /// no worker slot and no lease, spends no attempt, survives restarts, and its handler runs again
     /// from the top after the time — its steps done return their recorded outputs without running
-    /// (see ``step(_:_:)->_``), and this call returns at once. A sleep of days costs nothing meanwhile.
+    /// (see ``step(_:formerly:_:)->_``), and this call returns at once. A sleep of days costs nothing meanwhile.
     ///
     /// ```swift
     /// try await context.step("send reminder") { try await mailer.remind(user) }
@@ -177,7 +187,7 @@ public struct JobContext: Sendable {
     /// returns it at once. Otherwise the attempt ends here without counting, and the job waits in
     /// the state `waiting` (history: `waiting for signal 'name'`), holding no worker slot and no
     /// lease, across restarts, until the signal comes or `timeout` passes; then the handler runs
-    /// again from the top, its steps done return their recorded outputs (see ``step(_:_:)->_``), and
+    /// again from the top, its steps done return their recorded outputs (see ``step(_:formerly:_:)->_``), and
     /// this call returns the payload or throws ``SignalTimeoutError``. What ended the wait is
     /// recorded as step `signal name`, so every later attempt gets the same answer.
     ///

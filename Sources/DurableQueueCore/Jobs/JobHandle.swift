@@ -119,7 +119,14 @@ public struct JobHandle<J: Job>: Sendable {
     private func outcome(of record: JobRecord) throws -> JobOutcome<J.Output> {
         switch record.state {
         case .succeeded:
-            return .succeeded(try queue.files.resolvedValue(J.Output.self, from: record.output ?? "null"))
+            do {
+                return .succeeded(try queue.files.resolvedValue(J.Output.self, from: record.output ?? "null"))
+            } catch where record.version != J.version {
+                throw DurableQueueError(
+                    .versionMismatch,
+                    "the output of job \(record.id) was stored by version \(record.version) of '\(record.kind)'; "
+                        + "version \(J.version) cannot read it: \(error)", jobID: record.id, queue: record.queue)
+            }
         case .cancelled:
             return .cancelled
         default:

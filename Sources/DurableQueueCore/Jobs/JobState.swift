@@ -22,12 +22,17 @@ public enum JobState: String, Sendable, Hashable, Codable, CaseIterable {
     /// come; it holds no worker slot and no lease meanwhile, and runs again when the signal comes or
     /// the wait times out.
     case waiting
+    /// Its stored input could not be read by the code that claimed it (no ``Job/inputMigrations``
+    /// step reaches it, or it does not decode): no worker claims it and no attempt was spent. A
+    /// `retry` puts it back to `pending` once code that reads it runs; a `cancel` ends it. The
+    /// decoding error is its error and its history's reason. See <doc:UpgradingYourJobs>.
+    case parked
 
     /// Whether the job can change no more.
     public var isTerminal: Bool {
         switch self {
         case .succeeded, .failed, .cancelled: true
-        case .scheduled, .pending, .blocked, .running, .handedOff, .waiting: false
+        case .scheduled, .pending, .blocked, .running, .handedOff, .waiting, .parked: false
         }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A durable step a job recorded (see ``JobContext/step(_:_:)->_``): its name, the attempt that ran its
+/// A durable step a job recorded (see ``JobContext/step(_:formerly:_:)->_``): its name, the attempt that ran its
 /// body, when, and its output.
 public struct JobStep: Sendable, Hashable {
     /// The step's name.

@@ -13,6 +13,7 @@ struct JobMetrics: Sendable {
         static let cancelled = "durablequeue_jobs_cancelled_total"
         static let handedOff = "durablequeue_jobs_handed_off_total"
         static let waiting = "durablequeue_jobs_waiting_total"
+        static let parked = "durablequeue_jobs_parked_total"
         static let poisoned = "durablequeue_jobs_poisoned_total"
         static let waitTime = "durablequeue_job_wait_seconds"
         static let runTime = "durablequeue_job_run_seconds"
@@ -40,6 +41,7 @@ struct JobMetrics: Sendable {
             case .scheduled, .pending: Name.retried
             case .handedOff: Name.handedOff
             case .waiting: Name.waiting
+            case .parked: Name.parked
             case .blocked, .running: nil
             }
         if let name { Counter(label: name, dimensions: dimensions(job)).increment() }

@@ -106,7 +106,7 @@ package struct QueueActivity: Sendable, Hashable {
         case .failed: .failed
         case .cancelled: .cancelled
         case .pending, .scheduled: .retried
-        case .blocked, .running, .handedOff, .waiting: nil
+        case .blocked, .running, .handedOff, .waiting, .parked: nil
         }
     }
 }

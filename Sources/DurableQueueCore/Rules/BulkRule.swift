@@ -4,8 +4,8 @@ extension BulkAction {
     /// The states of the jobs this action changes.
     package var appliesTo: Set<JobState> {
         switch self {
-        case .retry: [.failed, .cancelled]
-        case .cancel: JobFilter.unfinished
+        case .retry: [.failed, .cancelled, .parked]
+        case .cancel: JobFilter.unfinished.union([.parked])
         case .delete: [.succeeded, .failed, .cancelled]
         }
     }

@@ -24,8 +24,8 @@ package enum GroupAdvance {
 
     /// A child that did not succeed: it stops a sequence.
     package static let stoppedStates: [JobState] = [.failed, .cancelled]
-    /// A child that has not ended: blocked (not started) or active.
-    package static let unfinishedStates: [JobState] = [.blocked, .scheduled, .pending, .running, .handedOff, .waiting]
+    /// A child that has not ended: blocked (not started), active, or parked (until a retry or a cancel).
+    package static let unfinishedStates: [JobState] = [.blocked, .scheduled, .pending, .running, .handedOff, .waiting, .parked]
     /// A child started and not yet ended (``GroupChild/isActive``).
     package static let activeStates: [JobState] = [.scheduled, .pending, .running]
 

@@ -29,6 +29,7 @@ package enum HandOffRule {
             case .failed, .retry: "a failure"
             case .cancelled: "a stop"
             case .snoozed, .sleeping: "a snooze"
+            case .parked: "an unreadable input"
             }
         return "\(report) reported from outside for attempt \(attempt) refused: the job is \(state.rawValue) at attempt \(current)"
     }

@@ -4,14 +4,17 @@ package enum ManualRetry {
     /// Checks that job `id`, in `state`, of group `group`, may be retried; `uniqueKeyHolder` is an
     /// unfinished job holding the same unique key (`key`), if any.
     ///
-    /// - Throws: `invalidArgument` when the job has not failed or been cancelled, belongs to a
-    ///   sequence or group, or another unfinished job holds its unique key.
+    /// A parked job (``JobState/parked``) may be retried whatever its group: it never ended, so its
+    /// group still waits for it.
+    ///
+    /// - Throws: `invalidArgument` when the job has not failed, been cancelled or been parked,
+    ///   belongs to a sequence or group (unless parked), or another unfinished job holds its unique key.
     package static func check(_ id: JobID, state: JobState, group: GroupID?, uniqueKey key: String?, uniqueKeyHolder: JobID?) throws {
-        guard state == .failed || state == .cancelled else {
+        guard state == .failed || state == .cancelled || state == .parked else {
             throw DurableQueueError(
-                .invalidArgument, "only a failed or cancelled job can be retried; this one is \(state.rawValue)", jobID: id)
+                .invalidArgument, "only a failed, cancelled or parked job can be retried; this one is \(state.rawValue)", jobID: id)
         }
-        guard group == nil else {
+        guard group == nil || state == .parked else {
             throw DurableQueueError(
                 .invalidArgument, "a job of a sequence or group cannot be retried on its own; enqueue the composition again", jobID: id)
         }

@@ -1,12 +1,12 @@
 /// Retries by hand, written once for every store over its ``StoreRows``: one job
 /// (``ManualRetry``), or the failed jobs of a dependency graph (``GraphRetry``).
 package enum RetrySequences {
-    /// Puts failed or cancelled job `id` back to `pending` with a fresh set of attempts, its
+    /// Puts failed, cancelled or parked job `id` back to `pending` with a fresh set of attempts, its
     /// checkpoint kept, `via` (a bulk action, a graph's retry) added to the history's reason.
     ///
-    /// - Throws: `jobNotFound`; `invalidArgument` when the job has not failed or been cancelled,
-    ///   belongs to a sequence or group, or another unfinished job holds its unique key, before
-    ///   anything changed.
+    /// - Throws: `jobNotFound`; `invalidArgument` when the job has not failed, been cancelled or
+    ///   been parked, belongs to a sequence or group (unless parked), or another unfinished job
+    ///   holds its unique key, before anything changed.
     package static func retry(_ id: JobID, via: String?, in rows: some StoreRows, now: Int64) async throws {
         guard let row = try await rows.retryRow(id) else { throw DurableQueueError.jobNotFound(id) }
         let now = try await rows.timeAfterLocks(now)

@@ -29,6 +29,7 @@ package struct ClaimedJob: Sendable, Hashable {
         var id: JobID
         var queue: String
         var kind: String
+        var version: Int
         var input: String
         var priority: Priority
         var attempt: Int
@@ -77,6 +78,11 @@ package struct ClaimedJob: Sendable, Hashable {
     package var kind: String {
         get { box.fields.kind }
         set { changing.kind = newValue }
+    }
+    /// The version of the job type that stored ``input`` (``Job/version``).
+    package var version: Int {
+        get { box.fields.version }
+        set { changing.version = newValue }
     }
     /// The input, as JSON text.
     package var input: String {
@@ -146,10 +152,10 @@ package struct ClaimedJob: Sendable, Hashable {
     /// The attempt this claim started.
     package var attemptID: AttemptID { AttemptID(job: id, number: attempt) }
 
-    package init(id: JobID, queue: String, kind: String, input: String, priority: Priority, attempt: Int, maxAttempts: Int?, retryPolicy: String?, timeoutMilliseconds: Int64?, checkpoint: [UInt8]?, runAt: Int64, leaseExpiresAt: Int64, throttleIntervalMilliseconds: Int64 = 0, progressedAttempts: Int = 0, traceContext: String? = nil) {
+    package init(id: JobID, queue: String, kind: String, version: Int = 1, input: String, priority: Priority, attempt: Int, maxAttempts: Int?, retryPolicy: String?, timeoutMilliseconds: Int64?, checkpoint: [UInt8]?, runAt: Int64, leaseExpiresAt: Int64, throttleIntervalMilliseconds: Int64 = 0, progressedAttempts: Int = 0, traceContext: String? = nil) {
         box = Box(
             Fields(
-                id: id, queue: queue, kind: kind, input: input, priority: priority, attempt: attempt, maxAttempts: maxAttempts,
+                id: id, queue: queue, kind: kind, version: version, input: input, priority: priority, attempt: attempt, maxAttempts: maxAttempts,
                 retryPolicy: retryPolicy, timeoutMilliseconds: timeoutMilliseconds, checkpoint: checkpoint, runAt: runAt,
                 leaseExpiresAt: leaseExpiresAt, throttleIntervalMilliseconds: throttleIntervalMilliseconds,
                 progressedAttempts: progressedAttempts, traceContext: traceContext, mayHaveSteps: true))
@@ -182,11 +188,14 @@ package enum AttemptOutcome: Sendable, Hashable {
     /// The handler sleeps durably until `until` (``JobContext/sleep(for:)``): the job waits
     /// `scheduled`, and the attempt does not count; its steps done are not run again.
     case sleeping(until: Int64)
+    /// The stored input could not be read (``JobState/parked``): the job is parked with this
+    /// error, and the attempt does not count.
+    case parked(JobFailure)
 
     /// The handler's failure, if it failed.
     package var failure: JobFailure? {
         switch self {
-        case .failed(let failure), .retry(let failure, _): failure
+        case .failed(let failure), .retry(let failure, _), .parked(let failure): failure
         case .succeeded, .cancelled, .snoozed, .sleeping: nil
         }
     }
@@ -199,11 +208,15 @@ package struct FinishedAttempt: Sendable, Hashable {
     /// The worker that claimed the job; a report from a worker that lost its lease is ignored.
     package var owner: String
     package var outcome: AttemptOutcome
+    /// What the history's reason adds if this ending ends the job (``ResolvedEnding/noting(_:)``):
+    /// the recorded steps the attempt never asked for.
+    package var note: String?
 
-    package init(_ attempt: AttemptID, owner: String, outcome: AttemptOutcome) {
+    package init(_ attempt: AttemptID, owner: String, outcome: AttemptOutcome, note: String? = nil) {
         self.attempt = attempt
         self.owner = owner
         self.outcome = outcome
+        self.note = note
     }
 
     /// The job.

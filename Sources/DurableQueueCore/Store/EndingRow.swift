@@ -46,6 +46,7 @@ package struct EndingRow: Sendable, Hashable {
     package func resolve(_ attempt: FinishedAttempt, now: Int64) -> ResolvedEnding {
         ResolvedEnding(
             attempt.outcome, attempts: attempts, maxAttempts: maxAttempts, progressedAttempts: progressed,
-            cancelRequested: cancelRequested, now: now)
+            cancelRequested: cancelRequested, now: now
+        ).noting(attempt.note)
     }
 }

@@ -12,6 +12,8 @@ package struct JobFilter: Sendable, Hashable {
     package var queues: Set<String>?
     /// Only jobs of these kinds.
     package var kinds: Set<String>?
+    /// Only jobs a worker that runs these kinds at these versions would claim.
+    package var runnable: RunnableKinds?
     /// Only jobs with this tag.
     package var tag: String?
     /// Only jobs whose id is this text, or whose kind, unique key, a tag or input contains it
@@ -51,11 +53,19 @@ package struct JobFilter: Sendable, Hashable {
         self.init(states: state.map { [$0] }, queues: queue.map { [$0] }, tag: tag, limit: limit)
     }
 
+    /// The pending jobs of `queues` (every queue if nil) that a worker running `kinds` would claim.
+    package static func pending(in queues: Set<String>?, runnableBy kinds: RunnableKinds) -> JobFilter {
+        var filter = JobFilter(states: [.pending], queues: queues)
+        filter.runnable = kinds
+        return filter
+    }
+
     /// The jobs that failed as poison jobs (``LostAttempts``), newest first.
     package static func poisoned(limit: Int = 100) -> JobFilter {
         JobFilter(states: [.failed], failureType: LostAttempts.poisonFailureType, limit: limit)
     }
 
-    /// The states of a job that has not finished.
+    /// The states of a job that has not finished and will without anyone's help: a parked job
+    /// (``JobState/parked``) waits for a person's `retry` or `cancel`, and is not among them.
     package static let unfinished: Set<JobState> = [.scheduled, .pending, .blocked, .running, .handedOff, .waiting]
 }

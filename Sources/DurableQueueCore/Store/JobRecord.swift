@@ -3,6 +3,8 @@ package struct JobRecord: Sendable, Hashable {
     package var id: JobID
     package var queue: String
     package var kind: String
+    /// The version of its job type that stored its input (``Job/version``).
+    package var version: Int
     package var state: JobState
     package var priority: Priority
     package var runAt: Int64
@@ -37,10 +39,11 @@ package struct JobRecord: Sendable, Hashable {
     package var waitingFor: String?
     package var waitDeadline: Int64?
 
-    package init(id: JobID, queue: String, kind: String, state: JobState, priority: Priority, runAt: Int64, attempts: Int, maxAttempts: Int?, retryPolicy: String?, timeoutMilliseconds: Int64?, uniqueKey: String?, cancelRequested: Bool, leaseOwner: String?, leaseExpiresAt: Int64?, input: String, output: String?, error: JobFailure?, progress: Double?, checkpoint: [UInt8]?, createdAt: Int64, updatedAt: Int64, startedAt: Int64?, finishedAt: Int64?, tags: [String], throttleIntervalMilliseconds: Int64, partitionKey: String?, group: GroupID?, handOff: HandOffTarget? = nil, waitingFor: String? = nil, waitDeadline: Int64? = nil) {
+    package init(id: JobID, queue: String, kind: String, state: JobState, priority: Priority, runAt: Int64, attempts: Int, maxAttempts: Int?, retryPolicy: String?, timeoutMilliseconds: Int64?, uniqueKey: String?, cancelRequested: Bool, leaseOwner: String?, leaseExpiresAt: Int64?, input: String, output: String?, error: JobFailure?, progress: Double?, checkpoint: [UInt8]?, createdAt: Int64, updatedAt: Int64, startedAt: Int64?, finishedAt: Int64?, tags: [String], throttleIntervalMilliseconds: Int64, partitionKey: String?, group: GroupID?, handOff: HandOffTarget? = nil, waitingFor: String? = nil, waitDeadline: Int64? = nil, version: Int = 1) {
         self.id = id
         self.queue = queue
         self.kind = kind
+        self.version = version
         self.state = state
         self.priority = priority
         self.runAt = runAt

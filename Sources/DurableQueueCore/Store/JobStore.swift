@@ -133,8 +133,8 @@ package struct ClaimRequest: Sendable, Hashable {
     package var now: Int64
     /// The most jobs to claim over every queue; 0 only promotes due scheduled jobs.
     package var room: Int
-    /// Only jobs of these kinds (the ones the worker can run).
-    package var kinds: Set<String>
+    /// Only jobs of these kinds, each at the versions the worker runs (``RunnableKinds/runs(kind:version:)``).
+    package var kinds: RunnableKinds
     /// Only jobs of these queues; nil for every queue.
     package var queues: Set<String>?
     /// Where the walk over the queues (by name) starts, modulo their number: the worker moves it on
@@ -159,7 +159,7 @@ package struct ClaimRequest: Sendable, Hashable {
     }
 
     package init(
-        owner: String, leaseDuration: Int64, now: Int64, room: Int, kinds: Set<String>, queues: Set<String>? = nil,
+        owner: String, leaseDuration: Int64, now: Int64, room: Int, kinds: RunnableKinds, queues: Set<String>? = nil,
         rotation: Int = 0, excluding: Set<JobID> = []
     ) {
         self.owner = owner

@@ -79,8 +79,8 @@ package protocol JobStoreReader: AnyObject, Sendable {
     /// How many jobs wait (scheduled, pending, blocked) in each queue.
     func waitingJobCounts() async throws -> [String: Int]
 
-    /// How many jobs wait (pending or scheduled) of each kind not in `known`.
-    func waitingJobs(ofKindsOtherThan known: Set<String>) async throws -> [String: Int]
+    /// How many jobs wait (pending or scheduled) of each kind and version.
+    func waitingJobsByKind() async throws -> [KindVersion: Int]
 
     /// A group's state.
     func groupState(_ id: GroupID) async throws -> JobState

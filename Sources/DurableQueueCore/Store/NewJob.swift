@@ -4,6 +4,8 @@ package struct NewJob: Sendable, Hashable {
     package var queue: String
     /// The registered job type's name.
     package var kind: String
+    /// The version of the job type's input (``Job/version``) that wrote `input`.
+    package var version: Int
     /// The input, encoded as JSON text.
     package var input: String
     /// Higher runs first.
@@ -38,7 +40,7 @@ package struct NewJob: Sendable, Hashable {
 
     /// Creates a job description; only the kind and input have no default.
     package init(
-        queue: String = "default", kind: String, input: String, priority: Priority = .normal, runAt: Int64? = nil,
+        queue: String = "default", kind: String, version: Int = 1, input: String, priority: Priority = .normal, runAt: Int64? = nil,
         maxAttempts: Int? = 3, retryPolicy: String? = nil, timeoutMilliseconds: Int64? = nil,
         uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep, uniqueWindowMilliseconds: Int64? = nil,
         partitionKey: String? = nil, tags: [String] = [],
@@ -46,6 +48,7 @@ package struct NewJob: Sendable, Hashable {
     ) {
         self.queue = queue
         self.kind = kind
+        self.version = version
         self.input = input
         self.priority = priority
         self.runAt = runAt
@@ -72,6 +75,7 @@ package struct NewJob: Sendable, Hashable {
     package func validate() throws {
         if queue.isEmpty { throw DurableQueueError.invalidArgument("queue", "the name must not be empty") }
         if kind.isEmpty { throw DurableQueueError.invalidArgument("kind", "the job type name must not be empty") }
+        if version < 1 { throw DurableQueueError.invalidArgument("version", "\(version) is below 1") }
         if let maxAttempts, maxAttempts < 1 {
             throw DurableQueueError.invalidArgument("maxAttempts", "\(maxAttempts) is below 1; use nil for unlimited")
         }

@@ -41,12 +41,24 @@ package struct ResolvedEnding: Sendable, Hashable {
             (state, output, failure, runAt) = (until > now ? .scheduled : .pending, nil, nil, until)
             reason = "sleeping for \(HistoryNote.delay(milliseconds: max(0, until - now))) (durable sleep)"
             countsAttempt = false
+        case .parked(let error):
+            (state, output, failure, runAt, reason) = (.parked, nil, error, nil, "parked: \(error.message)")
+            countsAttempt = false
         }
         if cancelRequested && state != .cancelled {
             // Even over a handler that ignored the cancel and returned.
             (state, output, runAt) = (.cancelled, nil, nil)
             reason = "cancel requested; attempt ended with: \(reason)"
         }
+    }
+
+    /// This ending with `note` added to its reason if it ends the job (a terminal state): the
+    /// recorded steps its attempt never asked for are worth knowing once, when the job is done.
+    package func noting(_ note: String?) -> ResolvedEnding {
+        guard let note, state.isTerminal else { return self }
+        var ending = self
+        ending.reason += "; " + note
+        return ending
     }
 
     /// The history note of an ending whose attempt the row no longer shows running under its owner
@@ -59,6 +71,7 @@ package struct ResolvedEnding: Sendable, Hashable {
             case .cancelled: "stopped"
             case .snoozed: "snoozed"
             case .sleeping: "went to sleep"
+            case .parked: "could not read its input"
             }
         return "attempt \(attempt) \(ending) after its worker lost the job; discarded"
     }

@@ -53,7 +53,7 @@ public final class QueueTransaction {
     @discardableResult
     public func enqueue<J: Job>(_ type: J.Type, _ input: J.Input, options: EnqueueOptions = EnqueueOptions()) throws -> JobID {
         try checkOpen()
-        let job = try options.newJob(kind: J.name, input: try files.storedJSON(input), now: now, traceContext: traceContext)
+        let job = try options.newJob(J.self, input: try files.storedJSON(input), now: now, traceContext: traceContext)
         try job.validate()
         let outcome = try store.insert(job)
         enqueuedJobs = true

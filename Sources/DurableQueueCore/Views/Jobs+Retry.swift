@@ -1,9 +1,11 @@
 extension JobQueue.Jobs {
-    /// Puts a failed or cancelled job back to `pending`, with a fresh set of attempts; its checkpoint
-    /// is kept, so a job that saves one (a download) resumes where it stopped. Recorded in its history.
+    /// Puts a failed, cancelled or parked job back to `pending`, with a fresh set of attempts; its
+    /// checkpoint is kept, so a job that saves one (a download) resumes where it stopped. Recorded in
+    /// its history. A parked job (``JobState/parked``) is retried once code that reads its input runs.
     ///
-    /// - Throws: `jobNotFound`; `invalidArgument` when the job is not failed or cancelled, belongs to
-    ///   a sequence or group, or another unfinished job holds its unique key (nothing changes).
+    /// - Throws: `jobNotFound`; `invalidArgument` when the job is not failed, cancelled or parked,
+    ///   belongs to a sequence or group (unless parked), or another unfinished job holds its unique
+    ///   key (nothing changes).
     public func retry(_ id: JobID) async throws {
         try await jobQueue.store.retry(id, now: jobQueue.now)
         jobQueue.workArrived()

@@ -54,7 +54,7 @@ extension JobQueue.Schedules {
         guard let next = ticks.next(after: now) else {
             throw DurableQueueError.invalidArgument("schedule rule", "\(rule) never ticks")
         }
-        var job = try options.newJob(kind: J.name, input: try jobQueue.files.storedJSON(input), now: now)
+        var job = try options.newJob(J.self, input: try jobQueue.files.storedJSON(input), now: now)
         job.tags = Array(Set(job.tags + ["schedule:\(name)"])).sorted()
         try job.validate()
         try await jobQueue.store.saveSchedule(ScheduleRecord(name: name, job: job, rule: rule, nextTickAt: next), now: now)

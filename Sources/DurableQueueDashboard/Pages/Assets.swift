@@ -26,6 +26,7 @@ enum Assets {
         .badge.cancelled { background: #ececec; color: #555; } .badge.scheduled { background: #efe4ff; color: #5d2fb0; }
         .badge.blocked { background: #f3f3f3; color: #777; } .badge.handed_off { background: #e0f4f7; color: #0b6577; }
         .badge.waiting { background: #f4ecfb; color: #6b3fa0; }
+        .badge.parked { background: #fdf3e1; color: #8a5a00; }
         dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 14px; background: #fff; border: 1px solid var(--line);
              border-radius: 6px; padding: 10px 14px; margin: 0; }
         dt { color: var(--muted); } dd { margin: 0; overflow-wrap: anywhere; }

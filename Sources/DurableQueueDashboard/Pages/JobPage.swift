@@ -14,7 +14,7 @@ struct JobPage {
         var fields: [(String, String)] = [
             ("State", HTML.badge(job.state) + (job.cancelRequested && !job.state.isTerminal ? " cancel requested" : "")),
             ("Queue", "<a href=\"/jobs\(HTML.query([("queue", job.queue)]))\">\(HTML.escape(job.queue))</a>"),
-            ("Kind", HTML.escape(job.kind)), ("Priority", HTML.escape(Formatting.priority(job.priority))),
+            ("Kind", HTML.escape(Formatting.kind(job.kind, version: job.version))), ("Priority", HTML.escape(Formatting.priority(job.priority))),
             ("Attempts", job.maxAttempts.map { "\(job.attempts) of \($0)" } ?? "\(job.attempts) (no limit)"),
             ("Created", HTML.time(job.createdAt)), ("Run at", HTML.time(job.runAt)), ("Updated", HTML.time(job.updatedAt)),
         ]
@@ -85,7 +85,7 @@ struct JobPage {
         if !job.state.isTerminal && !job.cancelRequested {
             buttons.append(HTML.actionButton("Cancel", path: "/api/jobs/\(job.id.rawValue)/cancel", back: back, enabled: actionsEnabled, danger: true))
         }
-        if job.state == .failed || job.state == .cancelled {
+        if job.state == .failed || job.state == .cancelled || job.state == .parked {
             buttons.append(HTML.actionButton("Retry", path: "/api/jobs/\(job.id.rawValue)/retry", back: back, enabled: actionsEnabled))
         }
         if !job.state.isTerminal { buttons.append(signalForm(back: back)) }

@@ -48,7 +48,7 @@ struct JobsPage {
             ["Id", "Queue", "Kind", "State", "Attempts", "Progress", "Updated", "Tags"],
             jobs.map { job in
                 [
-                    "<a href=\"/jobs/\(job.id.rawValue)\">\(job.id.rawValue)</a>", HTML.escape(job.queue), HTML.escape(job.kind),
+                    "<a href=\"/jobs/\(job.id.rawValue)\">\(job.id.rawValue)</a>", HTML.escape(job.queue), HTML.escape(Formatting.kind(job.kind, version: job.version)),
                     HTML.badge(job.state), job.maxAttempts.map { "\(job.attempts)/\($0)" } ?? String(job.attempts),
                     Formatting.percent(job.progress), HTML.time(job.updatedAt), HTML.escape(job.tags.joined(separator: ", ")),
                 ]

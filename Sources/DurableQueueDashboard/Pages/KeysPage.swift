@@ -10,7 +10,7 @@ struct KeysPage {
     let actionsEnabled: Bool
 
     /// The unfinished states, as columns.
-    static let columns: [JobState] = JobState.allCases.filter { !$0.isTerminal }
+    static let columns: [JobState] = JobState.allCases.filter { JobFilter.unfinished.contains($0) }
 
     func render() -> String {
         var settings = Formatting.limits(of: queue)

@@ -13,7 +13,7 @@ struct OverviewPage {
     let actionsEnabled: Bool
 
     /// The states shown as columns, in the order a job moves through them.
-    static let columns: [JobState] = [.scheduled, .pending, .blocked, .running, .handedOff, .waiting, .succeeded, .failed, .cancelled]
+    static let columns: [JobState] = [.scheduled, .pending, .blocked, .running, .handedOff, .waiting, .parked, .succeeded, .failed, .cancelled]
 
     func render() -> String {
         var body = "<h1>Queues</h1><p class=\"muted\">\(HTML.escape(location))</p>\n"

@@ -8,7 +8,7 @@ struct Bulk: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Retry, cancel or delete every job a filter matches (each change in the history).",
         discussion: """
-            retry takes failed and cancelled jobs, cancel unfinished ones, delete finished ones, oldest first, \
+            retry takes failed, cancelled and parked jobs, cancel unfinished and parked ones, delete finished ones, oldest first, \
             500 per transaction. Jobs of a sequence or group are not retried on their own; jobs of an unfinished \
             group are not deleted. Run with --dry-run first: it counts and changes nothing.
             """)

@@ -2,7 +2,7 @@ import ArgumentParser
 import DurableQueue
 import DurableQueueInspection
 
-/// `durableq list`: jobs, newest first, filtered by state, queue and tag, or the poison jobs.
+/// `durableq list`: jobs, newest first, filtered by state, queue, kind and tag, or the poison jobs.
 struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List jobs, newest first.")
 
@@ -13,6 +13,8 @@ struct List: AsyncParsableCommand {
     var state: JobState?
     @Option(help: "Only jobs of this queue.")
     var queue: String?
+    @Option(help: "Only jobs of this kind (a job type's name).")
+    var kind: String?
     @Option(help: "Only jobs with this tag.")
     var tag: String?
     @Flag(help: "Only poison jobs: failed because their worker stopped during too many attempts in a row.")
@@ -30,6 +32,7 @@ struct List: AsyncParsableCommand {
     func run() async throws {
         var filter = poisoned ? JobFilter.poisoned(limit: limit) : JobFilter(state: state, limit: limit)
         filter.queues = queue.map { [$0] }
+        filter.kinds = kind.map { [$0] }
         filter.tag = tag
         let jobs = try await database.openForReading().reader.jobs(filter)
         if output.json {
@@ -40,7 +43,7 @@ struct List: AsyncParsableCommand {
         var table = Table(header: ["ID", "QUEUE", "KIND", "STATE", "ATTEMPTS", "PROGRESS", "UPDATED", "TAGS"])
         for job in jobs {
             table.rows.append([
-                String(job.id.rawValue), job.queue, job.kind, job.state.rawValue,
+                String(job.id.rawValue), job.queue, Formatting.kind(job.kind, version: job.version), job.state.rawValue,
                 job.maxAttempts.map { "\(job.attempts)/\($0)" } ?? String(job.attempts), Formatting.percent(job.progress),
                 Formatting.timestamp(job.updatedAt), job.tags.joined(separator: ","),
             ])

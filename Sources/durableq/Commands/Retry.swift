@@ -1,11 +1,11 @@
 import ArgumentParser
 import DurableQueue
 
-/// `durableq retry ID`: a failed or cancelled job back to pending; with `--graph`, the failed jobs
+/// `durableq retry ID`: a failed, cancelled or parked job back to pending; with `--graph`, the failed jobs
 /// of its dependency graph and what their failure cancelled; with `--group`, a failed group's failed part.
 struct Retry: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Put a failed or cancelled job back to pending, with a fresh set of attempts (recorded in its history).",
+        abstract: "Put a failed, cancelled or parked job back to pending, with a fresh set of attempts (recorded in its history).",
         discussion: """
             A download keeps its checkpoint and resumes where it stopped. `durableq run` then runs it. With --graph, every \
             failed job linked to ID by dependencies is retried, and the jobs their failure cancelled wait again (not with \

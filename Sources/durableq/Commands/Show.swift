@@ -21,7 +21,8 @@ struct Show: AsyncParsableCommand {
         let dependencies = try await store.dependencies(of: JobID(id))
         if output.json { return job.json(history: history, steps: steps, dependencies: dependencies).print() }
         var fields: [(String, String)] = [
-            ("id", String(job.id.rawValue)), ("queue", job.queue), ("kind", job.kind), ("state", job.state.rawValue),
+            ("id", String(job.id.rawValue)), ("queue", job.queue), ("kind", Formatting.kind(job.kind, version: job.version)),
+            ("state", job.state.rawValue),
             ("priority", Formatting.priority(job.priority)),
             ("attempts", job.maxAttempts.map { "\(job.attempts) of \($0)" } ?? "\(job.attempts) (no limit)"),
             ("progress", Formatting.percent(job.progress)), ("created", Formatting.timestamp(job.createdAt)),

@@ -14,8 +14,22 @@ struct Status: AsyncParsableCommand {
     @Option(name: .customLong("by-key"), help: ArgumentHelp("Show queue QUEUE's unfinished jobs by partition key instead.", valueName: "queue"))
     var byKey: String?
 
+    @Flag(name: .customLong("by-kind"), help: "Show the waiting (pending or scheduled) jobs by kind and version instead.")
+    var byKind = false
+
     func run() async throws {
         let queue = try await database.openForReading()
+        if byKind {
+            let waiting = try await queue.reader.waitingJobsByKind().sorted { $0.key < $1.key }
+            if output.json {
+                JSONValue.array(
+                    waiting.map { JSONValue.object([("kind", .string($0.key.kind)), ("version", .int(Int64($0.key.version))), ("waiting", .int(Int64($0.value)))]) }
+                ).print()
+            } else {
+                for line in Self.lines(waiting) { Terminal.print(line) }
+            }
+            return
+        }
         if let name = byKey {
             guard try await queue.reader.queue(named: name) != nil else {
                 throw CommandFailure(message: "there is no queue named '\(name)' in \(queue.location)")
@@ -39,6 +53,14 @@ struct Status: AsyncParsableCommand {
     /// The unfinished states, in the order the tables show them.
     static let unfinishedColumns: [JobState] = [.scheduled, .pending, .blocked, .running, .handedOff, .waiting]
 
+    /// The by-kind table as lines of text: a row per kind and version with jobs waiting.
+    static func lines(_ waiting: [(key: KindVersion, value: Int)]) -> [String] {
+        guard !waiting.isEmpty else { return ["no waiting jobs"] }
+        var table = Table(header: ["KIND", "VERSION", "WAITING"])
+        for (job, count) in waiting { table.rows.append([job.kind, String(job.version), String(count)]) }
+        return table.lines
+    }
+
     /// The by-key table as lines of text: a row per partition key (`-` for jobs without one).
     static func lines(_ keys: [KeyCounts], now: Int64) -> [String] {
         guard !keys.isEmpty else { return ["no unfinished jobs"] }
@@ -54,8 +76,8 @@ struct Status: AsyncParsableCommand {
     static func lines(_ statuses: [QueueStatus], now: Int64) -> [String] {
         guard !statuses.isEmpty else { return ["no queues yet"] }
         var table = Table(header: [
-            "QUEUE", "MODE", "LIMIT", "PAUSED", "SCHEDULED", "PENDING", "BLOCKED", "RUNNING", "HANDED OFF", "WAITING", "SUCCEEDED",
-            "FAILED", "CANCELLED", "THROTTLE", "NEXT START",
+            "QUEUE", "MODE", "LIMIT", "PAUSED", "SCHEDULED", "PENDING", "BLOCKED", "RUNNING", "HANDED OFF", "WAITING", "PARKED",
+            "SUCCEEDED", "FAILED", "CANCELLED", "THROTTLE", "NEXT START",
         ])
         for status in statuses {
             let queue = status.configuration
@@ -66,7 +88,7 @@ struct Status: AsyncParsableCommand {
                     queue.name, queue.mode.rawValue, queue.concurrencyLimit == 0 ? "-" : String(queue.concurrencyLimit),
                     queue.isPaused ? "yes" : "no",
                 ]
-                    + [JobState.scheduled, .pending, .blocked, .running, .handedOff, .waiting, .succeeded, .failed, .cancelled].map {
+                    + [JobState.scheduled, .pending, .blocked, .running, .handedOff, .waiting, .parked, .succeeded, .failed, .cancelled].map {
                         String(status.counts[$0])
                     }
                     + [throttle.isEmpty ? "-" : throttle.joined(separator: ", "), nextStart ?? "-"])

@@ -98,7 +98,7 @@ private final class TestRefiller: AttemptRefiller {
 
     func refillRequest(freeing freed: Int, now: Int64) -> ClaimRequest? {
         state.withLock { $0.freed.append(freed) }
-        return ClaimRequest(owner: "w1", leaseDuration: 30_000, now: now, room: freed, kinds: testKinds, queues: ["default"])
+        return ClaimRequest(owner: "w1", leaseDuration: 30_000, now: now, room: freed, kinds: RunnableKinds(testKinds), queues: ["default"])
     }
 
     func committed(_ ended: [AttemptID], claimed jobs: [ClaimedJob], for request: ClaimRequest?) {

@@ -101,8 +101,8 @@ struct HeldSnapshotTests {
             """
             SET search_path TO durablequeue;
             SET plan_cache_mode = force_generic_plan;
-            PREPARE claim (text, text[], bigint[], bigint, text, bigint, bigint) AS \(PostgresJobStore.ClaimNext.sql);
-            EXPLAIN (COSTS OFF) EXECUTE claim ('default', '{tick}', '{}', 64, 'plan', 1, 0);
+            PREPARE claim (text, text[], bigint[], bigint, text, bigint, bigint, int[], int[]) AS \(PostgresJobStore.ClaimNext.sql);
+            EXPLAIN (COSTS OFF) EXECUTE claim ('default', '{tick}', '{}', 64, 'plan', 1, 0, '{1}', '{1}');
             """, database: database)
     }
 

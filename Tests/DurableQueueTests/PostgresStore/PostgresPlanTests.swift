@@ -17,8 +17,8 @@ import Testing
     @Test(arguments: ["force_custom_plan", "force_generic_plan"])
     func aClaimWalksThePendingIndexInOrderWithoutSorting(planCacheMode: String) async throws {
         let text = try await plan(
-            of: PostgresJobStore.ClaimNext.sql, types: "text, text[], bigint[], bigint, text, bigint, bigint",
-            values: "'busy', '{test}', '{}', 64, 'w1', 10000, 1000", planCacheMode: planCacheMode)
+            of: PostgresJobStore.ClaimNext.sql, types: "text, text[], bigint[], bigint, text, bigint, bigint, int[], int[]",
+            values: "'busy', '{test}', '{}', 64, 'w1', 10000, 1000, '{1}', '{1}'", planCacheMode: planCacheMode)
         #expect(text.contains("Index Scan using idx_jobs_next_pending"), "\(text)")
         #expect(!text.contains("Sort"), "\(text)")
         #expect(!text.contains("Seq Scan on jobs"), "\(text)")
@@ -29,8 +29,8 @@ import Testing
     @Test(arguments: ["force_custom_plan", "force_generic_plan"])
     func aClaimOfLimitedKeysStillWalksThePendingIndexInOrder(planCacheMode: String) async throws {
         let text = try await plan(
-            of: PostgresJobStore.PendingPage.sql, types: "text, text[], bigint[], bigint, bigint",
-            values: "'busy', '{test}', '{}', 64, 128", planCacheMode: planCacheMode, partitions: 50)
+            of: PostgresJobStore.PendingPage.sql, types: "text, text[], bigint[], bigint, bigint, int[], int[]",
+            values: "'busy', '{test}', '{}', 64, 128, '{1}', '{1}'", planCacheMode: planCacheMode, partitions: 50)
         #expect(text.contains("Index Scan using idx_jobs_next_pending"), "\(text)")
         #expect(!text.contains("Sort"), "\(text)")
         #expect(!text.contains("Seq Scan on jobs"), "\(text)")

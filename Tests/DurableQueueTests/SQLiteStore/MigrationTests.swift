@@ -489,6 +489,71 @@ import Testing
         #expect(try await store.earliestWake(after: 100) == 500)
     }
 
+    @Test func aVersionTwentyFiveFileKeepsEveryValueOfEveryJobAndGivesEachVersionOneWhenTheTableIsRebuiltForParkedJobs()
+        async throws
+    {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (path, connection) = try Self.file(atVersion: 25, in: directory)
+        try connection.executeScript(
+            """
+            INSERT INTO queues (name, created_at, updated_at) VALUES ('default', 1, 1);
+            INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, attempts, max_attempts, retry_policy,
+                              timeout_ms, unique_key, lease_owner, lease_expires_at, input, output, error, progress, checkpoint,
+                              created_at, updated_at, started_at, finished_at, throttle_interval_ms, throttle_interval_source,
+                              progressed_attempts, checkpoint_attempt, trace_context, partition_key, created_state, event_count,
+                              handed_off_to, handoff_reference, handoff_deadline, waiting_for, wait_deadline, lost_in_a_row,
+                              last_lost_attempt, created_tx)
+            VALUES (7, 'default', 'a', 'waiting', 4, 7, 5, 2, 3, '{"kind":"constant"}', 9000, 'key-7', NULL, NULL, '"in"',
+                    NULL, '{"type":"E","message":"m","retryable":true}', 0.5, x'0102', 1, 6, 5, NULL, 100, 'job', 1, 2,
+                    '{"traceparent":"00"}', 'p', 'pending', 1, 'carrier', 'ref', 77, 'go', 30, 1, 1, 12),
+                   (8, 'default', 'b', 'pending', 0, 8, 2, 0, NULL, NULL, NULL, NULL, NULL, NULL, '"x"', NULL, NULL, NULL,
+                    NULL, 2, 3, NULL, NULL, 0, 'queue', 0, NULL, NULL, NULL, 'pending', 0, NULL, NULL, NULL, NULL, NULL, 0,
+                    NULL, 13);
+            INSERT INTO job_events (job_id, seq, at, from_state, to_state, attempt, reason, worker)
+            VALUES (7, 1, 5, 'pending', 'running', 1, 'claimed', 'w1');
+            INSERT INTO schedules (name, kind, queue, input, priority, unique_policy, tags, jitter_ms, missed, paused,
+                                   next_tick_at, interval_ms, created_at, updated_at)
+            VALUES ('tick', 'b', 'default', '1', 0, 'keep', '[]', 0, 'skip', 0, 100, 1000, 1, 1);
+            """)
+        let columns = """
+            id, queue, kind, state, priority, order_key, run_at, attempts, max_attempts, retry_policy, timeout_ms,
+            unique_key, lease_owner, lease_expires_at, input, output, error, progress, hex(checkpoint), created_at,
+            updated_at, started_at, finished_at, throttle_interval_ms, throttle_interval_source, progressed_attempts,
+            checkpoint_attempt, trace_context, partition_key, created_state, event_count, handed_off_to,
+            handoff_reference, handoff_deadline, waiting_for, wait_deadline, lost_in_a_row, last_lost_attempt, created_tx
+            """
+        func rows() throws -> [String] {
+            var rows: [String] = []
+            try connection.query("SELECT \(columns) FROM jobs ORDER BY id") { row in
+                rows.append((0..<39).map { row.optionalString(Int32($0)) ?? "NULL" }.joined(separator: "|"))
+            }
+            return rows
+        }
+        let before = try rows()
+
+        let store = try SQLiteJobStore(path: path)
+        #expect(try SQLiteMigrator.userVersion(connection) == SchemaMigrations.latestVersion)
+        #expect(try rows() == before)
+        #expect(try connection.scalarInt64("SELECT count(*) FROM jobs WHERE version = 1") == 2)
+        #expect(try connection.scalarInt64("SELECT version FROM job_list WHERE id = 8") == 1)
+        #expect(try connection.scalarInt64("SELECT version FROM schedules WHERE name = 'tick'") == 1)
+        #expect(try await store.history(of: JobID(7)).map(\.reason).last == "claimed")
+        for index in ["idx_jobs_next_pending", "idx_jobs_timed", "idx_jobs_running", "idx_jobs_unique_key", "idx_jobs_finished",
+                      "idx_jobs_unique_key_created", "idx_jobs_group_state"] {
+            #expect(try connection.scalarInt64("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?", [index]) == 1, "\(index)")
+        }
+        // The new state is admitted and counted; the claim still walks the pending index.
+        try connection.execute("UPDATE jobs SET state = 'parked' WHERE id = 8")
+        #expect(try connection.scalarInt64("SELECT parked FROM queue_status WHERE queue = 'default'") == 1)
+        #expect(throws: (any Error).self) { try connection.execute("UPDATE jobs SET version = 0 WHERE id = 8") }
+        var plan: [String] = []
+        try connection.query("EXPLAIN QUERY PLAN " + SQLiteJobStore.nextPendingStatement, ["default"]) { plan.append($0.string(3)) }
+        #expect(plan.count == 1 && plan[0].contains("idx_jobs_next_pending"), "\(plan)")
+        // A deleted job's id stays used.
+        #expect(try await store.add(job()) == JobID(9))
+    }
+
     /// A file in `directory` migrated up to schema `version` only, and a connection to it.
     private static func file(atVersion version: Int, in directory: TemporaryDirectory) throws -> (path: String, connection: SQLiteConnection) {
         let path = directory.path("jobs.sqlite")

@@ -151,7 +151,7 @@ import Testing
             try await store.finish([FinishedAttempt(retaken.attemptID, owner: "w2", outcome: .succeeded(output: "1"))], now: 40_002)
             #expect(try await store.apply(.delete, to: [lost], reason: "test", now: 40_003) == [lost: .succeeded])
 
-            let request = ClaimRequest(owner: "w1", leaseDuration: 30_000, now: 40_004, room: 1, kinds: testKinds, queues: ["default"])
+            let request = ClaimRequest(owner: "w1", leaseDuration: 30_000, now: 40_004, room: 1, kinds: RunnableKinds(testKinds), queues: ["default"])
             let result = try await store.finish(
                 [FinishedAttempt(stale.attemptID, owner: "w1", outcome: .succeeded(output: "2"))], now: 40_004, thenClaim: request)
             #expect(result.states.isEmpty && result.claimed.map(\.id) == [next], "\(result)")
