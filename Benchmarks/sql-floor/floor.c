@@ -77,10 +77,10 @@ static int enqueue(sqlite3 *db, int n) {
     sqlite3_stmt *next_id = prepare(db,
         "SELECT max(coalesce((SELECT max(id) FROM jobs), 0), (SELECT id FROM job_id_floor)) + 1");
     sqlite3_stmt *insert = prepare(db,
-        "INSERT INTO jobs (id, queue, kind, version, state, priority, order_key, run_at, max_attempts, retry_policy,"
+        "INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy,"
         " timeout_ms, input, created_at, updated_at, throttle_interval_ms, throttle_interval_source,"
         " trace_context, partition_key, created_state, created_tx)"
-        " VALUES (?1, 'default', 'noop', 1, 'pending', 0, ?1, ?2, 5, NULL, NULL, ?3, ?2, ?2, 0, 'queue',"
+        " VALUES (?1, 'default', 'noop', 'pending', 0, ?1, ?2, 5, NULL, NULL, ?3, ?2, ?2, 0, 'queue',"
         " NULL, NULL, 'pending', 2 * ?1 + 1)");
     char input[128];
     for (int i = 0; i < n; i++) {
@@ -142,7 +142,7 @@ static void bind_history_row(sqlite3_stmt *insert, int row, sqlite3_int64 job, s
 }
 
 static void job_row(char *out, size_t size, int first) {
-    snprintf(out, size, "(?%d, 'default', 'noop', 1, 'pending', 0, ?%d, ?%d, 5, NULL, NULL, ?%d, ?%d, ?%d, 0, 'queue',"
+    snprintf(out, size, "(?%d, 'default', 'noop', 'pending', 0, ?%d, ?%d, 5, NULL, NULL, ?%d, ?%d, ?%d, 0, 'queue',"
              " NULL, NULL, 'pending', ?1)", first, first, first + 1, first + 2, first + 1, first + 1);
 }
 
@@ -155,7 +155,7 @@ static int batch(sqlite3 *db, int n) {
     sqlite3_stmt *insert[most_per_transaction];
     for (int rows = 1; rows <= most_per_transaction; rows++) {
         insert[rows - 1] = multi_row(db,
-            "INSERT INTO jobs (id, queue, kind, version, state, priority, order_key, run_at, max_attempts, retry_policy,"
+            "INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy,"
             " timeout_ms, input, created_at, updated_at, throttle_interval_ms, throttle_interval_source,"
             " trace_context, partition_key, created_state, created_tx) VALUES ",
             rows, "", job_row, 2, 3);

@@ -175,7 +175,7 @@ public final class JobQueue: Sendable {
     {
         let now = now
         let jobs = try options.newJobs(
-            J.self, inputs: try inputs.map(files.storedJSON), now: now, traceContext: callersTraceContext)
+            kind: J.name, version: J.version, inputs: try inputs.map(files.storedJSON), now: now, traceContext: callersTraceContext)
         let outcomes = try await store.enqueue(jobs, now: now)
         enqueued()
         return outcomes.map { JobHandle(id: $0.id, queue: self) }
@@ -192,7 +192,7 @@ public final class JobQueue: Sendable {
     public func enqueue<J: Job>(_ type: J.Type, batch jobs: [(input: J.Input, options: EnqueueOptions)]) async throws -> [JobHandle<J>] {
         let now = now
         let newJobs = try jobs.flatMap { input, options in
-            try options.newJobs(J.self, inputs: [try files.storedJSON(input)], now: now, traceContext: callersTraceContext)
+            try options.newJobs(kind: J.name, version: J.version, inputs: [try files.storedJSON(input)], now: now, traceContext: callersTraceContext)
         }
         let outcomes = try await store.enqueue(newJobs, now: now)
         enqueued()

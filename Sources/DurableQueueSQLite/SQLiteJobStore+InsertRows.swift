@@ -24,7 +24,10 @@ extension SQLiteJobStore {
         let commit = try commitNumber(changesJobs: false)
         while start < jobs.endIndex {
             let end = min(start + Self.rowsPerStatement, jobs.endIndex)
-            try connection.execute(Self.rowInsertStatements[end - start - 1]) { binder in
+            // Rows of version 1 (most) leave the column to its default: binding it cost every row.
+            let versioned = jobs[start..<end].contains { $0.version != 1 }
+            let statements = versioned ? Self.versionedRowInsertStatements : Self.rowInsertStatements
+            try connection.execute(statements[end - start - 1]) { binder in
                 binder.bind(commit)
                 for index in start..<end {
                     let settings: QueueInsertSettings
@@ -34,7 +37,7 @@ extension SQLiteJobStore {
                         settings = try insertSettings(ofQueue: jobs[index].queue, now: now)
                         queue = (jobs[index].queue, settings)
                     }
-                    Self.bindRow(jobs[index], id: id, settings: settings, now: now, to: &binder)
+                    Self.bindRow(jobs[index], id: id, settings: settings, now: now, versioned: versioned, to: &binder)
                     id += 1
                 }
             }
@@ -48,16 +51,16 @@ extension SQLiteJobStore {
         return id
     }
 
-    /// Binds the parameters of one row of ``rowInsertStatements``: `job` with id `id`.
+    /// Binds the parameters of one row of ``rowInsertStatements`` (of ``versionedRowInsertStatements``
+    /// when `versioned`): `job` with id `id`.
     private static func bindRow(
-        _ job: NewJob, id: Int64, settings: QueueInsertSettings, now: Int64, to binder: inout ParameterBinder
+        _ job: NewJob, id: Int64, settings: QueueInsertSettings, now: Int64, versioned: Bool, to binder: inout ParameterBinder
     ) {
         let state = job.initialState(now: now)
         let throttle = settings.throttle(of: job)
         binder.bind(id)
         binder.bind(job.queue)
         binder.bind(job.kind)
-        binder.bind(job.version)
         binder.bind(state.staticText)
         binder.bind(job.priority.rawValue)
         binder.bind(settings.lifo ? -id : id)
@@ -73,20 +76,31 @@ extension SQLiteJobStore {
         binder.bind(job.traceContext)
         binder.bind(job.partitionKey)
         binder.bind(state.staticText)
+        if versioned { binder.bind(job.version) }
     }
 
-    /// `INSERT INTO jobs` of 1 … ``rowsPerStatement`` jobs without a unique key or a group, at the
-    /// index one less than the count: `?1` the commit number, then each row's parameters, the
-    /// columns' in order.
-    private static let rowInsertStatements = multiRowTexts(
-        """
-        INSERT INTO jobs (id, queue, kind, version, state, priority, order_key, run_at, max_attempts, retry_policy,
-                          timeout_ms, input, created_at, updated_at, throttle_interval_ms,
-                          throttle_interval_source, trace_context, partition_key, created_state, created_tx)
-        VALUES\u{20}
-        """
-    ) { row in
-        let first = 2 + 19 * row
-        return "(" + (first..<first + 19).map { "?\($0)" }.joined(separator: ", ") + ", ?1)"
+    /// `INSERT INTO jobs` of 1 … ``rowsPerStatement`` jobs of version 1 without a unique key or a
+    /// group, at the index one less than the count: `?1` the commit number, then each row's
+    /// parameters, the columns' in order.
+    private static let rowInsertStatements = rowInserts(versioned: false)
+
+    /// ``rowInsertStatements`` with each row's version last.
+    private static let versionedRowInsertStatements = rowInserts(versioned: true)
+
+    /// The texts of ``rowInsertStatements``, or of ``versionedRowInsertStatements`` when `versioned`.
+    private static func rowInserts(versioned: Bool) -> [String] {
+        let columns = versioned ? 19 : 18
+        return multiRowTexts(
+            """
+            INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy,
+                              timeout_ms, input, created_at, updated_at, throttle_interval_ms,
+                              throttle_interval_source, trace_context, partition_key, created_state, created_tx\(versioned ? ", version" : ""))
+            VALUES\u{20}
+            """
+        ) { row in
+            let first = 2 + columns * row
+            let own = (first..<first + 18).map { "?\($0)" }.joined(separator: ", ")
+            return "(" + own + ", ?1" + (versioned ? ", ?\(first + 18)" : "") + ")"
+        }
     }
 }

@@ -32,6 +32,21 @@ import Testing
         }
     }
 
+    /// Jobs with a unique key are inserted one by one (the key looked up first), a batch's in rows of
+    /// many: each path stores the version, and leaves version 1 to the column's default.
+    @Test(arguments: StoreBackend.all) func everyInsertPathStoresTheVersion(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ async throws in
+            var keyed = job(kind: "greet", uniqueKey: "k")
+            keyed.version = 4
+            var batch = (0..<3).map { job(kind: "greet", input: "\($0)") }
+            batch[1].version = 2
+            let ids = try await store.enqueue([keyed] + batch, now: 1_000).map(\.id)
+            var versions: [Int] = []
+            for id in ids { versions.append(try await store.job(id).version) }
+            #expect(versions == [4, 1, 2, 1])
+        }
+    }
+
     @Test(arguments: StoreBackend.all) func aQueueLimitedPerKeyTakesOnlyTheVersionsItsWorkerRuns(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store, _ async throws in
             var limited = QueueConfiguration("keyed")
