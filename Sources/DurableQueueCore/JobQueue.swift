@@ -204,8 +204,10 @@ public final class JobQueue: Sendable {
         JobHandle(id: id, queue: self)
     }
 
-    /// How many jobs are not finished yet (scheduled, pending, blocked or running), over every
-    /// queue: what a program that waits for its work to be done asks.
+    /// How many jobs are not finished yet and will finish without anyone's help (scheduled,
+    /// pending, blocked, running, handed off or waiting), over every queue: what a program that
+    /// waits for its work to be done asks. A parked job (``JobState/parked``) waits for a person's
+    /// retry or cancel and is not counted.
     public func unfinishedJobCount() async throws -> Int {
         try await store.count(JobFilter(states: JobFilter.unfinished))
     }

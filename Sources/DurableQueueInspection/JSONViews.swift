@@ -52,6 +52,13 @@ extension JobEvent {
     }
 }
 
+extension KindVersion {
+    /// The kind, its version and how many of its jobs wait (`waiting`), as a JSON object.
+    package func json(waiting: Int) -> JSONValue {
+        .object([("kind", .string(kind)), ("version", .int(Int64(version))), ("waiting", .int(Int64(waiting)))])
+    }
+}
+
 extension KeyCounts {
     /// The key's unfinished jobs by state and its stored next start, as a JSON object (`key` null
     /// for jobs without one).

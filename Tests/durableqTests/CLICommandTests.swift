@@ -421,6 +421,9 @@ private func seed(_ directory: TemporaryDirectory) async throws -> (pending: Job
         let byKind = try await durableq(["status", "--by-kind"], in: here)
         #expect(byKind.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
                 == [["KIND", "VERSION", "WAITING"], ["send", "3", "1"]], "\(byKind.stdout)")
+        let byKindJSON = try await durableq(["status", "--by-kind", "--json"], in: here).objects()
+        #expect(byKindJSON.count == 1 && byKindJSON.first?["kind"] as? String == "send" && byKindJSON.first?["version"] as? Int == 3
+                && byKindJSON.first?["waiting"] as? Int == 1, "\(byKindJSON)")
         let list = try await durableq(["list", "--state", "parked", "--kind", "send"], in: here)
         #expect(list.stdout.contains("\(parked)") && !list.stdout.contains("send v3"), "\(list.stdout)")
         #expect(try await durableq(["list", "--kind", "send"], in: here).stdout.contains("send v3"))

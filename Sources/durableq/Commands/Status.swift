@@ -22,9 +22,7 @@ struct Status: AsyncParsableCommand {
         if byKind {
             let waiting = try await queue.reader.waitingJobsByKind().sorted { $0.key < $1.key }
             if output.json {
-                JSONValue.array(
-                    waiting.map { JSONValue.object([("kind", .string($0.key.kind)), ("version", .int(Int64($0.key.version))), ("waiting", .int(Int64($0.value)))]) }
-                ).print()
+                JSONValue.array(waiting.map { $0.key.json(waiting: $0.value) }).print()
             } else {
                 for line in Self.lines(waiting) { Terminal.print(line) }
             }

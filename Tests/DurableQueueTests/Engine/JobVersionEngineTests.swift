@@ -128,7 +128,7 @@ private struct GreetV2Counting: Job {
         #expect(error?.message.contains("version 2 of 'greet'") == true && error?.message.contains("version 1 cannot read it") == true)
     }
 
-    @Test(arguments: StoreBackend.all) func aScheduleKeepsTheVersionOfItsInputForEveryTick(_ backend: StoreBackend) async throws {
+    @Test(arguments: StoreBackend.all) func aScheduleKeepsTheVersionOfItsInput(_ backend: StoreBackend) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let queue = try await backend.queue(in: directory)
