@@ -1,4 +1,5 @@
 import DurableQueueTestSupport
+import DurableQueueTesting
 import Foundation
 import Synchronization
 import Testing
@@ -6,11 +7,13 @@ import Testing
 @testable import DurableQueueCore
 @testable import DurableQueueSQLite
 
-/// Counts step bodies and records when the job woke.
+/// Counts step bodies and records when, by the queue's clock, the job woke.
 private final class Trace: Sendable {
+    private let clock: any TimeSource
     private let state = Mutex<(runs: [String: Int], wokeAt: Int64?)>(([:], nil))
+    init(clock: any TimeSource = SystemTimeSource()) { self.clock = clock }
     func ran(_ name: String) { state.withLock { $0.runs[name, default: 0] += 1 } }
-    func woke() { state.withLock { $0.wokeAt = Date().millisecondsSince1970 } }
+    func woke() { state.withLock { $0.wokeAt = clock.nowMilliseconds } }
     subscript(_ name: String) -> Int { state.withLock { $0.runs[name, default: 0] } }
     var wokeAt: Int64? { state.withLock { $0.wokeAt } }
 }
@@ -41,33 +44,35 @@ private struct Reminder: Job {
     @Test(arguments: StoreBackend.all) func aSleepingJobHoldsNothingSurvivesItsEngineAndGoesOnAfterItsTime(_ backend: StoreBackend) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let trace = Trace()
+        // The queue's clock moves only when the test moves it: "too early" cannot turn into "in
+        // time" on a slow machine.
+        let clock = ManualClock()
+        let configuration = JobQueue.Configuration(pollInterval: .milliseconds(20), timeSource: clock)
+        let trace = Trace(clock: clock)
         let job: JobID
-        let sleptAt: Int64
+        let sleptAt = clock.nowMilliseconds
         do {
-            let queue = try await backend.queue(in: directory)
+            let queue = try await backend.queue(in: directory, configuration: configuration)
             queue.register(Reminder(trace: trace))
             job = try await queue.enqueue(Reminder.self, 3_000, options: EnqueueOptions(retry: RetryPolicy(maxAttempts: 1))).id
-            sleptAt = Date().millisecondsSince1970
             let report = try await queue.drain()
-            #expect(report.attemptsRun == 1 && report.nextDueAt != nil, "\(report)")
+            #expect(report.attemptsRun == 1 && report.nextDueAt == Date(millisecondsSince1970: sleptAt + 3_000), "\(report)")
             let row = try await queue.store.job(job)
             #expect(row.state == .scheduled && row.attempts == 0 && row.leaseOwner == nil, "\(row.state), \(row.attempts) attempts")
             let reasons = try await queue.store.history(of: job).compactMap(\.reason)
             #expect(reasons.contains { $0.hasPrefix("sleeping for ") && $0.hasSuffix("(durable sleep)") }, "\(reasons)")
-            // Too early: a drain runs nothing. (Three seconds of sleep: a loaded CI machine took more
-            // than 800 ms between the first drain and this one.)
-            let early = try await queue.drain()
-            #expect(early.attemptsRun == 0, "a drain \(Date().millisecondsSince1970 - sleptAt) ms after going to sleep ran it")
+            // A millisecond early: a drain runs nothing.
+            clock.advance(by: .milliseconds(2_999))
+            #expect(try await queue.drain().attemptsRun == 0)
         }
-        // Another engine (the process restarted) runs it after its time.
-        let queue = try await backend.queue(in: directory, configuration: JobQueue.Configuration(pollInterval: .milliseconds(20)))
+        // Another engine (the process restarted) runs it once its time has come.
+        let queue = try await backend.queue(in: directory, configuration: configuration)
         queue.register(Reminder(trace: trace))
         let engine = Task { try await queue.run() }
         defer { engine.cancel() }
-        #expect(try await queue.handle(Reminder.self, id: job).result(timeout: .seconds(10)) == "sent, followed up")
-        let woke = try #require(trace.wokeAt)
-        #expect(woke - sleptAt >= 3_000, "woke \(woke - sleptAt) ms after going to sleep")
+        clock.advance(by: .milliseconds(1))
+        #expect(try await queue.handle(Reminder.self, id: job).result() == "sent, followed up")
+        #expect(trace.wokeAt == sleptAt + 3_000)
         #expect(trace["first"] == 1 && trace["second"] == 1)
         // One attempt allowed, and the sleep spent none.
         #expect(try await queue.store.job(job).attempts == 1)
