@@ -13,13 +13,18 @@ extension SQLiteJobStore {
     func dependencyRecords(of id: JobID) throws -> [DependencyRecord] {
         var records: [DependencyRecord] = []
         try connection.query(
-            "SELECT name, parent_id, on_failure, outcome, output, error FROM job_dependencies WHERE job_id = ? ORDER BY name", [id.rawValue]
+            """
+            SELECT d.name, d.parent_id, d.on_failure, d.outcome, d.output, d.error, p.kind, p.version
+            FROM job_dependencies AS d LEFT JOIN jobs AS p ON p.id = d.parent_id
+            WHERE d.job_id = ? ORDER BY d.name
+            """, [id.rawValue]
         ) { row in
             records.append(
                 DependencyRecord(
                     name: row.string(0), job: JobID(row.int64(1)), onFailure: Dependency.OnFailure(rawValue: row.string(2)) ?? .cancel,
                     outcome: try row.optionalString(3).map { try JobState(stored: $0) }, output: row.optionalString(4),
-                    error: try row.optionalString(5).map { try JobCodec.decode(JobFailure.self, from: $0) }))
+                    error: try row.optionalString(5).map { try JobCodec.decode(JobFailure.self, from: $0) },
+                    parent: row.optionalString(6).map { KindVersion(kind: $0, version: Int(row.int64(7))) }))
         }
         return records
     }

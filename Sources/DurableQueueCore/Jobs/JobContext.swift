@@ -243,11 +243,30 @@ public struct JobContext: Sendable {
     /// `type`; nil when that job did not succeed (its edge let this job run anyway: ``Dependency/OnFailure/run``
     /// or ``Dependency/OnFailure/ignore``).
     ///
-    /// - Throws: `invalidArgument` when the job has no dependency named `name`; a decoding error.
+    /// - Throws: `invalidArgument` when the job has no dependency named `name`; a decoding error
+    ///   (``dependencyOutput(_:of:)`` names the versions of a job type's outputs).
     public func dependencyOutput<T: Decodable>(_ name: String, as type: T.Type = T.self) async throws -> T? {
         let dependency = try await dependency(named: name)
         guard dependency.outcome == .succeeded, let output = dependency.output else { return nil }
         return try JobCodec.decode(T.self, from: output)
+    }
+
+    /// The output of this job's dependency `name`, a job of type `type`: as
+    /// ``dependencyOutput(_:as:)``, decoded as `type`'s output.
+    ///
+    /// - Throws: `invalidArgument` when the job has no dependency named `name`; `versionMismatch`
+    ///   naming both versions when another version of the type stored an output this one cannot read.
+    public func dependencyOutput<J: Job>(_ name: String, of type: J.Type) async throws -> J.Output? {
+        let dependency = try await dependency(named: name)
+        guard dependency.outcome == .succeeded, let output = dependency.output else { return nil }
+        do {
+            return try JobCodec.decode(J.Output.self, from: output)
+        } catch {
+            guard let parent = dependency.parent, parent.kind == J.name, parent.version != J.version else { throw error }
+            throw DurableQueueError.outputVersionMismatch(
+                "the output of dependency '\(dependency.name)' (job \(dependency.job))", stored: parent, reader: J.version, cause: error,
+                jobID: id)
+        }
     }
 
     /// The outputs of every dependency that succeeded, by name, decoded as `type`: what a job that

@@ -122,10 +122,9 @@ public struct JobHandle<J: Job>: Sendable {
             do {
                 return .succeeded(try queue.files.resolvedValue(J.Output.self, from: record.output ?? "null"))
             } catch where record.version != J.version {
-                throw DurableQueueError(
-                    .versionMismatch,
-                    "the output of job \(record.id) was stored by version \(record.version) of '\(record.kind)'; "
-                        + "version \(J.version) cannot read it: \(error)", jobID: record.id, queue: record.queue)
+                throw DurableQueueError.outputVersionMismatch(
+                    "the output of job \(record.id)", stored: KindVersion(kind: record.kind, version: record.version), reader: J.version,
+                    cause: error, jobID: record.id, queue: record.queue)
             }
         case .cancelled:
             return .cancelled

@@ -54,3 +54,16 @@ package struct StoredVersionError: Error, CustomStringConvertible {
         "stored by version \(stored); this worker runs versions \(runs.lowerBound)–\(runs.upperBound)"
     }
 }
+
+extension DurableQueueError {
+    /// The error of reading `subject` (an output) that version `stored` of a job type wrote and
+    /// version `reader` of it cannot decode: both versions named, and why it did not decode.
+    static func outputVersionMismatch(
+        _ subject: String, stored: KindVersion, reader: Int, cause: any Error, jobID: JobID, queue: String? = nil
+    ) -> DurableQueueError {
+        DurableQueueError(
+            .versionMismatch,
+            "\(subject) was stored by version \(stored.version) of '\(stored.kind)'; version \(reader) cannot read it: \(cause)",
+            jobID: jobID, queue: queue)
+    }
+}

@@ -9,9 +9,12 @@ package struct DependencyRecord: Sendable, Hashable {
     package var output: String?
     /// Its error, if it failed.
     package var error: JobFailure?
+    /// The kind and version of the job depended on (``Job/version``); nil once it was deleted.
+    package var parent: KindVersion?
 
     package init(
-        name: String, job: JobID, onFailure: Dependency.OnFailure, outcome: JobState?, output: String?, error: JobFailure?
+        name: String, job: JobID, onFailure: Dependency.OnFailure, outcome: JobState?, output: String?, error: JobFailure?,
+        parent: KindVersion? = nil
     ) {
         self.name = name
         self.job = job
@@ -19,5 +22,6 @@ package struct DependencyRecord: Sendable, Hashable {
         self.outcome = outcome
         self.output = output
         self.error = error
+        self.parent = parent
     }
 }

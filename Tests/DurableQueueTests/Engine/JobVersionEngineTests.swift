@@ -41,6 +41,19 @@ private struct GreetV2Counting: Job {
     func run(_ input: GreetV2.Input, context: JobContext) async throws -> Int { input.first.count }
 }
 
+/// Reads the output of its dependency "greeting" as version 1 of "greet" would; returns what it
+/// read, or the message of a version mismatch.
+private struct ReadsGreeting: Job {
+    static let name = "reads-greeting"
+    func run(_ input: Int, context: JobContext) async throws -> String {
+        do {
+            return try await context.dependencyOutput("greeting", of: GreetV1.self) ?? "none"
+        } catch let error as DurableQueueError where error.code == .versionMismatch {
+            return error.message
+        }
+    }
+}
+
 /// Jobs stored by one version of their type and run by another: claimed only by a worker that runs
 /// their version, their inputs migrated, parked (no attempt spent) when no code here reads them; on
 /// both stores.
@@ -126,6 +139,21 @@ private struct GreetV2Counting: Job {
         let error = await #expect(throws: DurableQueueError.self) { _ = try await queue.handle(GreetV1.self, id: job.id).result() }
         #expect(error?.code == .versionMismatch, "\(String(describing: error))")
         #expect(error?.message.contains("version 2 of 'greet'") == true && error?.message.contains("version 1 cannot read it") == true)
+    }
+
+    @Test(arguments: StoreBackend.all) func aDependencysOutputAnotherVersionStoredNamesBothVersions(_ backend: StoreBackend) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let queue = try await backend.queue(in: directory)
+        queue.register(GreetV2Counting())
+        queue.register(ReadsGreeting())
+        let greeting = try await queue.enqueue(GreetV2Counting.self, GreetV2.Input(first: "Ada", last: "Lovelace"))
+        var options = EnqueueOptions(retry: RetryPolicy(maxAttempts: 1))
+        options.dependsOn = [Dependency("greeting", on: greeting)]
+        let reader = try await queue.enqueue(ReadsGreeting.self, 0, options: options)
+        #expect(try await queue.drain().attemptsRun == 2)
+        let read = try await reader.outcome()
+        #expect(read.output?.contains("was stored by version 2 of 'greet'; version 1 cannot read it") == true, "\(read)")
     }
 
     @Test(arguments: StoreBackend.all) func aScheduleKeepsTheVersionOfItsInput(_ backend: StoreBackend) async throws {
