@@ -225,7 +225,12 @@ import Testing
                 received += String(buffer: chunk)
                 return try await nextChange()
             }
-            try await Task.sleep(for: .milliseconds(300))  // the stream has read its first token
+            // The stream's first line comes once it has read the store's first change token.
+            while !received.contains("retry: 2000\n\n") {
+                guard let chunk = try await chunks.next() else { break }
+                received += String(buffer: chunk)
+            }
+            #expect(received.hasPrefix("retry: 2000\n\n"), "\(received)")
             let job = try await fixture.workers.enqueue(Echo.self, "new", options: EnqueueOptions(delay: .seconds(3600)))  // another connection
             let first = try await nextChange()
             #expect(first != nil)

@@ -204,19 +204,38 @@ struct SQLEnqueueTests {
         defer { schema.directory.remove() }
         // The queue's row exists (a session creating it would wait for the other at that row).
         try await schema.queue.queues.configure(QueueConfiguration("default"))
-        // The first session inserts the key's job and commits a second later; the second session
-        // looks meanwhile (finding nothing it may see), waits on the key's index entry at its
-        // insert, finds it taken once the first commits, and looks again.
+        // The first session inserts the key's job and, before it commits, waits at a lock the test
+        // holds; the second session looks meanwhile (finding nothing it may see), waits on the key's
+        // index entry at its insert, finds it taken once the first commits, and looks again.
+        let gate = "gate-\(schema.name)"
+        let openGate = try await TestPostgresServer.holdAdvisoryLock(named: gate, session: gate)
+        let firstSession = "first-\(schema.name)"
         async let first = TestPostgresServer.psql(
             """
+            SET application_name = :'session';
             BEGIN;
             SELECT :"schema".durablequeue_enqueue('send-mail', '{"to": "i", "count": 1}', '{"unique_key": "once"}');
-            SELECT pg_sleep(1);
+            SELECT pg_advisory_xact_lock(hashtext(:'gate'));
             COMMIT;
-            """, variables: ["schema": schema.name])
-        try await Task.sleep(for: .milliseconds(400))
-        let second = try await schema.enqueue(input: #"{"to": "i", "count": 2}"#, options: #"{"unique_key": "once"}"#)
-        #expect(try await first == "\(second)")
+            """, variables: ["schema": schema.name, "session": firstSession, "gate": gate])
+        try await eventually("the first session inserted its job and waits at the gate") {
+            try await TestPostgresServer.psql(
+                """
+                SELECT count(*) FROM pg_locks JOIN pg_stat_activity USING (pid)
+                WHERE application_name = :'session' AND locktype = 'advisory' AND NOT granted;
+                """, variables: ["session": firstSession]) == "1"
+        }
+        let second = Task { try await schema.enqueue(input: #"{"to": "i", "count": 2}"#, options: #"{"unique_key": "once"}"#) }
+        try await eventually("the second session waits for the first's transaction") {
+            try await TestPostgresServer.psql(
+                """
+                SELECT count(*) FROM pg_locks AS l JOIN pg_stat_activity AS a ON l.transactionid = a.backend_xid
+                WHERE a.application_name = :'session' AND l.locktype = 'transactionid' AND NOT l.granted;
+                """, variables: ["session": firstSession]) == "1"
+        }
+        try await openGate()
+        let secondID = try await second.value
+        #expect(try await first == "\(secondID)")
         #expect(try await schema.query("SELECT count(*) || ' ' || min(input ->> 'count') FROM :\"schema\".jobs;") == "1 1")
     }
 
