@@ -82,6 +82,7 @@ let package = Package(
                 .embedInCode("0024_commit_order.sql"),
                 .embedInCode("0025_timed_states_index.sql"),
                 .embedInCode("0026_job_versions.sql"),
+                .embedInCode("0027_worker_kinds.sql"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -181,6 +182,7 @@ let package = Package(
                 .embedInCode("0017_dependencies.sql"),
                 .embedInCode("0018_deleted_jobs_by_age.sql"),
                 .embedInCode("0019_job_versions.sql"),
+                .embedInCode("0020_worker_kinds.sql"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -55,6 +55,7 @@ package enum SchemaMigrations {
         SchemaMigration(version: 24, name: "0024_commit_order", bytes: PackageResources._024_commit_order_sql),
         SchemaMigration(version: 25, name: "0025_timed_states_index", bytes: PackageResources._025_timed_states_index_sql),
         SchemaMigration(version: 26, name: "0026_job_versions", bytes: PackageResources._026_job_versions_sql),
+        SchemaMigration(version: 27, name: "0027_worker_kinds", bytes: PackageResources._027_worker_kinds_sql),
     ]
 
     /// The newest schema version this build knows.

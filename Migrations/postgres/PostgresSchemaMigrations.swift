@@ -24,5 +24,6 @@ package enum PostgresSchemaMigrations {
         (17, "dependencies", String(decoding: PackageResources._017_dependencies_sql, as: UTF8.self)),
         (18, "deleted_jobs_by_age", String(decoding: PackageResources._018_deleted_jobs_by_age_sql, as: UTF8.self)),
         (19, "job_versions", String(decoding: PackageResources._019_job_versions_sql, as: UTF8.self)),
+        (20, "worker_kinds", String(decoding: PackageResources._020_worker_kinds_sql, as: UTF8.self)),
     ]
 }

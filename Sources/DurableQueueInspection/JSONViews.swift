@@ -52,10 +52,15 @@ extension JobEvent {
     }
 }
 
-extension KindVersion {
-    /// The kind, its version and how many of its jobs wait (`waiting`), as a JSON object.
-    package func json(waiting: Int) -> JSONValue {
-        .object([("kind", .string(kind)), ("version", .int(Int64(version))), ("waiting", .int(Int64(waiting)))])
+extension KindCoverage {
+    /// The kind, its version, how many of its jobs wait, how many running workers run it, and the
+    /// versions of the kind running workers run (`[[1, 2]]`: versions 1 to 2), as a JSON object.
+    package var json: JSONValue {
+        .object([
+            ("kind", .string(job.kind)), ("version", .int(Int64(job.version))), ("waiting", .int(Int64(waiting))),
+            ("workers", .int(Int64(workers))),
+            ("versions_run", .array(versionsRun.map { .array([.int(Int64($0.lowerBound)), .int(Int64($0.upperBound))]) })),
+        ])
     }
 }
 

@@ -39,19 +39,33 @@ import Testing
         let v2 = try worker(2)
         versionOfProcess[v1.process.processIdentifier] = 1
         versionOfProcess[v2.process.processIdentifier] = 2
+        // Each wrote the versions it runs: jobs of versions 1 and 2 have workers, version 3's none.
+        try await eventually("both workers wrote the versions they run") {
+            let runners = try await Self.runners(queue)
+            return runners[1] == 2 && runners[2] == 1 && runners[3] == 0
+        }
         // Each old worker is killed as it starts its third attempt (one it will never end), and a
         // version 3 worker takes its place.
         var replacements: [WorkerProcess] = []
-        for old in [v1, v2] {
+        for (index, old) in [v1, v2].enumerated() {
             for _ in 1...3 { #expect(await old.nextLine { $0.hasPrefix("started ") } != nil, "the worker started three attempts") }
             old.kill()
             _ = await old.waitForExit()
             try await backend.settleAfterKill(ofProcess: old.process.processIdentifier)
+            if index == 0 {
+                // Killed, the version 1 worker left its rows; its process is gone: it runs nothing.
+                let runners = try await Self.runners(queue)
+                #expect(runners[1] == 1 && runners[3] == 0, "\(runners)")
+            }
             let new = try worker(3, untilDone: true)
             versionOfProcess[new.process.processIdentifier] = 3
             replacements.append(new)
         }
         for new in replacements { #expect(await new.waitForExit() == 0, "a version 3 worker ends once every job has") }
+
+        // The version 3 workers deleted their rows as they stopped; the killed workers' rows stay.
+        let left = Set(try await queue.store.workerKinds().map(\.workerID)).map { LocalWorker($0)?.processID }
+        #expect(Set(left) == [v1.process.processIdentifier, v2.process.processIdentifier], "\(left)")
 
         // Every job succeeded once.
         let jobs = try await queue.store.jobs(JobFilter(kinds: ["greet"], limit: 1_000))
@@ -77,5 +91,11 @@ import Testing
         #expect(!greetings.isEmpty && greetings.allSatisfy { $0.count == 4 && $0[2] >= $0[1] }, "\(greetings.filter { $0[2] < $0[1] })")
         #expect(Set(greetings.map { $0[2] }) == [1, 2, 3], "every version ran some")
         #expect(greetings.contains { $0[1] == 1 && $0[2] == 3 }, "version 3 read a version 1 input through two steps")
+    }
+
+    /// How many running workers run each waiting version of "greet", by version.
+    private static func runners(_ queue: JobQueue) async throws -> [Int: Int] {
+        let coverage = try await queue.store.waitingJobCoverage(now: Date().millisecondsSince1970)
+        return Dictionary(uniqueKeysWithValues: coverage.filter { $0.job.kind == "greet" }.map { ($0.job.version, $0.workers) })
     }
 }

@@ -419,11 +419,25 @@ private func seed(_ directory: TemporaryDirectory) async throws -> (pending: Job
         // QUEUE MODE LIMIT PAUSED SCHEDULED PENDING BLOCKED RUNNING HANDED-OFF WAITING, then the parked count.
         #expect(lines.last.map { Array($0.prefix(11)) } == ["mail", "fifo", "-", "no", "0", "1", "0", "0", "0", "0", "1"], "\(status.stdout)")
         let byKind = try await durableq(["status", "--by-kind"], in: here)
-        #expect(byKind.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
-                == [["KIND", "VERSION", "WAITING"], ["send", "3", "1"]], "\(byKind.stdout)")
+        #expect(
+            byKind.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") } == [
+                "KIND VERSION WAITING WORKERS", "send 3 1 0",
+                "1 job(s) of 'send v3' wait for a worker that runs version 3: no running worker runs 'send'",
+            ], "\(byKind.stdout)")
+        // A worker on another host that runs versions 1–2, then one that runs 3.
+        let now = Date().millisecondsSince1970
+        try await store.recordWorker("old-host-1-0123abcd", runs: RunnableKinds(versions: ["send": 1...2]), startedAt: now, now: now)
+        #expect(
+            try await durableq(["status", "--by-kind"], in: here).stdout.hasSuffix(
+                "1 job(s) of 'send v3' wait for a worker that runs version 3: running workers run 'send' at versions 1–2\n"))
+        try await store.recordWorker("new-host-1-0123abcd", runs: RunnableKinds(versions: ["send": 3...3]), startedAt: now, now: now)
+        let covered = try await durableq(["status", "--by-kind"], in: here)
+        #expect(covered.stdout.split(separator: "\n").last?.split(separator: " ", omittingEmptySubsequences: true) == ["send", "3", "1", "1"],
+                "\(covered.stdout)")
         let byKindJSON = try await durableq(["status", "--by-kind", "--json"], in: here).objects()
         #expect(byKindJSON.count == 1 && byKindJSON.first?["kind"] as? String == "send" && byKindJSON.first?["version"] as? Int == 3
-                && byKindJSON.first?["waiting"] as? Int == 1, "\(byKindJSON)")
+                && byKindJSON.first?["waiting"] as? Int == 1 && byKindJSON.first?["workers"] as? Int == 1, "\(byKindJSON)")
+        #expect((byKindJSON.first?["versions_run"] as? [[Int]]) == [[1, 2], [3, 3]], "\(byKindJSON)")
         let list = try await durableq(["list", "--state", "parked", "--kind", "send"], in: here)
         #expect(list.stdout.contains("\(parked)") && !list.stdout.contains("send v3"), "\(list.stdout)")
         #expect(try await durableq(["list", "--kind", "send"], in: here).stdout.contains("send v3"))

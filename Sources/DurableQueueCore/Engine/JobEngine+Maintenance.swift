@@ -2,8 +2,9 @@ import Foundation
 import Logging
 
 extension JobEngine {
-    /// Heartbeats, expired-lease recovery, aging and retention pruning, until the engine has finished.
-    func maintain() async {
+    /// Heartbeats, expired-lease recovery, aging, retention pruning and this worker's presence
+    /// (``recordPresence(startedAt:)``, for a run that started at `startedAt`), until the engine has finished.
+    func maintain(startedAt: Int64) async {
         state.loopRuns(true)
         defer { state.loopRuns(false) }
         let time = configuration.timeSource
@@ -11,6 +12,7 @@ extension JobEngine {
         var nextRecovery = now + configuration.leaseDuration.milliseconds / 2
         var nextPrune = now
         var nextAging = now
+        var nextPresence = now + WorkerPresence.refreshInterval
         while !state.isFinished && !Task.isCancelled {
             let seen = maintenanceWake.generation
             if state.isPaused && state.runningCount == 0 {
@@ -33,11 +35,15 @@ extension JobEngine {
                 await prune()
                 nextPrune = current + configuration.retention.interval.milliseconds
             }
+            if current >= nextPresence {
+                await recordPresence(startedAt: startedAt)
+                nextPresence = current + WorkerPresence.refreshInterval
+            }
             if current >= nextAging {
                 // Once a second while a queue ages (an interval is at least a second), else every 10 s.
                 nextAging = current + (await ageWaitingJobs() ? 1_000 : 10_000)
             }
-            let wake = min(nextHeartbeat, nextRecovery, nextPrune, nextAging)
+            let wake = min(nextHeartbeat, nextRecovery, nextPrune, nextAging, nextPresence)
             await maintenanceWake.wait(after: seen, until: Date(millisecondsSince1970: wake), time: time)
         }
     }

@@ -76,12 +76,28 @@ final class JobEngine: Service, Sendable {
         }
         defer { state.reset() }
         try await startUp()
+        let startedAt = now
+        await recordPresence(startedAt: startedAt)
         lookUpTracer()
+        do {
+            try await runLoops(startedAt: startedAt)
+        } catch {
+            await forgetPresence()
+            throw error
+        }
+        await forgetPresence()
+        logger.debug("job queue stopped", metadata: ["worker.id": "\(configuration.workerID)"])
+        if let failure = state.failure { throw failure }
+    }
+
+    /// The loops of a run that started at `startedAt`: maintenance, schedules and the dispatcher,
+    /// until graceful shutdown or cancellation, then the running jobs' end.
+    private func runLoops(startedAt: Int64) async throws {
         // On the store's executor where it names one: its calls then cost no hand-off between threads.
         try await withTaskExecutorPreference(store.preferredTaskExecutor) {
             try await withGracefulShutdownHandler {
                 try await withThrowingDiscardingTaskGroup { group in
-                    group.addTask { await self.maintain() }
+                    group.addTask { await self.maintain(startedAt: startedAt) }
                     group.addTask { await self.fireSchedules() }
                     await self.dispatch(into: &group)
                     // Also when the task was cancelled: no more claims along with endings either.
@@ -97,8 +113,6 @@ final class JobEngine: Service, Sendable {
                 self.scheduleWake.signal()
             }
         }
-        logger.debug("job queue stopped", metadata: ["worker.id": "\(configuration.workerID)"])
-        if let failure = state.failure { throw failure }
     }
 
     private func startUp() async throws {

@@ -73,5 +73,5 @@ package protocol LeaseRows: Sendable {
 /// ``JobStore/runSequence(_:now:notifying:_:)``).
 package protocol StoreRows:
     EndingRows, LeaseRows, RetryRows, CancelRows, SignalRows, HandOffRows, DependencyRows, CacheRows, QueueRows, ScheduleRows,
-    AgingRows, PruneRows
+    AgingRows, PruneRows, WorkerRows
 {}

@@ -82,6 +82,10 @@ package protocol JobStoreReader: AnyObject, Sendable {
     /// How many jobs wait (pending or scheduled) of each kind and version.
     func waitingJobsByKind() async throws -> [KindVersion: Int]
 
+    /// The job types running workers wrote that they run (see ``WorkerPresence``), stale ones
+    /// included.
+    func workerKinds() async throws -> [WorkerKindRecord]
+
     /// A group's state.
     func groupState(_ id: GroupID) async throws -> JobState
 

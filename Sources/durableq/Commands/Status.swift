@@ -14,17 +14,19 @@ struct Status: AsyncParsableCommand {
     @Option(name: .customLong("by-key"), help: ArgumentHelp("Show queue QUEUE's unfinished jobs by partition key instead.", valueName: "queue"))
     var byKey: String?
 
-    @Flag(name: .customLong("by-kind"), help: "Show the waiting (pending or scheduled) jobs by kind and version instead.")
+    @Flag(
+        name: .customLong("by-kind"),
+        help: "Show the waiting (pending or scheduled) jobs by kind and version, and how many running workers run each, instead.")
     var byKind = false
 
     func run() async throws {
         let queue = try await database.openForReading()
         if byKind {
-            let waiting = try await queue.reader.waitingJobsByKind().sorted { $0.key < $1.key }
+            let coverage = try await queue.reader.waitingJobCoverage(now: Date().millisecondsSince1970)
             if output.json {
-                JSONValue.array(waiting.map { $0.key.json(waiting: $0.value) }).print()
+                JSONValue.array(coverage.map(\.json)).print()
             } else {
-                for line in Self.lines(waiting) { Terminal.print(line) }
+                for line in Self.lines(coverage) { Terminal.print(line) }
             }
             return
         }
@@ -51,12 +53,14 @@ struct Status: AsyncParsableCommand {
     /// The unfinished states, in the order the tables show them.
     static let unfinishedColumns: [JobState] = [.scheduled, .pending, .blocked, .running, .handedOff, .waiting]
 
-    /// The by-kind table as lines of text: a row per kind and version with jobs waiting.
-    static func lines(_ waiting: [(key: KindVersion, value: Int)]) -> [String] {
-        guard !waiting.isEmpty else { return ["no waiting jobs"] }
-        var table = Table(header: ["KIND", "VERSION", "WAITING"])
-        for (job, count) in waiting { table.rows.append([job.kind, String(job.version), String(count)]) }
-        return table.lines
+    /// The by-kind table as lines of text: a row per kind and version with jobs waiting and the
+    /// running workers that run it; then, for each that no running worker runs, why its jobs wait.
+    static func lines(_ coverage: [KindCoverage]) -> [String] {
+        guard !coverage.isEmpty else { return ["no waiting jobs"] }
+        var table = Table(header: ["KIND", "VERSION", "WAITING", "WORKERS"])
+        for row in coverage { table.rows.append([row.job.kind, String(row.job.version), String(row.waiting), String(row.workers)]) }
+        let notes = coverage.compactMap(\.unrunNote)
+        return table.lines + (notes.isEmpty ? [] : [""] + notes)
     }
 
     /// The by-key table as lines of text: a row per partition key (`-` for jobs without one).

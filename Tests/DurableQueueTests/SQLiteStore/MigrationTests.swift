@@ -36,6 +36,7 @@ import Testing
                 "cache_entries", "cache_list", "commit_counter", "deleted_jobs", "group_events", "group_list", "groups", "job_dependencies", "job_dependency_list", "job_events", "job_handoffs", "job_history",
                 "job_id_floor", "job_list", "job_signal_list", "job_signals", "job_step_list", "job_steps", "job_tags", "job_waits",
                 "jobs", "key_limits", "partition_keys", "partition_status", "queue_starts", "queue_status", "queues", "schedule_list", "schedules", "sqlite_sequence",
+                "worker_kind_list", "worker_kinds",
             ])
         }
     }

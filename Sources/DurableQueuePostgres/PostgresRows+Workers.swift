@@ -1,0 +1,20 @@
+import DurableQueue
+
+extension PostgresRows: WorkerRows {
+    func deleteWorkerKinds(of workerID: String) async throws {
+        try await session.execute("DELETE FROM worker_kinds WHERE worker_id = $1", [workerID])
+    }
+
+    func insertWorkerKind(_ row: WorkerKindRecord) async throws {
+        try await session.execute(
+            """
+            INSERT INTO worker_kinds (worker_id, kind, lowest_version, highest_version, started_at, seen_at)
+            VALUES ($1, $2, $3, $4, $5, $6)
+            """,
+            [row.workerID, row.kind, row.versions.lowerBound, row.versions.upperBound, row.startedAt, row.seenAt])
+    }
+
+    func deleteWorkerKinds(seenBefore: Int64) async throws {
+        try await session.execute("DELETE FROM worker_kinds WHERE seen_at < $1", [seenBefore])
+    }
+}

@@ -1,0 +1,22 @@
+import DurableQueueCore
+
+extension SQLiteRows: WorkerRows {
+    func deleteWorkerKinds(of workerID: String) async throws {
+        try onStore { try $0.connection.execute("DELETE FROM worker_kinds WHERE worker_id = ?", [workerID]) }
+    }
+
+    func insertWorkerKind(_ row: WorkerKindRecord) async throws {
+        try onStore { store in
+            try store.connection.execute(
+                """
+                INSERT INTO worker_kinds (worker_id, kind, lowest_version, highest_version, started_at, seen_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
+                [row.workerID, row.kind, row.versions.lowerBound, row.versions.upperBound, row.startedAt, row.seenAt])
+        }
+    }
+
+    func deleteWorkerKinds(seenBefore: Int64) async throws {
+        try onStore { try $0.connection.execute("DELETE FROM worker_kinds WHERE seen_at < ?", [seenBefore]) }
+    }
+}
