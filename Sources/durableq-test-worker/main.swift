@@ -26,7 +26,7 @@
 //       With --ignore-cancel the wait is in 10 ms steps and ignores cancellation, as a careless handler would. Prints "ready"
 //       once running, and with --announce-starts "started ID" as each attempt starts. With --until-done
 //       it stops gracefully when no job is left unfinished; otherwise it runs until killed. It also runs
-//       "five-steps" jobs (input N): five durable steps s1…s5, each logging "body ID STEP ATTEMPT PID"
+//       "five-steps" jobs (input N; --announce-starts too): five durable steps s1…s5, each logging "body ID STEP ATTEMPT PID"
 //       just before its body returns, the job returning "s1-N,…,s5-N"; and "ledger" jobs (input MS): says
 //       "started ID ATTEMPT", waits MS ms heedless of cancellation, then as the transactional step "ledger"
 //       inserts (ID, ATTEMPT) into the table ledger and logs "ledger ID ATTEMPT PID" (queue "postgres": $n
@@ -132,15 +132,17 @@ struct StepJob: Job {
     }
 }
 
-/// Five durable steps "s1"…"s5", each waiting 1 to `longestMilliseconds` ms (a window for kills),
+/// Says "started JOB" first if asked; then five durable steps "s1"…"s5", each waiting 1 to `longestMilliseconds` ms (a window for kills),
 /// then logging "body JOB STEP ATTEMPT PID" just before it returns "STEP-INPUT"; returns the steps'
 /// outputs joined by commas.
 struct FiveStepsJob: Job {
     static let name = "five-steps"
     let log: LineLog
     let longestMilliseconds: Int
+    let announcesStarts: Bool
 
     func run(_ input: Int, context: JobContext) async throws -> String {
+        if announcesStarts { say("started \(context.id)") }
         var outputs: [String] = []
         for step in 1...5 {
             let name = "s\(step)"
@@ -294,7 +296,7 @@ func work(
         ignoresCancellation: ignoresCancellation)
     queue.register(RecordJob(recorder: recorder))
     queue.register(StepJob(recorder: recorder))
-    queue.register(FiveStepsJob(log: recorder.log, longestMilliseconds: jobMilliseconds))
+    queue.register(FiveStepsJob(log: recorder.log, longestMilliseconds: jobMilliseconds, announcesStarts: announcesStarts))
     queue.register(LedgerJob(log: recorder.log))
     queue.register(NapJob(log: recorder.log))
     queue.register(ApprovalJob(log: recorder.log))

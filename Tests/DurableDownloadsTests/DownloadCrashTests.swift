@@ -29,13 +29,16 @@ import Testing
         let partPath = directory.path("out/big.bin.part")
         func partialBytes() -> Int { (try? FileManager.default.attributesOfItem(atPath: partPath)[.size] as? Int) ?? 0 }
         // Up to 10 kills, stopping at half the file so that the last run always has bytes to fetch
-        // (one run gets about 4.5 MiB at 4 MiB/s).
+        // (one run gets about 2 MiB at 4 MiB/s).
         var kills = 0
         while kills < 10 && partialBytes() < size / 2 {
+            let before = partialBytes()
             let worker = try WorkerProcess(arguments, executable: "durableq-download-worker")
             #expect(await worker.waitForLine("ready"), "seed \(seed), \(transport.rawValue)")
-            // Long enough for the lease of the killed worker to expire (600 ms) and some bytes to come.
-            try await Task.sleep(for: .milliseconds(Int.random(in: 700...1_100, using: &random)))
+            // Once this worker has the download (the killed one's lease ran out) and has written bytes
+            // past the last kill's, a kill at a random moment of its transfer.
+            try await eventually("the worker fetched bytes (seed \(seed), \(transport.rawValue))", seconds: 60) { partialBytes() > before }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...500, using: &random)))
             worker.kill()
             _ = await worker.waitForExit()
             kills += 1

@@ -29,12 +29,19 @@ private struct FiveSteps: Job {
 
         // A kill may land before a job's next step several rounds in a row: no limit of lost attempts
         // (poison jobs are PoisonProcessTests' concern).
+        // Each kill comes at a random moment after the worker's first start while jobs are unfinished: a
+        // loaded machine can take longer than any pause to start a job, and kills that interrupt nothing
+        // prove nothing.
         for _ in 0..<8 {
             let worker = try WorkerProcess([
                 "work", path, logPath, "--lease-ms", "500", "--job-ms", "150", "--max-jobs", "4", "--lost-attempt-limit", "0",
+                "--announce-starts",
             ])
             #expect(await worker.waitForLine("ready"), "seed \(seed)")
-            try await Task.sleep(for: .milliseconds(Int.random(in: 100...400, using: &random)))
+            if try await queue.store.jobs(JobFilter(state: .succeeded, limit: 16)).count < 16 {
+                #expect(await worker.nextLine { $0.hasPrefix("started ") } != nil, "seed \(seed)")
+            }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...300, using: &random)))
             worker.kill()
             _ = await worker.waitForExit()
             try await backend.settleAfterKill(ofProcess: worker.process.processIdentifier)
