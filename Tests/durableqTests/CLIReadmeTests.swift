@@ -13,7 +13,7 @@ import Testing
         let demo = try String(contentsOf: packageRoot.appendingPathComponent(".ci/demo"), encoding: .utf8)
         #expect(demo.contains("apt-get install -y -qq libsqlite3-dev\n") && demo.contains("exec swift run durableq demo \"$@\"\n"))
         let tests = try String(contentsOf: packageRoot.appendingPathComponent(".ci/run"), encoding: .utf8)
-        #expect(["libsqlite3-dev", "postgresql", "chromium"].allSatisfy { tests.contains("need+=(\($0))") } && tests.contains(" swift test --experimental-maximum-parallelization-width 6 "))
+        #expect(["libsqlite3-dev", "postgresql", "chromium"].allSatisfy { tests.contains("need+=(\($0))") } && tests.contains(" swift test \"${build[@]}\" --experimental-maximum-parallelization-width 6 "))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let result = try await durableq(["run"], in: directory.url.path)
