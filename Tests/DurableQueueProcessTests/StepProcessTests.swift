@@ -29,19 +29,28 @@ private struct FiveSteps: Job {
 
         // A kill may land before a job's next step several rounds in a row: no limit of lost attempts
         // (poison jobs are PoisonProcessTests' concern).
-        // Each kill comes at a random moment after the worker's first start while jobs are unfinished: a
-        // loaded machine can take longer than any pause to start a job, and kills that interrupt nothing
-        // prove nothing.
+        // Each kill comes, while jobs are unfinished, after the worker's first start and a random number
+        // of its step bodies (0 to 6; a body's line is written just before its step commits): counted
+        // in events, not time, since a loaded machine can take longer than any pause to start a job, and
+        // kills that interrupt nothing prove nothing.
+        func allSucceeded() async throws -> Bool { try await queue.store.jobs(JobFilter(state: .succeeded, limit: 16)).count == 16 }
         for _ in 0..<8 {
             let worker = try WorkerProcess([
                 "work", path, logPath, "--lease-ms", "500", "--job-ms", "150", "--max-jobs", "4", "--lost-attempt-limit", "0",
                 "--announce-starts",
             ])
             #expect(await worker.waitForLine("ready"), "seed \(seed)")
-            if try await queue.store.jobs(JobFilter(state: .succeeded, limit: 16)).count < 16 {
+            if try await !allSucceeded() {
                 #expect(await worker.nextLine { $0.hasPrefix("started ") } != nil, "seed \(seed)")
             }
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0...300, using: &random)))
+            let bodies = Int.random(in: 0...6, using: &random)
+            let pid = worker.process.processIdentifier
+            try await eventually("\(bodies) step bodies ran in worker \(pid) (seed \(seed))", seconds: 60) {
+                let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+                let ran = log.split(separator: "\n").filter { $0.hasPrefix("body ") && $0.hasSuffix(" \(pid)") }.count
+                if ran >= bodies { return true }
+                return try await allSucceeded()
+            }
             worker.kill()
             _ = await worker.waitForExit()
             try await backend.settleAfterKill(ofProcess: worker.process.processIdentifier)
