@@ -26,9 +26,7 @@ import Testing
         ]
         worker.standardOutput = FileHandle.nullDevice
         worker.standardError = FileHandle.nullDevice
-        try worker.run()
-        worker.waitUntilExit()
-        #expect(worker.terminationStatus == 0)
+        #expect(try await ProcessExit.run(worker).status() == 0)
         let log = try String(contentsOfFile: directory.path("log.txt"), encoding: .utf8)
         #expect(log.contains("finish 1 1 "), "the job ran: \(log)")
 

@@ -71,11 +71,11 @@ package final class NetworkNamespace: Sendable {
         let errors = Pipe()
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
-        try process.run()
-        process.waitUntilExit()
+        let exit = try ProcessExit.run(process)
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw NamespaceError("ip \(arguments.joined(separator: " ")) failed (status \(process.terminationStatus)): \(text)")
+        let status = exit.wait()
+        guard status == 0 else {
+            throw NamespaceError("ip \(arguments.joined(separator: " ")) failed (status \(status)): \(text)")
         }
     }
 

@@ -7,6 +7,7 @@ package final class WorkerProcess {
     package let process = Process()
     private let output = Pipe()
     private let pendingOutput = PendingOutput()
+    private let exited: ProcessExit
 
     /// The directory holding the built products (`.build/<triple>/debug` on Linux).
     package static var productsDirectory: URL {
@@ -54,7 +55,7 @@ package final class WorkerProcess {
         } else {
             process.standardError = FileHandle.nullDevice
         }
-        try process.run()
+        exited = try ProcessExit.run(process)
     }
 
     /// Kills the worker with SIGKILL: no clean-up of any kind runs.
@@ -106,10 +107,12 @@ package final class WorkerProcess {
 
     /// Waits for the worker to exit and returns its exit status.
     package func waitForExit() async -> Int32 {
-        let process = process
-        return await blocking {
-            process.waitUntilExit()
-            return process.terminationStatus
+        let pid = process.processIdentifier
+        let exited = exited
+        return await withTaskCancellationHandler {
+            await exited.status()
+        } onCancel: {
+            _ = Foundation.kill(pid, SIGKILL)
         }
     }
 

@@ -211,7 +211,6 @@ private func tmux(_ socket: String, _ arguments: [String]) throws -> String {
     process.standardOutput = try FileHandle(forWritingTo: outputFile)
     process.standardError = FileHandle.nullDevice
     process.standardInput = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
+    _ = try ProcessExit.run(process).wait()
     return String(decoding: try Data(contentsOf: outputFile), as: UTF8.self)
 }

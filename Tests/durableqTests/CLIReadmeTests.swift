@@ -33,10 +33,10 @@ import Testing
             let errors = Pipe()
             process.standardError = errors
             process.standardOutput = FileHandle.nullDevice
-            do { try process.run() } catch { return (Int32(-1), "\(error)") }
+            let exit: ProcessExit
+            do { exit = try ProcessExit.run(process) } catch { return (Int32(-1), "\(error)") }
             let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, text)
+            return (exit.wait(), text)
         }
         #expect(status == 2 && error.contains("runs every test"), "status \(status): \(error)")
     }

@@ -40,7 +40,7 @@ func run(_ executable: String, _ arguments: [String], in directory: String) asyn
     process.standardOutput = output
     process.standardError = errors
     process.standardInput = FileHandle.nullDevice
-    try process.run()
+    let exit = try ProcessExit.run(process)
     // If the test is cancelled (its time limit), the child is killed so that the waits end and the
     // test fails instead of hanging the whole run.
     let pid = process.processIdentifier
@@ -48,10 +48,7 @@ func run(_ executable: String, _ arguments: [String], in directory: String) asyn
         // Read both pipes at once so that neither can fill up and stall the child.
         async let stderr = onOwnThread { errors.fileHandleForReading.readDataToEndOfFile() }
         let stdout = await onOwnThread { output.fileHandleForReading.readDataToEndOfFile() }
-        let status = await onOwnThread {
-            process.waitUntilExit()
-            return process.terminationStatus
-        }
+        let status = await exit.status()
         return CLIResult(status: status, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: await stderr, as: UTF8.self))
     } onCancel: {
         _ = kill(pid, SIGKILL)

@@ -69,8 +69,7 @@ private struct Mail: Job {
         // A process of this host that has exited: its worker ID in the default form.
         let exited = Process()
         exited.executableURL = URL(fileURLWithPath: "/bin/true")
-        try exited.run()
-        exited.waitUntilExit()
+        _ = try await ProcessExit.run(exited).status()
         let killed = "\(LocalHost.name)-\(exited.processIdentifier)-0123abcd"
         let elsewhere = "another-host-4242-0123abcd"
         let runs = RunnableKinds(versions: ["resize": 3...3])

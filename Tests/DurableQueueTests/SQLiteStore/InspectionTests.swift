@@ -103,9 +103,9 @@ import Testing
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
         process.arguments = [path, sql]
         process.standardOutput = output
-        try process.run()
+        let exit = try ProcessExit.run(process)
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        _ = exit.wait()
         return String(decoding: data, as: UTF8.self)
     }
 }

@@ -39,9 +39,8 @@ import Testing
         process.arguments = arguments
         process.standardOutput = output
         process.standardError = output
-        try process.run()
+        let exit = try ProcessExit.run(process)
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        return (exit.wait(), String(decoding: data, as: UTF8.self))
     }
 }
