@@ -171,8 +171,21 @@ import Testing
         for worker in workers { worker.kill() }
         for worker in workers { _ = await worker.waitForExit() }
 
-        let first = try WorkLog(path: directory.path("work.log")).starts.prefix(12).map(\.job)
-        #expect(small.isSubset(of: Set(first)), "the first starts: \(first), small keys' jobs \(small.sorted())")
+        let starts = try WorkLog(path: directory.path("work.log")).starts.prefix(16)
+        let first = starts.prefix(12).map(\.job)
+        // Should it fail: when and by whom each of these jobs was claimed (the history), beside when
+        // it started (the log), to tell a late claim from a late start.
+        var claims: [String] = []
+        for id in Set(starts.map(\.job)).union(small).sorted() {
+            let claim = try await store.history(of: JobID(id)).first { $0.to == .running }
+            claims.append("\(id) claimed \(claim.map { "\($0.at) by \($0.worker ?? "?")" } ?? "never")")
+        }
+        #expect(
+            small.isSubset(of: Set(first)),
+            """
+            the first starts: \(first), small keys' jobs \(small.sorted()); \
+            starts (job at pid): \(starts.map { "\($0.job) \($0.at) \($0.pid)" }); claims: \(claims)
+            """)
         print("fair queue across two processes: the ten small keys started among the first \(first.count) of \(started)+ starts")
     }
 }
