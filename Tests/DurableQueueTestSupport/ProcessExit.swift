@@ -14,6 +14,8 @@ package final class ProcessExit: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The child's process ID, once it has started.
+    private let pid = Mutex<pid_t?>(nil)
 
     /// Watches `process`, which must not have started yet: sets its termination handler.
     private init(watching process: Process) {
@@ -24,13 +26,21 @@ package final class ProcessExit: Sendable {
     package static func run(_ process: Process) throws -> ProcessExit {
         let exit = ProcessExit(watching: process)
         try process.run()
+        exit.pid.withLock { $0 = process.processIdentifier }
         return exit
     }
 
     /// The exit status (the signal's number for a child killed by one), once the child has exited.
+    /// If the awaiting task is cancelled (a test's time limit), the child is killed (SIGKILL) so that
+    /// the wait ends and the test fails instead of hanging the run.
     package func status() async -> Int32 {
-        await withCheckedContinuation { continuation in
-            whenExited { continuation.resume(returning: $0) }
+        let pid = pid.withLock { $0 }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                whenExited { continuation.resume(returning: $0) }
+            }
+        } onCancel: {
+            if let pid { _ = kill(pid, SIGKILL) }
         }
     }
 

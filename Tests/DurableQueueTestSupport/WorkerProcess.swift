@@ -105,15 +105,10 @@ package final class WorkerProcess {
         }
     }
 
-    /// Waits for the worker to exit and returns its exit status.
+    /// Waits for the worker to exit and returns its exit status (killing it if the test is
+    /// cancelled meanwhile: ``ProcessExit/status()``).
     package func waitForExit() async -> Int32 {
-        let pid = process.processIdentifier
-        let exited = exited
-        return await withTaskCancellationHandler {
-            await exited.status()
-        } onCancel: {
-            _ = Foundation.kill(pid, SIGKILL)
-        }
+        await exited.status()
     }
 
     /// Runs `wait`, which blocks until the worker does something, on a thread of its own. If the test
