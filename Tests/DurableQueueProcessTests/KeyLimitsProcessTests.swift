@@ -148,7 +148,8 @@ import Testing
 
     /// Fairness is the order in which the store hands out turns: judged from the claims in the history,
     /// not from the handlers' starts, which a starved or frozen worker delays (seen on a slow machine,
-    /// and with a worker stopped past its lease: a small key's job claimed fourth started 17th).
+    /// and with a worker stopped past its lease: a small key's job claimed seventh had not started
+    /// among the first 16).
     @Test(arguments: StoreBackend.all) func twoWorkerProcessesClaimTenSmallKeysAmongTheFirstTwelveAfterABigOne(_ backend: StoreBackend) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
