@@ -299,7 +299,11 @@ package actor SQLiteJobStore {
                 (.readOnly, "the directory \(Self.directory(of: path)) is read-only; SQLite must create the file's -wal and -shm there")
             case SQLITE_READONLY: (.readOnly, "the database is read-only")
             case SQLITE_BUSY, SQLITE_LOCKED:
-                (.databaseLocked, "the database stayed locked by another connection for more than \(busyTimeout)")
+                (
+                    .databaseLocked,
+                    "the database stayed locked by another connection for more than \(busyTimeout)"
+                        + (error.waitingTo.map { ", the busy timeout, while this one waited to \($0)" } ?? "")
+                )
             case SQLITE_FULL: (.storage, "the disk is full")
             default: (.storage, error.message)
             }

@@ -20,14 +20,16 @@ enum SQLiteMigrator {
         _ connection: SQLiteConnection, readOnly: Bool, createsSchema: Bool = true, migrations: [SchemaMigration] = SchemaMigrations.all
     ) throws {
         let latest = migrations.last?.version ?? 0
-        let found = try userVersion(connection)
+        // The version and the tables from one snapshot: another process migrating the new file
+        // meanwhile commits both at once, so a file at version 0 with tables is never its doing.
+        let (found, tables) = try connection.read { (try userVersion(connection), try connection.scalarInt64("SELECT count(*) FROM sqlite_master")) }
         if found > latest {
             throw DurableQueueError(
                 .schemaTooNew,
                 "the file's schema version \(found) is newer than this DurableQueue supports (\(latest)); "
                     + "open it with a newer DurableQueue", path: connection.path)
         }
-        if found == 0, try connection.scalarInt64("SELECT count(*) FROM sqlite_master") != 0 {
+        if found == 0, tables != 0 {
             throw DurableQueueError(
                 .notADatabase, "not a DurableQueue file: it holds other tables and no DurableQueue schema",
                 path: connection.path)

@@ -333,6 +333,15 @@ do {
             _ = try await queue.enqueue(RecordJob.self, RecordJob.Input(index: index), options: EnqueueOptions(queue: "shared"))
         }
         say("done")
+    case "open-together" where arguments.count == 4:
+        // Started beside others, it opens PATH (new, most often) only once GATE exists, so that
+        // every one of them opens it at the same moment.
+        say("waiting")
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !FileManager.default.fileExists(atPath: arguments[3]) && ContinuousClock.now < deadline { usleep(200) }
+        let queue = try await openQueue(arguments[2])
+        _ = try await queue.enqueue(RecordJob.self, RecordJob.Input(index: 0))
+        say("done")
     case "greet" where arguments.count == 5:
         guard let version = Int(arguments[3]), (1...3).contains(version), let count = Int(arguments[4]), count > 0 else {
             throw DurableQueueError(.invalidArgument, "VERSION must be 1, 2 or 3 and COUNT positive")
@@ -412,7 +421,7 @@ do {
             try await group.waitForAll()
         }
     default:
-        FileHandle.standardError.write(Data("usage: durableq-test-worker enqueue PATH COUNT | compose PATH | greet PATH VERSION COUNT | report-handoff PATH JOB ATTEMPT OUTPUT | cache PATH LOG KEY | sqlite-memory PATH [--initialize-first] | tick PATH LOG | work PATH LOG [--until-done] [--lease-ms N] [--heartbeat-ms N] [--job-ms N] [--max-jobs N] [--storage-timeout-ms N] [--lost-attempt-limit N] [--announce-starts] [--ignore-cancel] [--greet-version N]\n".utf8))
+        FileHandle.standardError.write(Data("usage: durableq-test-worker enqueue PATH COUNT | open-together PATH GATE | compose PATH | greet PATH VERSION COUNT | report-handoff PATH JOB ATTEMPT OUTPUT | cache PATH LOG KEY | sqlite-memory PATH [--initialize-first] | tick PATH LOG | work PATH LOG [--until-done] [--lease-ms N] [--heartbeat-ms N] [--job-ms N] [--max-jobs N] [--storage-timeout-ms N] [--lost-attempt-limit N] [--announce-starts] [--ignore-cancel] [--greet-version N]\n".utf8))
         exit(2)
     }
 } catch {

@@ -128,7 +128,7 @@ final class SQLiteConnection {
         if !options.readOnly {
             // WAL lets readers work while one writer commits; it survives kill -9 at any point.
             // Related SQLite documentation: <https://www.sqlite.org/wal.html>
-            try execute("PRAGMA journal_mode = WAL")
+            try retryingWhileBusy(waitingTo: "switch the file to WAL mode") { try execute("PRAGMA journal_mode = WAL") }
         }
         for pragma in options.durability.pragmas { try execute(pragma) }
         try execute("PRAGMA foreign_keys = ON")
@@ -228,6 +228,30 @@ final class SQLiteConnection {
         let code = sqlite3_exec(handle, sql, nil, nil, nil)
         guard code == SQLITE_OK else {
             throw SQLiteError(handle: handle, code: code, sql: nil, path: path)
+        }
+    }
+
+    /// Runs `body` again while it fails with `SQLITE_BUSY`, pausing between tries as the busy
+    /// handler does, until the busy timeout has passed; then throws its last error, saying that
+    /// the connection waited `waitingTo` do something.
+    ///
+    /// For a statement SQLite answers `SQLITE_BUSY` at once, without calling the busy handler:
+    /// switching a new file to WAL mode reads its header, then must upgrade that read lock to an
+    /// exclusive one, and a connection holding a lock while it waits could deadlock, so SQLite
+    /// does not wait (two processes opening a new file at once: one failed in half the tries).
+    /// Related SQLite documentation: <https://www.sqlite.org/c3ref/busy_handler.html>
+    private func retryingWhileBusy(waitingTo action: String, _ body: () throws -> Void) throws {
+        var tries: Int32 = 0
+        while true {
+            do {
+                return try body()
+            } catch var error as SQLiteError where error.primaryCode == SQLITE_BUSY {
+                guard busyWait.shouldRetry(after: tries) else {
+                    error.waitingTo = action
+                    throw error
+                }
+                tries += 1
+            }
         }
     }
 

@@ -25,6 +25,9 @@ struct SQLiteError: Error, CustomStringConvertible, CustomDebugStringConvertible
     let path: String
     /// The operating system's error number of the failure behind it (`errno`), if any.
     let systemErrno: Int32
+    /// What the connection waited to do when another connection's lock outlasted the busy
+    /// timeout, in words ("switch the file to WAL mode"); nil when it is the statement itself.
+    var waitingTo: String?
 
     /// The primary result code (the low byte of the extended code), such as `SQLITE_BUSY`.
     var primaryCode: Int32 { extendedCode & 0xFF }

@@ -18,6 +18,34 @@ import Testing
         #expect(settings == (durability == .powerLoss ? [2, 1, 1] : [1, 0, 0]), "\(durability): \(settings)")
     }
 
+    /// Switching a new file to WAL mode must upgrade a read lock, which SQLite does not wait for
+    /// (no busy handler): the open waits for it itself, as long as the busy timeout, and then
+    /// says what it waited for.
+    @Test func anOpenWaitsTheBusyTimeoutForAnotherConnectionToLetTheFileSwitchToWAL() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        // Another connection reads the new file (rollback mode) in a transaction: a shared lock.
+        let reader = try SQLiteConnection(path: path, options: StorageOptions(readOnly: true))
+        try reader.execute("BEGIN")
+        _ = try reader.scalarInt64("SELECT count(*) FROM sqlite_master")
+
+        let started = ContinuousClock.now
+        let error = try #require(throws: DurableQueueError.self) {
+            try SQLiteJobStore(path: path, options: StorageOptions(busyTimeout: .milliseconds(300)))
+        }
+        let waited = ContinuousClock.now - started
+        #expect(error.code == .databaseLocked)
+        #expect(error.description.contains("while this one waited to switch the file to WAL mode"), "\(error)")
+        #expect(waited >= .milliseconds(300), "gave up after \(waited)")
+
+        // Once the reader is done, the file opens and is a queue.
+        try reader.execute("ROLLBACK")
+        _ = try SQLiteJobStore(path: path, options: StorageOptions(busyTimeout: .milliseconds(300)))
+        #expect(try SQLiteMigrator.userVersion(reader) == SchemaMigrations.all.last?.version)
+    }
+
     @Test func aFileOfRandomBytesIsNotADatabase() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
