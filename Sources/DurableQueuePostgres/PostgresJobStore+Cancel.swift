@@ -14,7 +14,7 @@ extension PostgresJobStore {
     func stateRow(_ session: PostgresSession, _ id: JobID, lock: Bool) async throws -> (state: JobState, attempts: Int, cancel: Bool)? {
         guard
             let row = try await session.rows(
-                "SELECT state, attempts, cancel_requested FROM jobs WHERE id = $1" + (lock ? " FOR UPDATE" : ""), [id.rawValue]
+                "SELECT state, attempts, cancel_requested FROM jobs WHERE id = $1" + (lock ? " FOR NO KEY UPDATE" : ""), [id.rawValue]
             ).first
         else { return nil }
         return (try JobState(stored: row.string(0)), try row.int(1), try row.bool(2))

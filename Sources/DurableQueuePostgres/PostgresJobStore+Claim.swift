@@ -148,7 +148,7 @@ extension PostgresJobStore {
             try await session.execute(
                 """
                 UPDATE queues SET fair_time = $2
-                WHERE name = (SELECT name FROM queues WHERE name = $1 AND fair_time < $2 FOR UPDATE SKIP LOCKED)
+                WHERE name = (SELECT name FROM queues WHERE name = $1 AND fair_time < $2 FOR NO KEY UPDATE SKIP LOCKED)
                 """, [settings.name, moved])
         }
         return claimed
@@ -213,7 +213,7 @@ extension PostgresJobStore {
               AND id <> ALL(\(excluding)::bigint[])
             ORDER BY priority DESC, order_key
             LIMIT \(limit)
-            FOR UPDATE SKIP LOCKED
+            FOR NO KEY UPDATE SKIP LOCKED
         ),
         kept AS (
             SELECT p.id FROM picked AS p
@@ -295,7 +295,7 @@ extension PostgresJobStore {
             WITH due AS (
                 UPDATE jobs SET state = 'pending', updated_at = $1
                 WHERE id IN (SELECT id FROM jobs WHERE state = 'scheduled' AND run_at <= $1 ORDER BY run_at LIMIT $2
-                             FOR UPDATE SKIP LOCKED)
+                             FOR NO KEY UPDATE SKIP LOCKED)
                 RETURNING id, attempts
             )
             INSERT INTO job_events (job_id, at, from_state, to_state, attempt, reason)

@@ -250,7 +250,7 @@ extension PostgresJobStore {
         var replacing: JobID?
         if let key = job.uniqueKey, job.uniquePolicy != .allow {
             if let existing = try await session.int64(
-                "SELECT id FROM jobs WHERE unique_key = $1 AND \(Self.holdsUniqueKey) FOR UPDATE", [key])
+                "SELECT id FROM jobs WHERE unique_key = $1 AND \(Self.holdsUniqueKey) FOR NO KEY UPDATE", [key])
             {
                 switch UniqueKeyRule.action(for: job.uniquePolicy) {
                 case .keep:

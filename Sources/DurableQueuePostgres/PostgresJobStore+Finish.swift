@@ -179,7 +179,7 @@ extension PostgresJobStore {
             SELECT id, state, lease_owner, attempts, max_attempts, cancel_requested, queue, throttle_interval_ms, group_id,
                    progressed_attempts, EXISTS (SELECT 1 FROM cache_entries)::int, partition_key,
                    EXISTS (SELECT 1 FROM partition_keys AS k WHERE k.queue = jobs.queue AND k.key = jobs.partition_key AND k.end_gap_ms > 0)::int
-            FROM jobs WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE
+            FROM jobs WHERE id = ANY($1::bigint[]) ORDER BY id FOR NO KEY UPDATE
             """
     }
 

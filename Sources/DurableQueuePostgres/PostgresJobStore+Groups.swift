@@ -43,7 +43,7 @@ extension PostgresJobStore {
     func groupRow(_ session: PostgresSession, _ id: GroupID, locking lock: Bool) async throws -> GroupRow? {
         guard
             let row = try await session.rows(
-                "SELECT kind, state, max_concurrent, cancel_requested, parent_id FROM groups WHERE id = $1" + (lock ? " FOR UPDATE" : ""),
+                "SELECT kind, state, max_concurrent, cancel_requested, parent_id FROM groups WHERE id = $1" + (lock ? " FOR NO KEY UPDATE" : ""),
                 [id.rawValue]
             ).first
         else { return nil }

@@ -22,7 +22,7 @@ extension PostgresJobStore {
             """
             SELECT id, state, lease_owner, attempts, max_attempts, cancel_requested, queue, throttle_interval_ms, group_id,
                    progressed_attempts, 0, partition_key
-            FROM jobs WHERE id = $1 FOR UPDATE
+            FROM jobs WHERE id = $1 FOR NO KEY UPDATE
             """, [id.rawValue]
         ).first.map(EndingRow.init)
     }

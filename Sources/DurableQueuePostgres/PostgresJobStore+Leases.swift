@@ -51,7 +51,7 @@ extension PostgresJobStore {
                 SELECT j.id FROM jobs AS j JOIN held ON j.id = held.id
                 WHERE j.state = 'running' AND j.lease_owner = $3 AND j.attempts = held.attempts
                 ORDER BY j.id
-                FOR UPDATE OF j SKIP LOCKED
+                FOR NO KEY UPDATE OF j SKIP LOCKED
             ),
             renewed AS (
                 UPDATE jobs AS j SET lease_expires_at = $4 FROM locked WHERE j.id = locked.id

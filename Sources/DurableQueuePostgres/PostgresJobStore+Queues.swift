@@ -22,7 +22,7 @@ extension PostgresJobStore {
                    fairness, key_throttle_interval_ms, key_throttle_measured_from, key_rate_limit_count, key_rate_limit_window_ms,
                    \(Self.keyOverrideColumns(queue: "queues.name"))
             FROM queues WHERE $1::text IS NULL OR name = $1 ORDER BY name
-            """ + (lock ? " FOR UPDATE" : ""), [name]
+            """ + (lock ? " FOR NO KEY UPDATE" : ""), [name]
         ).map { row in
             let keyLimits = KeyLimits(
                 stored: 0, throttleInterval: try row.int64(13), measuredFrom: try row.string(14), rateCount: try row.int(15),

@@ -41,7 +41,7 @@ extension PostgresJobStore {
                 SELECT s.* FROM step AS s JOIN jobs AS j ON j.id = s.job_id
                 WHERE j.state = 'running' AND j.lease_owner = s.owner AND j.attempts = s.attempt
                 ORDER BY j.id
-                FOR UPDATE OF j
+                FOR NO KEY UPDATE OF j
             ),
             inserted AS (
                 INSERT INTO job_steps (job_id, name, attempt, output, recorded_at)
@@ -69,7 +69,7 @@ extension PostgresJobStore {
     /// - Throws: `invalidArgument` when the job has a step of that name already.
     func recordStep(_ session: PostgresSession, _ step: StepRecord, attempt: AttemptID, owner: String) async throws -> Bool {
         let rows = try await session.rows(
-            "SELECT state, lease_owner, attempts FROM jobs WHERE id = $1 FOR UPDATE", [attempt.job.rawValue])
+            "SELECT state, lease_owner, attempts FROM jobs WHERE id = $1 FOR NO KEY UPDATE", [attempt.job.rawValue])
         guard let row = rows.first, try JobState(stored: row.string(0)) == .running, try row.optionalString(1) == owner,
               try row.int(2) == attempt.number
         else { return false }

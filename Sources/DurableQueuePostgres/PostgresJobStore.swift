@@ -9,9 +9,16 @@ import Synchronization
 ///
 /// The tables, columns, text states and millisecond times are the SQLite file's (see the
 /// `Migrations` folder), so `psql` shows what `sqlite3` shows. Each method is one transaction. Claims
-/// walk a queue's pending jobs in index order with `FOR UPDATE SKIP LOCKED`; a queue with a
+/// walk a queue's pending jobs in index order with `FOR NO KEY UPDATE SKIP LOCKED`; a queue with a
 /// concurrency limit, throttle or rate limit is serialised across nodes by a transaction-level
-/// advisory lock taken before counting. Every write that may interest another node sends a
+/// advisory lock taken before counting.
+///
+/// A row that a foreign key references (of `jobs`, `groups`, `queues`) is locked `FOR NO KEY
+/// UPDATE`, never `FOR UPDATE`, unless the transaction deletes it: a foreign-key check's
+/// `FOR KEY SHARE` then never waits for it. Such a check runs where a transaction updates a job
+/// row it changed before (a claim of a job it promoted checks the job's group and queue), and a
+/// claim holding its queue's advisory lock that waited there for an ending holding the group's
+/// row, itself waiting for that advisory lock, was a deadlock. Every write that may interest another node sends a
 /// notification inside its transaction; one connection listens, so waiting engines and handles
 /// wake at once, and poll when it is down.
 package final class PostgresJobStore: JobStore {

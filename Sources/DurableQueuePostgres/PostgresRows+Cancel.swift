@@ -4,7 +4,7 @@ extension PostgresRows: CancelRows {
     func cancelRow(_ id: JobID) async throws -> CancelRow? {
         guard
             let row = try await session.rows(
-                "SELECT state, attempts, cancel_requested, group_id FROM jobs WHERE id = $1 FOR UPDATE", [id.rawValue]
+                "SELECT state, attempts, cancel_requested, group_id FROM jobs WHERE id = $1 FOR NO KEY UPDATE", [id.rawValue]
             ).first
         else { return nil }
         return CancelRow(

@@ -40,7 +40,7 @@ extension PostgresRows: EndingRows {
     }
 
     func dependentRow(_ id: JobID) async throws -> (state: JobState, runAt: Int64)? {
-        guard let row = try await session.rows("SELECT state, run_at FROM jobs WHERE id = $1 FOR UPDATE", [id.rawValue]).first else {
+        guard let row = try await session.rows("SELECT state, run_at FROM jobs WHERE id = $1 FOR NO KEY UPDATE", [id.rawValue]).first else {
             return nil
         }
         return (try JobState(stored: row.string(0)), try row.int64(1))

@@ -13,7 +13,7 @@ extension PostgresRows: StoreRows {
             FROM jobs
             WHERE state = 'running' AND (lease_expires_at < $1 OR lease_owner = ANY($2::text[]))
             ORDER BY id
-            FOR UPDATE SKIP LOCKED
+            FOR NO KEY UPDATE SKIP LOCKED
             """, [now, deadOwners]
         ).map { row in
             let lease = ExpiredLease(
@@ -34,7 +34,7 @@ extension PostgresRows: StoreRows {
             FROM jobs
             WHERE state = 'handed_off' AND handoff_deadline < $1
             ORDER BY id
-            FOR UPDATE SKIP LOCKED
+            FOR NO KEY UPDATE SKIP LOCKED
             """, [now]
         ).map { row in
             let target = HandOffTarget(carrier: try row.string(4), reference: try row.string(9), deadline: try row.optionalInt64(10))

@@ -71,7 +71,7 @@ extension PostgresRows: QueueRows {
             """
             UPDATE jobs SET order_key = -order_key
             WHERE id IN (SELECT id FROM jobs WHERE queue = $1 AND state IN ('scheduled', 'pending', 'blocked', 'running', 'handed_off', 'waiting')
-                         ORDER BY id FOR UPDATE)
+                         ORDER BY id FOR NO KEY UPDATE)
             """, [queue])
     }
 
@@ -99,7 +99,7 @@ extension PostgresRows: QueueRows {
             WHERE id IN (SELECT id FROM jobs
                          WHERE queue = $1 AND state IN ('scheduled', 'pending', 'blocked')
                            AND ($3 = 0 OR throttle_interval_source = 'queue')
-                         ORDER BY id FOR UPDATE)
+                         ORDER BY id FOR NO KEY UPDATE)
             """, [queue, interval, onlyQueueDefaults])
     }
 

@@ -7,7 +7,7 @@ extension PostgresRows: RetryRows {
     func retryRow(_ id: JobID) async throws -> RetryRow? {
         guard
             let row = try await session.rows(
-                "SELECT state, attempts, group_id, unique_key FROM jobs WHERE id = $1 FOR UPDATE", [id.rawValue]
+                "SELECT state, attempts, group_id, unique_key FROM jobs WHERE id = $1 FOR NO KEY UPDATE", [id.rawValue]
             ).first
         else { return nil }
         return RetryRow(
@@ -48,7 +48,7 @@ extension PostgresRows: RetryRows {
     func states(of ids: [JobID]) async throws -> [JobID: JobState] {
         var states: [JobID: JobState] = [:]
         for row in try await session.rows(
-            "SELECT id, state FROM jobs WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE", [ids.map(\.rawValue).sorted()])
+            "SELECT id, state FROM jobs WHERE id = ANY($1::bigint[]) ORDER BY id FOR NO KEY UPDATE", [ids.map(\.rawValue).sorted()])
         {
             states[JobID(try row.int64(0))] = try JobState(stored: row.string(1))
         }

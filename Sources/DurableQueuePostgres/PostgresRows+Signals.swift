@@ -31,7 +31,7 @@ extension PostgresRows: SignalRows {
     }
 
     func signalTarget(_ id: JobID) async throws -> SignalTarget? {
-        guard let row = try await session.rows("SELECT state, waiting_for, attempts FROM jobs WHERE id = $1 FOR UPDATE", [id.rawValue]).first
+        guard let row = try await session.rows("SELECT state, waiting_for, attempts FROM jobs WHERE id = $1 FOR NO KEY UPDATE", [id.rawValue]).first
         else { return nil }
         return SignalTarget(state: try JobState(stored: row.string(0)), waitingFor: try row.optionalString(1), attempts: try row.int(2))
     }
@@ -55,7 +55,7 @@ extension PostgresRows: SignalRows {
             SELECT id, attempts, waiting_for, wait_deadline FROM jobs
             WHERE state = 'waiting' AND wait_deadline < $1
             ORDER BY id
-            FOR UPDATE SKIP LOCKED
+            FOR NO KEY UPDATE SKIP LOCKED
             """, [now]
         ).map { row in
             PassedWait(job: JobID(try row.int64(0)), attempts: try row.int(1), name: try row.string(2), deadline: try row.int64(3))

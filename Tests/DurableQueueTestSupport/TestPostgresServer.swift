@@ -129,6 +129,36 @@ package enum TestPostgresServer {
         }
     }
 
+    /// Holds the lock a foreign-key check takes (`FOR KEY SHARE`) on every row of schema
+    /// `schema`'s `jobs`, `groups` and `queues` from a session of its own until the returned call
+    /// ends it: a transaction inserting rows that reference them all, as concurrent writers do.
+    package static func holdForeignKeyChecks(ofSchema schema: String) async throws -> @Sendable () async throws -> Void {
+        let session = "\(schema)_fk"
+        let holder = Task {
+            try? await psql(
+                """
+                SET application_name = :'session';
+                BEGIN;
+                SELECT count(*) FROM (SELECT 1 FROM :"schema".jobs FOR KEY SHARE) AS held;
+                SELECT count(*) FROM (SELECT 1 FROM :"schema".groups FOR KEY SHARE) AS held;
+                SELECT count(*) FROM (SELECT 1 FROM :"schema".queues FOR KEY SHARE) AS held;
+                SELECT pg_sleep(600);
+                """, variables: ["schema": schema, "session": session])
+        }
+        try await eventually("the key-share locks are held") {
+            try await psql(
+                """
+                SELECT count(*) FROM pg_stat_activity
+                WHERE application_name = :'session' AND state = 'active' AND query LIKE '%pg_sleep%';
+                """, variables: ["session": session]) == "1"
+        }
+        return {
+            _ = try await psql(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = :'session';", variables: ["session": session])
+            _ = await holder.value
+        }
+    }
+
     /// What `psql` prints for `sql` (one value, unaligned), run on the server's own database.
     private static func query(_ sql: String) async throws -> String { try await psql(sql) }
 
