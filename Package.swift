@@ -83,6 +83,7 @@ let package = Package(
                 .embedInCode("0025_timed_states_index.sql"),
                 .embedInCode("0026_job_versions.sql"),
                 .embedInCode("0027_worker_kinds.sql"),
+                .embedInCode("0028_worker_queues.sql"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -183,6 +184,8 @@ let package = Package(
                 .embedInCode("0018_deleted_jobs_by_age.sql"),
                 .embedInCode("0019_job_versions.sql"),
                 .embedInCode("0020_worker_kinds.sql"),
+                .embedInCode("0021_sql_enqueue_version.sql"),
+                .embedInCode("0022_worker_queues.sql"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -56,6 +56,7 @@ package enum SchemaMigrations {
         SchemaMigration(version: 25, name: "0025_timed_states_index", bytes: PackageResources._025_timed_states_index_sql),
         SchemaMigration(version: 26, name: "0026_job_versions", bytes: PackageResources._026_job_versions_sql),
         SchemaMigration(version: 27, name: "0027_worker_kinds", bytes: PackageResources._027_worker_kinds_sql),
+        SchemaMigration(version: 28, name: "0028_worker_queues", bytes: PackageResources._028_worker_queues_sql),
     ]
 
     /// The newest schema version this build knows.

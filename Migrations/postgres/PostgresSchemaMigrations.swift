@@ -25,5 +25,7 @@ package enum PostgresSchemaMigrations {
         (18, "deleted_jobs_by_age", String(decoding: PackageResources._018_deleted_jobs_by_age_sql, as: UTF8.self)),
         (19, "job_versions", String(decoding: PackageResources._019_job_versions_sql, as: UTF8.self)),
         (20, "worker_kinds", String(decoding: PackageResources._020_worker_kinds_sql, as: UTF8.self)),
+        (21, "sql_enqueue_version", String(decoding: PackageResources._021_sql_enqueue_version_sql, as: UTF8.self)),
+        (22, "worker_queues", String(decoding: PackageResources._022_worker_queues_sql, as: UTF8.self)),
     ]
 }

@@ -53,12 +53,13 @@ extension JobEvent {
 }
 
 extension KindCoverage {
-    /// The kind, its version, how many of its jobs wait, how many running workers run it, and the
-    /// versions of the kind running workers run (`[[1, 2]]`: versions 1 to 2), as a JSON object.
+    /// The queue, the kind, its version, how many of its jobs wait there, how many running (and
+    /// paused) workers run it there, and the versions of the kind those workers run (`[[1, 2]]`:
+    /// versions 1 to 2), as a JSON object.
     package var json: JSONValue {
         .object([
-            ("kind", .string(job.kind)), ("version", .int(Int64(job.version))), ("waiting", .int(Int64(waiting))),
-            ("workers", .int(Int64(workers))),
+            ("queue", .string(queue)), ("kind", .string(job.kind)), ("version", .int(Int64(job.version))), ("waiting", .int(Int64(waiting))),
+            ("workers", .int(Int64(workers))), ("paused_workers", .int(Int64(pausedWorkers))),
             ("versions_run", .array(versionsRun.map { .array([.int(Int64($0.lowerBound)), .int(Int64($0.upperBound))]) })),
         ])
     }

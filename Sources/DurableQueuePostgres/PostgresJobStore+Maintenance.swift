@@ -14,14 +14,14 @@ extension PostgresJobStore {
     /// The count of notifications heard; a new number at every call while nobody listens.
     package func changeToken() async throws -> Int64 { changes.token }
 
-    /// How many jobs wait (pending or scheduled) of each kind and version.
-    package func waitingJobsByKind() async throws -> [KindVersion: Int] {
+    /// How many jobs wait (pending or scheduled) of each kind and version, in each queue.
+    package func waitingJobsByKind() async throws -> [QueuedKindVersion: Int] {
         try await read("count waiting jobs by kind") { session in
-            var counts: [KindVersion: Int] = [:]
+            var counts: [QueuedKindVersion: Int] = [:]
             for row in try await session.rows(
-                "SELECT kind, version, count(*) FROM jobs WHERE state IN ('pending', 'scheduled') GROUP BY kind, version", [])
+                "SELECT queue, kind, version, count(*) FROM jobs WHERE state IN ('pending', 'scheduled') GROUP BY queue, kind, version", [])
             {
-                counts[KindVersion(kind: try row.string(0), version: try row.int(1))] = try row.int(2)
+                counts[QueuedKindVersion(queue: try row.string(0), kind: try row.string(1), version: try row.int(2))] = try row.int(3)
             }
             return counts
         }

@@ -31,13 +31,13 @@ extension SQLiteJobStore {
         }
     }
 
-    /// How many jobs wait (pending or scheduled) of each kind and version.
-    package func waitingJobsByKind() throws -> [KindVersion: Int] {
+    /// How many jobs wait (pending or scheduled) of each kind and version, in each queue.
+    package func waitingJobsByKind() throws -> [QueuedKindVersion: Int] {
         try read("count waiting jobs by kind") {
-            var counts: [KindVersion: Int] = [:]
+            var counts: [QueuedKindVersion: Int] = [:]
             try connection.query(
-                "SELECT kind, version, count(*) FROM jobs WHERE state IN ('pending', 'scheduled') GROUP BY kind, version"
-            ) { row in counts[KindVersion(kind: row.string(0), version: Int(row.int64(1)))] = Int(row.int64(2)) }
+                "SELECT queue, kind, version, count(*) FROM jobs WHERE state IN ('pending', 'scheduled') GROUP BY queue, kind, version"
+            ) { row in counts[QueuedKindVersion(queue: row.string(0), kind: row.string(1), version: Int(row.int64(2)))] = Int(row.int64(3)) }
             return counts
         }
     }

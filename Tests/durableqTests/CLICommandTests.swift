@@ -421,21 +421,33 @@ private func seed(_ directory: TemporaryDirectory) async throws -> (pending: Job
         let byKind = try await durableq(["status", "--by-kind"], in: here)
         #expect(
             byKind.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") } == [
-                "KIND VERSION WAITING WORKERS", "send 3 1 0",
-                "1 job(s) of 'send v3' wait for a worker that runs version 3: no running worker runs 'send'",
+                "KIND VERSION QUEUE WAITING WORKERS PAUSED", "send 3 mail 1 0 0",
+                "1 job(s) of 'send v3' on queue 'mail' wait for a worker that runs version 3: no running worker runs 'send' there",
             ], "\(byKind.stdout)")
-        // A worker on another host that runs versions 1–2, then one that runs 3.
+        // A worker on another host that runs versions 1–2, then one that runs 3 on other queues only.
         let now = Date().millisecondsSince1970
-        try await store.recordWorker("old-host-1-0123abcd", runs: RunnableKinds(versions: ["send": 1...2]), startedAt: now, now: now)
+        try await store.recordWorker("old-host-1-0123abcd", runs: RunnableKinds(versions: ["send": 1...2]), queues: nil, startedAt: now, now: now)
         #expect(
             try await durableq(["status", "--by-kind"], in: here).stdout.hasSuffix(
-                "1 job(s) of 'send v3' wait for a worker that runs version 3: running workers run 'send' at versions 1–2\n"))
-        try await store.recordWorker("new-host-1-0123abcd", runs: RunnableKinds(versions: ["send": 3...3]), startedAt: now, now: now)
+                "1 job(s) of 'send v3' on queue 'mail' wait for a worker that runs version 3: running workers run 'send' there at versions 1–2\n"))
+        try await store.recordWorker("bulk-host-1-0123abcd", runs: RunnableKinds(versions: ["send": 3...3]), queues: ["bulk"], startedAt: now, now: now)
+        let limited = try await durableq(["status", "--by-kind"], in: here)
+        #expect(limited.stdout.split(separator: "\n")[1].split(separator: " ", omittingEmptySubsequences: true) == ["send", "3", "mail", "1", "0", "0"],
+                "a worker of queue 'bulk' alone does not run the jobs of 'mail': \(limited.stdout)")
+        // One that runs version 3 on every queue, paused, then running.
+        try await store.recordWorker("new-host-1-0123abcd", runs: RunnableKinds(versions: ["send": 3...3]), queues: nil, startedAt: now, now: now)
+        try await store.recordWorkerPaused("new-host-1-0123abcd", now: now)
+        let paused = try await durableq(["status", "--by-kind"], in: here)
+        #expect(paused.stdout.split(separator: "\n")[1].split(separator: " ", omittingEmptySubsequences: true) == ["send", "3", "mail", "1", "0", "1"],
+                "\(paused.stdout)")
+        #expect(paused.stdout.hasSuffix("wait for a worker that runs version 3: the 1 worker(s) that run it there are paused\n"), "\(paused.stdout)")
+        try await store.recordWorker("new-host-1-0123abcd", runs: RunnableKinds(versions: ["send": 3...3]), queues: nil, startedAt: now, now: now)
         let covered = try await durableq(["status", "--by-kind"], in: here)
-        #expect(covered.stdout.split(separator: "\n").last?.split(separator: " ", omittingEmptySubsequences: true) == ["send", "3", "1", "1"],
+        #expect(covered.stdout.split(separator: "\n").last?.split(separator: " ", omittingEmptySubsequences: true) == ["send", "3", "mail", "1", "1", "0"],
                 "\(covered.stdout)")
         let byKindJSON = try await durableq(["status", "--by-kind", "--json"], in: here).objects()
         #expect(byKindJSON.count == 1 && byKindJSON.first?["kind"] as? String == "send" && byKindJSON.first?["version"] as? Int == 3
+                && byKindJSON.first?["queue"] as? String == "mail" && byKindJSON.first?["paused_workers"] as? Int == 0
                 && byKindJSON.first?["waiting"] as? Int == 1 && byKindJSON.first?["workers"] as? Int == 1, "\(byKindJSON)")
         #expect((byKindJSON.first?["versions_run"] as? [[Int]]) == [[1, 2], [3, 3]], "\(byKindJSON)")
         let list = try await durableq(["list", "--state", "parked", "--kind", "send"], in: here)

@@ -16,8 +16,10 @@ extension JobEngine {
         while !state.isFinished && !Task.isCancelled {
             let seen = maintenanceWake.generation
             if state.isPaused && state.runningCount == 0 {
-                // Paused, with nothing left to renew: no reads or writes until resumed or finished.
+                // Paused, with nothing left to renew: no reads or writes until resumed or finished;
+                // then this worker's rows are written again at once (they say it paused).
                 await parkWhilePaused(waitingOn: maintenanceWake, after: seen)
+                nextPresence = now
                 continue
             }
             let current = now

@@ -33,6 +33,7 @@ extension JobEngine {
             let until = abandoned ? Int64.max / 2 : abandonAt
             await waitForEither(wake, after: seen.0, or: loopParked, after: seen.1, until: until)
         }
+        if state.isServiceRunning { await recordPresencePaused() }
         logger.debug("paused in this process", metadata: ["worker.id": "\(configuration.workerID)"])
     }
 

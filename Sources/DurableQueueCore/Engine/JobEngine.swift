@@ -122,7 +122,10 @@ final class JobEngine: Service, Sendable {
         // Only for a logger that shows it: counting reads every waiting job.
         guard logger.logLevel <= .info else { return }
         let runnable = registry.runnable
-        for (job, count) in runnable.notRun(among: try await store.waitingJobsByKind()).sorted(by: { $0.key < $1.key }) {
+        // The jobs of the queues this worker runs, whatever their queue.
+        let waiting = try await store.waitingJobsByKind().filter { configuration.queues?.contains($0.key.queue) ?? true }
+        let byKind = Dictionary(waiting.map { ($0.key.job, $0.value) }, uniquingKeysWith: +)
+        for (job, count) in runnable.notRun(among: byKind).sorted(by: { $0.key < $1.key }) {
             let registered = runnable.versions[job.kind]
             let why =
                 registered.map { "this process runs '\(job.kind)' at versions \($0.lowerBound)–\($0.upperBound)" }

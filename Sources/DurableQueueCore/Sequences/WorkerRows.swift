@@ -8,4 +8,6 @@ package protocol WorkerRows: Sendable {
     func insertWorkerKind(_ row: WorkerKindRecord) async throws
     /// Deletes the rows of every worker last seen before `seenBefore`.
     func deleteWorkerKinds(seenBefore: Int64) async throws
+    /// Marks worker `workerID`'s rows paused since `pausedAt`.
+    func markWorkerKindsPaused(of workerID: String, at pausedAt: Int64) async throws
 }

@@ -79,8 +79,8 @@ package protocol JobStoreReader: AnyObject, Sendable {
     /// How many jobs wait (scheduled, pending, blocked) in each queue.
     func waitingJobCounts() async throws -> [String: Int]
 
-    /// How many jobs wait (pending or scheduled) of each kind and version.
-    func waitingJobsByKind() async throws -> [KindVersion: Int]
+    /// How many jobs wait (pending or scheduled) of each kind and version, in each queue.
+    func waitingJobsByKind() async throws -> [QueuedKindVersion: Int]
 
     /// The job types running workers wrote that they run (see ``WorkerPresence``), stale ones
     /// included.

@@ -16,6 +16,24 @@ package struct KindVersion: Sendable, Hashable, Comparable, CustomStringConverti
     package var description: String { "\(kind) v\(version)" }
 }
 
+/// A job kind at one version, on one queue: how waiting jobs are counted (``JobStoreReader/waitingJobsByKind()``).
+package struct QueuedKindVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
+    package var queue: String
+    package var job: KindVersion
+
+    package init(queue: String, kind: String, version: Int) {
+        self.queue = queue
+        self.job = KindVersion(kind: kind, version: version)
+    }
+
+    package static func < (lhs: QueuedKindVersion, rhs: QueuedKindVersion) -> Bool {
+        (lhs.job, lhs.queue) < (rhs.job, rhs.queue)
+    }
+
+    /// `send-email v3 on queue 'mail'`.
+    package var description: String { "\(job) on queue '\(queue)'" }
+}
+
 /// The job kinds a worker runs, each with the versions of it that it runs (``JobVersions/runs``):
 /// what a claim takes.
 package struct RunnableKinds: Sendable, Hashable, ExpressibleByArrayLiteral {

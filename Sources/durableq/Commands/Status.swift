@@ -16,7 +16,7 @@ struct Status: AsyncParsableCommand {
 
     @Flag(
         name: .customLong("by-kind"),
-        help: "Show the waiting (pending or scheduled) jobs by kind and version, and how many running workers run each, instead.")
+        help: "Show the waiting (pending or scheduled) jobs by kind, version and queue, and how many workers run each there, instead.")
     var byKind = false
 
     func run() async throws {
@@ -53,12 +53,17 @@ struct Status: AsyncParsableCommand {
     /// The unfinished states, in the order the tables show them.
     static let unfinishedColumns: [JobState] = [.scheduled, .pending, .blocked, .running, .handedOff, .waiting]
 
-    /// The by-kind table as lines of text: a row per kind and version with jobs waiting and the
-    /// running workers that run it; then, for each that no running worker runs, why its jobs wait.
+    /// The by-kind table as lines of text: a row per kind, version and queue with jobs waiting, and
+    /// the running and paused workers that run it there; then, for each that no running worker
+    /// runs, why its jobs wait.
     static func lines(_ coverage: [KindCoverage]) -> [String] {
         guard !coverage.isEmpty else { return ["no waiting jobs"] }
-        var table = Table(header: ["KIND", "VERSION", "WAITING", "WORKERS"])
-        for row in coverage { table.rows.append([row.job.kind, String(row.job.version), String(row.waiting), String(row.workers)]) }
+        var table = Table(header: ["KIND", "VERSION", "QUEUE", "WAITING", "WORKERS", "PAUSED"])
+        for row in coverage {
+            table.rows.append([
+                row.job.kind, String(row.job.version), row.queue, String(row.waiting), String(row.workers), String(row.pausedWorkers),
+            ])
+        }
         let notes = coverage.compactMap(\.unrunNote)
         return table.lines + (notes.isEmpty ? [] : [""] + notes)
     }

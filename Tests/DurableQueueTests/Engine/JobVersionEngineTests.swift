@@ -71,7 +71,7 @@ private struct ReadsGreeting: Job {
         #expect(report.attemptsRun == 0 && report.jobsStillDue == 0, "not due for a worker that cannot run it")
         let waiting = try await old.store.job(job.id)
         #expect(waiting.state == .pending && waiting.attempts == 0)
-        #expect(try await old.store.waitingJobsByKind() == [KindVersion(kind: "greet", version: 2): 1])
+        #expect(try await old.store.waitingJobsByKind() == [QueuedKindVersion(queue: "default", kind: "greet", version: 2): 1])
 
         newer.register(GreetV2())
         #expect(try await newer.drain().attemptsRun == 1)

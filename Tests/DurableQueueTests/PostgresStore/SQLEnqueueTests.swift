@@ -16,6 +16,13 @@ private struct SendMail: Job {
     func run(_ input: Mail, context: JobContext) async throws -> String { input.to }
 }
 
+/// The same job at version 2 of its input.
+private struct SendMailV2: Job {
+    static let name = "send-mail"
+    static let version = 2
+    func run(_ input: Mail, context: JobContext) async throws -> String { "v2 " + input.to }
+}
+
 /// `durablequeue_enqueue(kind, input, options)` called from `psql`: the rows it writes are the
 /// Swift API's, it refuses what the Swift API refuses, applies the same unique-key rules, and its
 /// NOTIFY wakes an idle worker that runs the job; the documentation's trigger works as printed.
@@ -126,6 +133,35 @@ struct SQLEnqueueTests {
         let output = try await schema.queue.handle(SendMail.self, id: JobID(id)).result(timeout: .seconds(10))
         #expect(output == "b@example.com")
         #expect(try await schema.query("SELECT job_id FROM :\"schema\".job_tags WHERE tag = 'from-sql';") == "\(id)")
+    }
+
+    @Test func aJobOfAnyVersionEnqueuedFromSQLRunsOnAWorkerOfThatVersion() async throws {
+        let schema = try await Schema(configuration: JobQueue.Configuration(pollInterval: .milliseconds(20)))
+        defer { schema.directory.remove() }
+        let input = #"{"to": "v@example.com", "count": 1}"#
+        let plain = try await schema.enqueue(input: input)
+        let second = try await TestPostgresServer.psql(
+            "SELECT :\"schema\".durablequeue_enqueue('send-mail', :'input', '{}', 2);", variables: ["schema": schema.name, "input": input])
+        let named = try await TestPostgresServer.psql(
+            "SELECT :\"schema\".durablequeue_enqueue('send-mail', :'input', version => 2);", variables: ["schema": schema.name, "input": input])
+        let swift = try await schema.queue.enqueue(SendMailV2.self, Mail(to: "v@example.com", count: 1)).id.rawValue
+        #expect(try await schema.query("SELECT string_agg(version::text, ' ' ORDER BY id) FROM :\"schema\".jobs;") == "1 2 2 2")
+        #expect(try await schema.row(try #require(Int64(second))) == schema.row(swift))
+        // A worker of version 2 runs the jobs of version 2, and leaves version 1's to a worker that runs it.
+        schema.queue.register(SendMailV2())
+        let engine = Task { try await schema.queue.run() }
+        defer { engine.cancel() }
+        for id in [second, named] {
+            let output = try await schema.queue.handle(SendMailV2.self, id: JobID(try #require(Int64(id)))).result(timeout: .seconds(10))
+            #expect(output == "v2 v@example.com")
+        }
+        #expect(try await schema.queue.handle(SendMail.self, id: JobID(plain)).state() == .pending)
+        // No version below 1.
+        let error = await #expect(throws: (any Error).self) {
+            try await TestPostgresServer.psql(
+                "SELECT :\"schema\".durablequeue_enqueue('send-mail', '{}', '{}', 0);", variables: ["schema": schema.name])
+        }
+        #expect("\(error.map { "\($0)" } ?? "")".contains("ERROR:  22023: invalid version: 0 is not a version"))
     }
 
     @Test func theFunctionRefusesWhatTheSwiftAPIRefuses() async throws {
