@@ -122,7 +122,7 @@ final class JobEngine: Service, Sendable {
         // Only for a logger that shows it: counting reads every waiting job.
         guard logger.logLevel <= .info else { return }
         let runnable = registry.runnable
-        // The jobs of the queues this worker runs, whatever their queue.
+        // Only the jobs of the queues this worker runs, counted by kind and version.
         let waiting = try await store.waitingJobsByKind().filter { configuration.queues?.contains($0.key.queue) ?? true }
         let byKind = Dictionary(waiting.map { ($0.key.job, $0.value) }, uniquingKeysWith: +)
         for (job, count) in runnable.notRun(among: byKind).sorted(by: { $0.key < $1.key }) {

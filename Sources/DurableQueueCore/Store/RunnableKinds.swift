@@ -17,7 +17,7 @@ package struct KindVersion: Sendable, Hashable, Comparable, CustomStringConverti
 }
 
 /// A job kind at one version, on one queue: how waiting jobs are counted (``JobStoreReader/waitingJobsByKind()``).
-package struct QueuedKindVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
+package struct QueuedKindVersion: Sendable, Hashable, Comparable {
     package var queue: String
     package var job: KindVersion
 
@@ -29,9 +29,6 @@ package struct QueuedKindVersion: Sendable, Hashable, Comparable, CustomStringCo
     package static func < (lhs: QueuedKindVersion, rhs: QueuedKindVersion) -> Bool {
         (lhs.job, lhs.queue) < (rhs.job, rhs.queue)
     }
-
-    /// `send-email v3 on queue 'mail'`.
-    package var description: String { "\(job) on queue '\(queue)'" }
 }
 
 /// The job kinds a worker runs, each with the versions of it that it runs (``JobVersions/runs``):
