@@ -35,6 +35,8 @@ def lines():
 
 def kind(line):
     """Which benchmark wrote `line`, or None for a line no table shows."""
+    if "groups_per_job" in line:
+        return "breakdown"
     if str(line.get("tool", "")).startswith("valgrind") and "instructions_per_job" in line:
         return "instructions" if "build" not in line else None  # an A/B round's lines name their build
     if str(line.get("tool", "")).startswith("valgrind") and "marginal_instructions_per_job" in line:
@@ -99,8 +101,23 @@ def table():
     return "\n".join(out) + "\n"
 
 
+def breakdown_table():
+    """Where a job's instructions go (`breakdown.py`): its newest file, a row per group, a column per workload."""
+    files = sorted({name for name, line in lines() if kind(line) == "breakdown"})
+    if not files:
+        return ""
+    newest_lines = [line for name, line in lines() if name == files[-1]]
+    workloads = [line["workload"] for line in newest_lines]
+    out = [f"Where a job's instructions go (`breakdown.py`, own instructions per job, {files[-1]}):", "",
+           "| group | " + " | ".join(workloads) + " |", "| --- | " + " | ".join("---:" for _ in workloads) + " |"]
+    for group in newest_lines[0]["groups_per_job"]:
+        out.append(f"| {group} | " + " | ".join(number(line["groups_per_job"][group]) for line in newest_lines) + " |")
+    out.append("| **total** | " + " | ".join(f"**{number(line['instructions_per_job'])}**" for line in newest_lines) + " |")
+    return "\n" + "\n".join(out) + "\n"
+
+
 def main():
-    generated = table()
+    generated = table() + breakdown_table()
     if sys.argv[1:] == ["--write"]:
         readme = README.read_text()
         start, end = readme.index(BEGIN) + len(BEGIN), readme.index(END)
