@@ -17,22 +17,12 @@ import argparse
 import collections
 import datetime
 import json
-import pathlib
 import re
-import subprocess
 import tempfile
 
-HERE = pathlib.Path(__file__).resolve().parent
-ROOT = HERE.parent
-ADAPTER = ROOT / ".build" / "instructions" / "dq-bench-adapter"
-# A run of N = 2,000 under callgrind takes under a minute.
-HANG_SECONDS = 180
-WORKLOADS = {
-    "enqueue": ("enqueue", []),
-    "drain": ("drain", []),
-    "one-at-a-time": ("drain", ["--concurrency", "1"]),
-    "batch": ("batch", []),
-}
+import instructions
+
+ADAPTER = instructions.WORK / "dq-bench-adapter"
 # (group, test on (object file, function)), first match wins.
 GROUPS = [
     ("SQLite", lambda ob, fn: "libsqlite3" in ob),
@@ -86,25 +76,11 @@ def self_costs(dump):
     return totals, costs
 
 
-def profile(workload, extra, n, folder):
-    """The timed loop's dump of one run: (totals, {group: instructions})."""
-    out = pathlib.Path(folder) / f"{workload}.out"
-    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", str(ADAPTER), "--workload", workload,
-               "--db", str(pathlib.Path(folder) / f"{workload}.db"), "--n", str(n), "--sync", "NORMAL", "--batch", "1000", *extra]
-    for attempt in range(3):
-        try:
-            subprocess.run(command, capture_output=True, text=True, check=True, timeout=HANG_SECONDS)
-            break
-        except subprocess.TimeoutExpired:
-            # The adapter sometimes does not exit after its dump (see Benchmarks/README.md): the dump is
-            # written, but it is taken again from a fresh file so that every number comes from a run that ended.
-            print(f"{workload}: the adapter was still running {HANG_SECONDS} s after its start; run again", flush=True)
-            for leftover in pathlib.Path(folder).glob(f"{workload}.*"):
-                leftover.unlink()
-    else:
-        raise SystemExit(f"{workload}: three runs in a row did not end")
-    dump = pathlib.Path(str(out) + ".1")
-    totals, costs = self_costs(dump)
+def profile(workload, extra, n):
+    """The timed loop of one run: (totals, {group: own instructions})."""
+    with tempfile.TemporaryDirectory(prefix="dq-breakdown-") as folder:
+        dump, _ = instructions.callgrind(ADAPTER, workload, extra, n, folder)
+        totals, costs = self_costs(dump)
     groups = collections.Counter()
     for (ob, function), count in costs.items():
         groups[next(name for name, test in GROUPS if test(ob, function))] += count
@@ -119,34 +95,31 @@ def main():
     arguments = parser.parse_args()
     if not ADAPTER.exists():
         raise SystemExit(f"{ADAPTER} is missing: run python3 Benchmarks/instructions.py first")
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    commit = instructions.commit()
     lines, table = [], {}
-    with tempfile.TemporaryDirectory(prefix="dq-breakdown-") as folder:
-        for name in arguments.workloads.split(","):
-            workload, extra = WORKLOADS[name]
-            totals, groups = profile(workload, extra, arguments.n, folder)
-            listed = sum(groups.values())
-            per_job = {group: round(groups[group] / arguments.n) for group, _ in GROUPS}
-            table[name] = (totals / arguments.n, per_job, listed / max(totals, 1))
-            lines.append({
-                "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                "tool": "valgrind --tool=callgrind, exclusive costs by group (Benchmarks/breakdown.py)",
-                "key": "durablequeue", "workload": name, "n": arguments.n, "version": f"DurableQueue {commit}",
-                "instructions_per_job": round(totals / arguments.n, 1), "groups_per_job": per_job,
-                "share_listed": round(listed / max(totals, 1), 4),
-            })
+    for name in arguments.workloads.split(","):
+        # The adapter's case of the workload: DurableQueue's, not the C baseline's.
+        [(_, workload, extra)] = [case for case in instructions.CASES[name] if case[0].startswith("durablequeue")]
+        totals, groups = profile(workload, extra, arguments.n)
+        per_job = {group: round(groups[group] / arguments.n) for group, _ in GROUPS}
+        table[name] = (totals / arguments.n, per_job)
+        lines.append({
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "tool": "valgrind --tool=callgrind, exclusive costs by group (Benchmarks/breakdown.py)",
+            "key": "durablequeue", "workload": name, "n": arguments.n, "version": f"DurableQueue {commit}",
+            "instructions_per_job": round(totals / arguments.n, 1), "groups_per_job": per_job,
+        })
     names = list(table)
     print("| group | " + " | ".join(names) + " |")
     print("| --- | " + " | ".join("---:" for _ in names) + " |")
     for group, _ in GROUPS:
         print(f"| {group} | " + " | ".join(f"{table[name][1][group]:,}" for name in names) + " |")
     print("| **total (totals: over N)** | " + " | ".join(f"**{round(table[name][0]):,}**" for name in names) + " |")
-    print("| functions listed, of the total | " + " | ".join(f"{table[name][2]:.1%}" for name in names) + " |")
     if arguments.save:
         day = datetime.date.today().isoformat()
-        path = HERE / "results" / f"{day}-breakdown-{commit}.jsonl"
+        path = instructions.RESULTS / f"{day}-breakdown-{commit}.jsonl"
         path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-        print(f"results: {path.relative_to(ROOT)}")
+        print(f"results: {path.relative_to(instructions.ROOT)}")
 
 
 if __name__ == "__main__":

@@ -151,23 +151,40 @@ def profile_floor(program, start, arguments, n):
         return fields["totals"], fields["summary"], report
 
 
+def callgrind(program, workload, extra, n, folder):
+    """One run of the adapter `program` under callgrind in `folder`: (the timed loop's dump, stdout).
+    A run whose program has not exited 180 s after it started (under callgrind the adapter's drain
+    sometimes stays alive after its dump) is run again on a fresh file, at most three times."""
+    out = pathlib.Path(folder) / "callgrind.out"
+    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", str(program),
+               "--workload", workload, "--db", str(pathlib.Path(folder) / "q.db"), "--n", str(n),
+               "--sync", "NORMAL", "--batch", "1000", *extra]
+    for _ in range(3):
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=180)
+            break
+        except subprocess.TimeoutExpired:
+            print(f"{workload}: still running 180 s after it started; run again", file=sys.stderr)
+            for leftover in pathlib.Path(folder).iterdir():
+                leftover.unlink()
+    else:
+        raise SystemExit(f"{' '.join(command)}: three runs in a row did not end")
+    dump = pathlib.Path(str(out) + ".1")
+    if not dump.exists():
+        raise SystemExit(f"{' '.join(command)}: no dump of the timed loop\n{done.stderr[-2000:]}")
+    return dump, done.stdout
+
+
 def profile(program, workload, extra, n):
     """One run under callgrind: (totals, summary, the program's JSON report)."""
     with tempfile.TemporaryDirectory(prefix="dq-instructions-") as folder:
-        out = pathlib.Path(folder) / "callgrind.out"
-        command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", str(program),
-                   "--workload", workload, "--db", str(pathlib.Path(folder) / "q.db"), "--n", str(n),
-                   "--sync", "NORMAL", "--batch", "1000", *extra]
-        done = subprocess.run(command, capture_output=True, text=True)
-        dump = pathlib.Path(str(out) + ".1")
-        if not dump.exists():
-            raise SystemExit(f"{' '.join(command)}: no dump of the timed loop\n{done.stderr[-2000:]}")
+        dump, stdout = callgrind(program, workload, extra, n, folder)
         fields = {}
         for line in dump.read_text(errors="replace").splitlines():
             if line.startswith(("totals:", "summary:")):
                 name, value = line.split(":", 1)
                 fields[name] = int(value.split()[0])
-        report = json.loads([line for line in done.stdout.splitlines() if line.startswith("{")][-1])
+        report = json.loads([line for line in stdout.splitlines() if line.startswith("{")][-1])
         return fields["totals"], fields["summary"], report
 
 

@@ -36,7 +36,7 @@ def lines():
 def kind(line):
     """Which benchmark wrote `line`, or None for a line no table shows."""
     if "groups_per_job" in line:
-        return "breakdown"
+        return None  # breakdown.py's groups: the script prints them; its total is not a guard number
     if str(line.get("tool", "")).startswith("valgrind") and "instructions_per_job" in line:
         return "instructions" if "build" not in line else None  # an A/B round's lines name their build
     if str(line.get("tool", "")).startswith("valgrind") and "marginal_instructions_per_job" in line:
@@ -84,12 +84,26 @@ MEASURES = {
 }
 
 
+def compared(rows, field):
+    """The peers' rows shown: DurableQueue's, the baselines' and floors', and in each workload and
+    setting the fastest of the others."""
+    ours = ("durablequeue", "c-baseline", "floor-")
+    best = {}
+    for (key, workload, sync), (_, line) in rows.items():
+        if not key.startswith(ours) and line.get("supported", True) and line.get(field) is not None:
+            if (workload, sync) not in best or line[field] > rows[best[(workload, sync)]][1][field]:
+                best[(workload, sync)] = (key, workload, sync)
+    return {row: value for row, value in rows.items() if row[0].startswith(ours) or row in best.values()}
+
+
 def table():
     """One Markdown table: the newest line of every benchmark, system, workload and setting."""
     out = ["| benchmark | system | workload | sync | measure | value (min–max) | × C baseline | file |",
            "| --- | --- | --- | --- | --- | ---: | ---: | --- |"]
     for kind_name, (benchmark, measure, field, low, high) in MEASURES.items():
         rows = newest(kind_name)
+        if kind_name in ("peers", "pg-peers"):
+            rows = compared(rows, field)
         baseline = {(workload, sync): line for (key, workload, sync), (_, line) in rows.items() if key == "c-baseline"}
         for (key, workload, sync), (name, line) in sorted(rows.items(), key=lambda item: (item[0][1], item[0][2], item[0][0])):
             if not line.get("supported", True) or field not in line:
@@ -101,23 +115,8 @@ def table():
     return "\n".join(out) + "\n"
 
 
-def breakdown_table():
-    """Where a job's instructions go (`breakdown.py`): its newest file, a row per group, a column per workload."""
-    files = sorted({name for name, line in lines() if kind(line) == "breakdown"})
-    if not files:
-        return ""
-    newest_lines = [line for name, line in lines() if name == files[-1]]
-    workloads = [line["workload"] for line in newest_lines]
-    out = [f"Where a job's instructions go (`breakdown.py`, own instructions per job, {files[-1]}):", "",
-           "| group | " + " | ".join(workloads) + " |", "| --- | " + " | ".join("---:" for _ in workloads) + " |"]
-    for group in newest_lines[0]["groups_per_job"]:
-        out.append(f"| {group} | " + " | ".join(number(line["groups_per_job"][group]) for line in newest_lines) + " |")
-    out.append("| **total** | " + " | ".join(f"**{number(line['instructions_per_job'])}**" for line in newest_lines) + " |")
-    return "\n" + "\n".join(out) + "\n"
-
-
 def main():
-    generated = table() + breakdown_table()
+    generated = table()
     if sys.argv[1:] == ["--write"]:
         readme = README.read_text()
         start, end = readme.index(BEGIN) + len(BEGIN), readme.index(END)
