@@ -57,6 +57,7 @@ package enum SchemaMigrations {
         SchemaMigration(version: 26, name: "0026_job_versions", bytes: PackageResources._026_job_versions_sql),
         SchemaMigration(version: 27, name: "0027_worker_kinds", bytes: PackageResources._027_worker_kinds_sql),
         SchemaMigration(version: 28, name: "0028_worker_queues", bytes: PackageResources._028_worker_queues_sql),
+        SchemaMigration(version: 29, name: "0029_lean_jobs", bytes: PackageResources._029_lean_jobs_sql),
     ]
 
     /// The newest schema version this build knows.

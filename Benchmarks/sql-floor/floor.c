@@ -77,11 +77,11 @@ static int enqueue(sqlite3 *db, int n) {
     sqlite3_stmt *next_id = prepare(db,
         "SELECT max(coalesce((SELECT max(id) FROM jobs), 0), (SELECT id FROM job_id_floor)) + 1");
     sqlite3_stmt *insert = prepare(db,
-        "INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy,"
-        " timeout_ms, input, created_at, updated_at, throttle_interval_ms, throttle_interval_source,"
-        " trace_context, partition_key, created_state, created_tx)"
-        " VALUES (?1, 'default', 'noop', 'pending', 0, ?1, ?2, 5, NULL, NULL, ?3, ?2, ?2, 0, 'queue',"
-        " NULL, NULL, 'pending', 2 * ?1 + 1)");
+        "INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, unique_key, input,"
+        " created_at, updated_at, group_id, group_position, step_name, takes_previous_output, partition_key,"
+        " created_state, created_tx, extras)"
+        " VALUES (?1, 'default', 'noop', 'pending', 0, ?1, ?2, 5, NULL, ?3, ?2, ?2, NULL, NULL, NULL, 0, NULL,"
+        " 'pending', 2 * ?1 + 1, 0)");
     char input[128];
     for (int i = 0; i < n; i++) {
         run(db, begin, "begin");
@@ -142,8 +142,8 @@ static void bind_history_row(sqlite3_stmt *insert, int row, sqlite3_int64 job, s
 }
 
 static void job_row(char *out, size_t size, int first) {
-    snprintf(out, size, "(?%d, 'default', 'noop', 'pending', 0, ?%d, ?%d, 5, NULL, NULL, ?%d, ?%d, ?%d, 0, 'queue',"
-             " NULL, NULL, 'pending', ?1)", first, first, first + 1, first + 2, first + 1, first + 1);
+    snprintf(out, size, "(?%d, 'default', 'noop', 'pending', 0, ?%d, ?%d, 5, ?%d, ?%d, ?%d, NULL, 'pending', 0, ?1)",
+             first, first, first + 1, first + 2, first + 1, first + 1);
 }
 
 /* N jobs enqueued 1,000 per transaction: SQLiteJobStore.enqueue(batch:) for jobs without tags or keys. */
@@ -155,9 +155,8 @@ static int batch(sqlite3 *db, int n) {
     sqlite3_stmt *insert[most_per_transaction];
     for (int rows = 1; rows <= most_per_transaction; rows++) {
         insert[rows - 1] = multi_row(db,
-            "INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy,"
-            " timeout_ms, input, created_at, updated_at, throttle_interval_ms, throttle_interval_source,"
-            " trace_context, partition_key, created_state, created_tx) VALUES ",
+            "INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, input, created_at,"
+            " updated_at, partition_key, created_state, extras, created_tx) VALUES ",
             rows, "", job_row, 2, 3);
     }
     char inputs[most_per_transaction][128];
@@ -191,9 +190,8 @@ static int drain(sqlite3 *db, int batch) {
     sqlite3_stmt *begin = prepare(db, "BEGIN IMMEDIATE"), *commit = prepare(db, "COMMIT");
     sqlite3_stmt *due = prepare(db, "SELECT EXISTS (SELECT 1 FROM jobs WHERE state = 'scheduled' AND run_at <= ?1)");
     sqlite3_stmt *next_pending = prepare(db,
-        "SELECT id, kind, input, priority, attempts, max_attempts, retry_policy, timeout_ms, checkpoint, run_at,"
-        " throttle_interval_ms, progressed_attempts, trace_context, partition_key, event_count, order_key, version"
-        " FROM jobs WHERE queue = ? AND state = 'pending' ORDER BY priority DESC, order_key");
+        "SELECT id, kind, input, priority, attempts, max_attempts, extras, run_at, partition_key, event_count,"
+        " order_key, version FROM jobs WHERE queue = ? AND state = 'pending' ORDER BY priority DESC, order_key");
     sqlite3_stmt *succeeded = prepare(db,
         "UPDATE jobs SET state = 'succeeded', output = ?2, finished_at = ?3, lease_owner = NULL,"
         " lease_expires_at = NULL, updated_at = ?3, event_count = event_count + 1 WHERE id = ?1");
@@ -205,8 +203,11 @@ static int drain(sqlite3 *db, int batch) {
             " started_at = ?3, updated_at = ?3, event_count = event_count + 1 WHERE id IN (",
             rows, ")", one_parameter, 4, 1);
         ending_rows[rows - 1] = multi_row(db,
-            "SELECT id, state, lease_owner, attempts, max_attempts, cancel_requested, queue, throttle_interval_ms,"
-            " group_id, progressed_attempts, event_count, partition_key FROM jobs WHERE id IN (",
+            "SELECT id, state, lease_owner, attempts, max_attempts, cancel_requested, queue,"
+            " CASE WHEN jobs.extras & 1 THEN (SELECT o.throttle_interval_ms FROM job_options AS o WHERE o.job_id = jobs.id)"
+            " ELSE 0 END, group_id,"
+            " CASE WHEN jobs.extras & 2 THEN (SELECT a.progressed_attempts FROM job_attempt_state AS a WHERE a.job_id = jobs.id)"
+            " ELSE 0 END, event_count, partition_key FROM jobs WHERE id IN (",
             rows, ")", one_parameter, 1, 1);
         history[rows - 1] = multi_row(db,
             "INSERT INTO job_events (job_id, seq, at, from_state, to_state, attempt, reason, worker, tx) VALUES ",
@@ -249,7 +250,7 @@ static int drain(sqlite3 *db, int batch) {
         sqlite3_bind_text(next_pending, 1, "default", -1, SQLITE_STATIC);
         while (claimed_count < batch && sqlite3_step(next_pending) == SQLITE_ROW) {
             running[claimed_count] = sqlite3_column_int64(next_pending, 0);
-            counts[claimed_count] = sqlite3_column_int64(next_pending, 14);
+            counts[claimed_count] = sqlite3_column_int64(next_pending, 9);
             (void)sqlite3_column_text(next_pending, 2); /* the input, as the engine reads it */
             claimed_count++;
         }

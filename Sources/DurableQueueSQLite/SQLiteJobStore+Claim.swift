@@ -69,7 +69,7 @@ extension SQLiteJobStore {
         return (queues, due)
     }
 
-    /// Whether a scheduled job is due at `?1`: a probe of idx_jobs_timed.
+    /// Whether a scheduled job is due at `?1`: a probe of idx_jobs_scheduled.
     private static let dueStatement = "SELECT EXISTS (SELECT 1 FROM jobs WHERE state = 'scheduled' AND run_at <= ?1)"
 
     /// Says that the transaction under way wrote to `queues` or `key_limits`: the next claim reads
@@ -98,28 +98,30 @@ extension SQLiteJobStore {
         var orderKeys: [Int64] = []
         try connection.queryPrefix(Self.nextPendingStatement, [queue]) { row in
             let kind = row.string(1)
-            let version = Int(row.int64(16))
+            let version = Int(row.int64(11))
             if !request.kinds.runs(kind: kind, version: version) { return true }  // left for a process that runs it
             if !request.excluding.isEmpty, request.excluding.contains(JobID(row.int64(0))) { return true }  // still running there
-            if keysLimited, let key = row.optionalString(13) {
+            if keysLimited, let key = row.optionalString(8) {
                 switch try keys.admit(key, read: { try keyState(queue: queue, key: key, limits: $0) }) {
                 case .start: break
                 case .skip: return true  // its key may not start more now: the walk goes on to other keys' jobs
                 case .stop: return false
                 }
             }
+            let id = row.int64(0)
+            let extras = try claimExtras(of: id, extras: JobExtras(rawValue: row.int64(6)))
             var job = ClaimedJob(
-                id: JobID(row.int64(0)), queue: queue, kind: kind, version: version, input: row.string(2),
+                id: JobID(id), queue: queue, kind: kind, version: version, input: row.string(2),
                 priority: Priority(rawValue: Int(row.int64(3))), attempt: Int(row.int64(4)) + 1,
-                maxAttempts: row.optionalInt(5), retryPolicy: row.optionalString(6),
-                timeoutMilliseconds: row.optionalInt64(7), checkpoint: row.optionalBlob(8),
-                runAt: row.int64(9), leaseExpiresAt: now + request.leaseDuration, throttleIntervalMilliseconds: row.int64(10),
-                progressedAttempts: Int(row.int64(11)), traceContext: row.optionalString(12))
+                maxAttempts: row.optionalInt(5), retryPolicy: extras.retryPolicy,
+                timeoutMilliseconds: extras.timeoutMilliseconds, checkpoint: extras.checkpoint,
+                runAt: row.int64(7), leaseExpiresAt: now + request.leaseDuration, throttleIntervalMilliseconds: extras.throttleInterval,
+                progressedAttempts: extras.progressedAttempts, traceContext: extras.traceContext)
             // Every step records a history row: a job without one has none.
-            job.mayHaveSteps = row.int64(14) > 0
+            job.mayHaveSteps = row.int64(9) > 0
             claimed.append(job)
-            eventCounts.append(row.int64(14))
-            orderKeys.append(row.int64(15))
+            eventCounts.append(row.int64(9))
+            orderKeys.append(row.int64(10))
             // A job with a throttle interval is the last claimed: the next start waits for it.
             return claimed.count < slots && job.throttleIntervalMilliseconds == 0
         }
@@ -183,8 +185,8 @@ extension SQLiteJobStore {
     /// Reading first and updating each claimed row by id needs no temporary b-tree; one UPDATE of a
     /// LIMITed subquery with RETURNING built five per claim.
     static let nextPendingStatement = """
-        SELECT id, kind, input, priority, attempts, max_attempts, retry_policy, timeout_ms, checkpoint, run_at,
-               throttle_interval_ms, progressed_attempts, trace_context, partition_key, event_count, order_key, version
+        SELECT id, kind, input, priority, attempts, max_attempts, extras, run_at, partition_key, event_count, order_key,
+               version
         FROM jobs WHERE queue = ? AND state = 'pending' ORDER BY priority DESC, order_key
         """
 
@@ -229,7 +231,7 @@ extension SQLiteJobStore {
     }
 
     /// Moves scheduled jobs whose time has come to `pending`, with their event rows; called once a
-    /// probe of idx_jobs_timed found one (usually none is due).
+    /// probe of idx_jobs_scheduled found one (usually none is due).
     ///
     /// At most ``DuePromotion/batch`` jobs per call, the earliest due first.
     /// The due jobs are read first and updated by id, as a claim does: one UPDATE of a LIMITed
@@ -254,7 +256,7 @@ extension SQLiteJobStore {
     }
 
     /// The scheduled jobs due at `?1`, the earliest first, at most `?2`: a walk of
-    /// idx_jobs_timed.
+    /// idx_jobs_scheduled.
     private static let dueJobsStatement = """
         SELECT id, attempts, event_count FROM jobs WHERE state = 'scheduled' AND run_at <= ?1 ORDER BY run_at LIMIT ?2
         """
@@ -273,7 +275,7 @@ extension SQLiteJobStore {
     }
 
     /// The earliest run time of a scheduled job, or next start of a queue or a key after `?1`:
-    /// searches of idx_jobs_timed and idx_partition_keys_next_start (a test checks the plan).
+    /// searches of idx_jobs_scheduled and idx_partition_keys_next_start (a test checks the plan).
     static let earliestWakeStatement = """
         SELECT min(at) FROM (SELECT min(run_at) AS at FROM jobs WHERE state = 'scheduled'
                              UNION ALL

@@ -77,11 +77,11 @@ extension SQLiteJobStore {
         /// Whether keys take turns: a job's order key is its fair tag (``FairOrder``).
         let fair: Bool
 
-        /// The throttle interval `job` keeps after it runs, and where it came from
-        /// (`jobs.throttle_interval_source`).
-        func throttle(of job: NewJob) -> (interval: Int64, source: StaticString) {
-            if let own = job.throttleIntervalMilliseconds { return (own, "job") }
-            return (throttleInterval, "queue")
+        /// The throttle interval `job` keeps after it runs, and whether the job set it (rather
+        /// than its queue: `job_options.throttle_interval_source`).
+        func throttle(of job: NewJob) -> (interval: Int64, setByJob: Bool) {
+            if let own = job.throttleIntervalMilliseconds { return (own, true) }
+            return (throttleInterval, false)
         }
     }
 
@@ -118,6 +118,7 @@ extension SQLiteJobStore {
         // it: the id on a FIFO queue, minus the id on a LIFO queue.
         let commit = try commitNumber(changesJobs: false)
         // A job of version 1 (most) leaves the column to its default: binding it cost every insert.
+        let options = JobOptionsRow(of: job, throttle: throttle)
         try connection.execute(job.version == 1 ? Self.insertStatement : Self.versionedInsertStatement) { binder in
             binder.bind(inserted)
             binder.bind(job.queue)
@@ -126,23 +127,20 @@ extension SQLiteJobStore {
             binder.bind(job.priority.rawValue)
             binder.bind(job.runAt ?? now)
             binder.bind(job.maxAttempts)
-            binder.bind(job.retryPolicy)
-            binder.bind(job.timeoutMilliseconds)
             binder.bind(job.uniquePolicy == .allow ? nil : job.uniqueKey)
             binder.bind(job.input)
             binder.bind(now)
-            binder.bind(throttle.interval)
             binder.bind(placement?.group.rawValue)
             binder.bind(placement?.position)
             binder.bind(placement?.name)
             binder.bind(placement?.takesPreviousOutput ?? false)
-            binder.bind(job.traceContext)
             binder.bind(job.partitionKey)
             binder.bind(orderKey)
-            binder.bind(throttle.source)
             binder.bind(commit)
+            binder.bind(options == nil ? 0 : JobExtras.options.rawValue)
             if job.version != 1 { binder.bind(job.version) }
         }
+        if let options { try insertOptions(options, of: inserted) }
         // Until this transaction commits, the next id is the one after this job's.
         knownNextID = nil
         nextIDAfterInserts = max(nextIDAfterInserts ?? 0, inserted + 1)
@@ -190,23 +188,21 @@ extension SQLiteJobStore {
         return settings
     }
 
-    /// The insert of a job of version 1: `?1`…`?19` its columns, `?20` its order key, `?21` where
-    /// its throttle interval `?13` came from (see ``QueueInsertSettings/throttle(of:)``) and `?22`
-    /// the commit number.
+    /// The insert of a job of version 1: `?1`…`?15` its columns, `?16` its order key, `?17` the
+    /// commit number and `?18` its ``JobExtras``.
     private static let insertStatement = insert(version: "")
 
-    /// ``insertStatement`` for a job of another version, `?23`.
-    private static let versionedInsertStatement = insert(version: "?23")
+    /// ``insertStatement`` for a job of another version, `?19`.
+    private static let versionedInsertStatement = insert(version: "?19")
 
     /// The text of an insert of a job whose version is `version` (SQL), or the column's default when empty.
     private static func insert(version: String) -> String {
         """
-        INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy,
-                          timeout_ms, unique_key, input, created_at, updated_at, throttle_interval_ms,
-                          throttle_interval_source, group_id, group_position, step_name, takes_previous_output,
-                          trace_context, partition_key, created_state, created_tx\(version.isEmpty ? "" : ", version"))
-        VALUES (?1, ?2, ?3, ?4, ?5, ?20, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?21, ?14, ?15, ?16, ?17, ?18, ?19, ?4,
-                ?22\(version.isEmpty ? "" : ", " + version))
+        INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, unique_key, input,
+                          created_at, updated_at, group_id, group_position, step_name, takes_previous_output,
+                          partition_key, created_state, created_tx, extras\(version.isEmpty ? "" : ", version"))
+        VALUES (?1, ?2, ?3, ?4, ?5, ?16, ?6, ?7, ?8, ?9, ?10, ?10, ?11, ?12, ?13, ?14, ?15, ?4, ?17,
+                ?18\(version.isEmpty ? "" : ", " + version))
         """
     }
 
@@ -220,15 +216,16 @@ extension SQLiteJobStore {
         return try connection.scalarInt64("SELECT max(coalesce((SELECT max(id) FROM jobs), 0), (SELECT id FROM job_id_floor)) + 1") ?? 1
     }
 
-    /// The condition under which a job holds its unique key: the WHERE of idx_jobs_unique_key, word
-    /// for word, so that SQLite uses that index for a query that includes it.
+    /// The condition under which a job holds its unique key: it is active and no cancel was
+    /// requested. The store keeps a key to one such job by looking it up (through
+    /// idx_jobs_unique_key, which no change of state touches) in the transaction that inserts.
     static let holdsUniqueKey = """
         unique_key IS NOT NULL AND cancel_requested = 0
               AND (state = 'scheduled' OR state = 'pending' OR state = 'blocked' OR state = 'running' OR state = 'handed_off'
                    OR state = 'waiting')
         """
 
-    /// The active job holding unique key `key`, found through the partial unique index.
+    /// The active job holding unique key `key`, found through idx_jobs_unique_key.
     private func activeJob(uniqueKey key: String) throws -> JobID? {
         try connection.scalarInt64(
             """
@@ -242,7 +239,7 @@ extension SQLiteJobStore {
         try connection.scalarInt64(Self.newestWithKeyStatement, [key, since]).map { JobID($0) }
     }
 
-    /// The newest job with key `?1` created after `?2`: a search of idx_jobs_unique_key_created.
+    /// The newest job with key `?1` created after `?2`: a search of idx_jobs_unique_key.
     static let newestWithKeyStatement = """
         SELECT id FROM jobs WHERE unique_key = ?1 AND created_at > ?2 ORDER BY created_at DESC LIMIT 1
         """

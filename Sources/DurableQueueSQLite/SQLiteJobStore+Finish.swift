@@ -69,8 +69,8 @@ extension SQLiteJobStore {
     /// The read of 1 … ``rowsPerStatement`` jobs' ending rows, at the index one less than the count.
     private static let endingRowsStatements = multiRowTexts(
         """
-        SELECT id, state, lease_owner, attempts, max_attempts, cancel_requested, queue, throttle_interval_ms, group_id,
-               progressed_attempts, event_count, partition_key
+        SELECT id, state, lease_owner, attempts, max_attempts, cancel_requested, queue, \(throttleIntervalOfJob), group_id,
+               \(progressedAttemptsOfJob), event_count, partition_key
         FROM jobs WHERE id IN (
         """, tail: ")"
     ) { "?\(1 + $0)" }
@@ -104,6 +104,7 @@ extension SQLiteJobStore {
                     job.rawValue, state.rawValue, ending.output, try ending.failure.map(JobCodec.encode), ending.runAt,
                     state.isTerminal ? now : nil, now, uncounted,
                 ])
+            if uncounted == 1 { try takeBackProgress(of: job.rawValue, attempt: row.attempts) }
         }
         let event = EventRow(
             job: job, at: now, from: from, to: state, attempt: row.attempts - uncounted, reason: reason,
@@ -113,15 +114,12 @@ extension SQLiteJobStore {
 
     /// An ending's change of its job's row: `?2` the new state, `?3` the output and `?4` the error
     /// (nil: the row's stay), `?5` the next run time (nil: unchanged), `?6` the finish time (nil
-    /// unless terminal), `?7` the time, `?8` 1 if the attempt is taken back (a snooze).
+    /// unless terminal), `?7` the time, `?8` 1 if the attempt is taken back (a snooze: its progress
+    /// is taken back next, ``takeBackProgress(of:attempt:)``).
     private static let endingStatement = """
         UPDATE jobs SET state = ?2, output = coalesce(?3, output), error = coalesce(?4, error),
                         run_at = coalesce(?5, run_at), finished_at = ?6, lease_owner = NULL,
-                        lease_expires_at = NULL, updated_at = ?7, attempts = attempts - ?8,
-                        progressed_attempts = progressed_attempts - (?8 AND checkpoint_attempt IS attempts),
-                        checkpoint_attempt = CASE WHEN ?8 AND checkpoint_attempt IS attempts THEN NULL
-                                                  ELSE checkpoint_attempt END,
-                        event_count = event_count + 1
+                        lease_expires_at = NULL, updated_at = ?7, attempts = attempts - ?8, event_count = event_count + 1
         WHERE id = ?1
         """
 
@@ -160,18 +158,27 @@ extension SQLiteJobStore {
             throw DurableQueueError.invalidArgument("progress", "\(progress) is outside 0…1")
         }
         return try write("save the progress of job \(attempt.job)", now: now) { now in
+            // The fence first: the row must still show the attempt under its owner.
             try connection.execute(
                 """
-                UPDATE jobs SET progress = coalesce(?3, progress),
-                                progressed_attempts = progressed_attempts
-                                    + (?4 IS NOT NULL AND checkpoint IS NOT ?4 AND checkpoint_attempt IS NOT attempts),
-                                checkpoint_attempt = CASE WHEN ?4 IS NOT NULL AND checkpoint IS NOT ?4 THEN attempts
-                                                          ELSE checkpoint_attempt END,
-                                checkpoint = coalesce(?4, checkpoint), updated_at = ?5
-                WHERE id = ?1 AND attempts = ?6
-                  AND CASE WHEN ?2 IS NULL THEN state = 'handed_off' ELSE state = 'running' AND lease_owner = ?2 END
-                """, [attempt.job.rawValue, owner, progress, checkpoint, now, attempt.number])
-            return try connection.changes == 1
+                UPDATE jobs SET updated_at = ?2, extras = extras | 2
+                WHERE id = ?1 AND attempts = ?3
+                  AND CASE WHEN ?4 IS NULL THEN state = 'handed_off' ELSE state = 'running' AND lease_owner = ?4 END
+                """, [attempt.job.rawValue, now, attempt.number, owner])
+            guard try connection.changes == 1 else { return false }
+            try connection.execute(
+                "INSERT INTO job_attempt_state (job_id) VALUES (?1) ON CONFLICT (job_id) DO NOTHING", [attempt.job.rawValue])
+            try connection.execute(
+                """
+                UPDATE job_attempt_state
+                SET progress = coalesce(?2, progress),
+                    progressed_attempts = progressed_attempts
+                        + (?3 IS NOT NULL AND checkpoint IS NOT ?3 AND checkpoint_attempt IS NOT ?4),
+                    checkpoint_attempt = CASE WHEN ?3 IS NOT NULL AND checkpoint IS NOT ?3 THEN ?4 ELSE checkpoint_attempt END,
+                    checkpoint = coalesce(?3, checkpoint)
+                WHERE job_id = ?1
+                """, [attempt.job.rawValue, progress, checkpoint, attempt.number])
+            return true
         }
     }
 }

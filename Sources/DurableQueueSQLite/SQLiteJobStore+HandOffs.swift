@@ -15,9 +15,11 @@ extension SQLiteJobStore {
         }
     }
 
-    /// The jobs handed off to carrier `?1`: their id, attempt and reference.
+    /// The jobs handed off to carrier `?1`: their id, attempt and reference, from the hand-offs
+    /// under way in idx_job_wait_targets_active.
     static let handOffsOfCarrier = """
-        SELECT id, attempts, handoff_reference FROM jobs
-        WHERE state = 'handed_off' AND handed_off_to = ?1
+        SELECT j.id, j.attempts, w.handoff_reference
+        FROM job_wait_targets AS w JOIN jobs AS j ON j.id = w.job_id
+        WHERE w.active = 'handed_off' AND w.handed_off_to = ?1 AND j.state = 'handed_off'
         """
 }

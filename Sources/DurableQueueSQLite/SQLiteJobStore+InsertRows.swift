@@ -27,6 +27,8 @@ extension SQLiteJobStore {
             // Rows of version 1 (most) leave the column to its default: binding it cost every row.
             let versioned = jobs[start..<end].contains { $0.version != 1 }
             let statements = versioned ? Self.versionedRowInsertStatements : Self.rowInsertStatements
+            // Each row's side row, if any, goes in after the rows: a job's options row refers to it.
+            var options: [(id: Int64, row: JobOptionsRow)] = []
             try connection.execute(statements[end - start - 1]) { binder in
                 binder.bind(commit)
                 for index in start..<end {
@@ -37,10 +39,13 @@ extension SQLiteJobStore {
                         settings = try insertSettings(ofQueue: jobs[index].queue, now: now)
                         queue = (jobs[index].queue, settings)
                     }
-                    Self.bindRow(jobs[index], id: id, settings: settings, now: now, versioned: versioned, to: &binder)
+                    let own = JobOptionsRow(of: jobs[index], throttle: settings.throttle(of: jobs[index]))
+                    if let own { options.append((id, own)) }
+                    Self.bindRow(jobs[index], id: id, hasOptions: own != nil, settings: settings, now: now, versioned: versioned, to: &binder)
                     id += 1
                 }
             }
+            for (id, row) in options { try insertOptions(row, of: id) }
             start = end
         }
         // Until this transaction commits, the next id is the one after these jobs'.
@@ -54,10 +59,10 @@ extension SQLiteJobStore {
     /// Binds the parameters of one row of ``rowInsertStatements`` (of ``versionedRowInsertStatements``
     /// when `versioned`): `job` with id `id`.
     private static func bindRow(
-        _ job: NewJob, id: Int64, settings: QueueInsertSettings, now: Int64, versioned: Bool, to binder: inout ParameterBinder
+        _ job: NewJob, id: Int64, hasOptions: Bool, settings: QueueInsertSettings, now: Int64, versioned: Bool,
+        to binder: inout ParameterBinder
     ) {
         let state = job.initialState(now: now)
-        let throttle = settings.throttle(of: job)
         binder.bind(id)
         binder.bind(job.queue)
         binder.bind(job.kind)
@@ -66,16 +71,12 @@ extension SQLiteJobStore {
         binder.bind(settings.lifo ? -id : id)
         binder.bind(job.runAt ?? now)
         binder.bind(job.maxAttempts)
-        binder.bind(job.retryPolicy)
-        binder.bind(job.timeoutMilliseconds)
         binder.bind(job.input)
         binder.bind(now)
         binder.bind(now)
-        binder.bind(throttle.interval)
-        binder.bind(throttle.source)
-        binder.bind(job.traceContext)
         binder.bind(job.partitionKey)
         binder.bind(state.staticText)
+        binder.bind(hasOptions ? JobExtras.options.rawValue : 0)
         if versioned { binder.bind(job.version) }
     }
 
@@ -89,18 +90,17 @@ extension SQLiteJobStore {
 
     /// The texts of ``rowInsertStatements``, or of ``versionedRowInsertStatements`` when `versioned`.
     private static func rowInserts(versioned: Bool) -> [String] {
-        let columns = versioned ? 19 : 18
+        let columns = versioned ? 15 : 14
         return multiRowTexts(
             """
-            INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy,
-                              timeout_ms, input, created_at, updated_at, throttle_interval_ms,
-                              throttle_interval_source, trace_context, partition_key, created_state, created_tx\(versioned ? ", version" : ""))
+            INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, input, created_at,
+                              updated_at, partition_key, created_state, extras, created_tx\(versioned ? ", version" : ""))
             VALUES\u{20}
             """
         ) { row in
             let first = 2 + columns * row
-            let own = (first..<first + 18).map { "?\($0)" }.joined(separator: ", ")
-            return "(" + own + ", ?1" + (versioned ? ", ?\(first + 18)" : "") + ")"
+            let own = (first..<first + 14).map { "?\($0)" }.joined(separator: ", ")
+            return "(" + own + ", ?1" + (versioned ? ", ?\(first + 14)" : "") + ")"
         }
     }
 }

@@ -35,14 +35,23 @@ extension SQLiteJobStore {
     /// Whether a running job's current attempt made progress: saved a new checkpoint or committed a
     /// durable step (a column of a `SELECT … FROM jobs`).
     static let attemptMadeProgress = """
-        (checkpoint_attempt IS attempts OR EXISTS (SELECT 1 FROM job_steps AS s WHERE s.job_id = jobs.id AND s.attempt = jobs.attempts))
+        (a.checkpoint_attempt IS jobs.attempts
+         OR EXISTS (SELECT 1 FROM job_steps AS s WHERE s.job_id = jobs.id AND s.attempt = jobs.attempts))
+        """
+
+    /// The FROM of a recovery's read: each job with its side rows, `o` its options, `a` its
+    /// attempt state (recovery is rare: the joins cost a plain job nothing).
+    static let jobsWithSideRows = """
+        jobs LEFT JOIN job_options AS o ON o.job_id = jobs.id LEFT JOIN job_attempt_state AS a ON a.job_id = jobs.id
         """
 
     /// The handed-off jobs whose deadline is before `?1`, as recovery reads them.
     static let passedHandOffDeadlines = """
-        SELECT id, attempts - progressed_attempts, max_attempts, cancel_requested, handed_off_to, queue,
-               throttle_interval_ms, attempts, handoff_reference, handoff_deadline, partition_key, kind, group_id
-        FROM jobs
-        WHERE state = 'handed_off' AND handoff_deadline < ?1
+        SELECT id, attempts - coalesce(a.progressed_attempts, 0), max_attempts, cancel_requested, w.handed_off_to, queue,
+               coalesce(o.throttle_interval_ms, 0), attempts, w.handoff_reference, w.handoff_deadline, partition_key, kind,
+               group_id
+        FROM job_wait_targets AS w JOIN jobs ON jobs.id = w.job_id
+             LEFT JOIN job_options AS o ON o.job_id = jobs.id LEFT JOIN job_attempt_state AS a ON a.job_id = jobs.id
+        WHERE w.active = 'handed_off' AND w.due_at < ?1 AND jobs.state = 'handed_off'
         """
 }

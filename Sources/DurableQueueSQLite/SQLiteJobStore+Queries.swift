@@ -20,7 +20,11 @@ extension SQLiteJobStore {
     package func status(of id: JobID) throws -> JobStatus {
         try read("read the state of job \(id)") {
             var status: JobStatus?
-            try connection.query("SELECT state, progress FROM jobs WHERE id = ?", [id.rawValue]) { row in
+            try connection.query(
+                """
+                SELECT j.state, a.progress FROM jobs AS j LEFT JOIN job_attempt_state AS a ON a.job_id = j.id WHERE j.id = ?
+                """, [id.rawValue]
+            ) { row in
                 status = JobStatus(state: try JobState(stored: row.string(0)), progress: row.optionalDouble(1))
             }
             guard let status else { throw DurableQueueError.jobNotFound(id) }
@@ -170,13 +174,16 @@ extension SQLiteJobStore {
         var records: [JobRecord] = []
         try connection.query(
             """
-            SELECT j.id, j.queue, j.kind, j.state, j.priority, j.run_at, j.attempts, j.max_attempts, j.retry_policy,
-                   j.timeout_ms, j.unique_key, j.cancel_requested, j.lease_owner, j.lease_expires_at, j.input, j.output,
-                   j.error, j.progress, j.checkpoint, j.created_at, j.updated_at, j.started_at, j.finished_at,
-                   (SELECT json_group_array(tag) FROM job_tags WHERE job_id = j.id), j.throttle_interval_ms, j.partition_key,
-                   j.group_id, j.handed_off_to, j.handoff_reference, j.handoff_deadline, j.waiting_for, j.wait_deadline,
-                   j.version
+            SELECT j.id, j.queue, j.kind, j.state, j.priority, j.run_at, j.attempts, j.max_attempts, o.retry_policy,
+                   o.timeout_ms, j.unique_key, j.cancel_requested, j.lease_owner, j.lease_expires_at, j.input, j.output,
+                   j.error, a.progress, a.checkpoint, j.created_at, j.updated_at, j.started_at, j.finished_at,
+                   (SELECT json_group_array(tag) FROM job_tags WHERE job_id = j.id), coalesce(o.throttle_interval_ms, 0),
+                   j.partition_key, j.group_id, w.handed_off_to, w.handoff_reference, w.handoff_deadline, w.waiting_for,
+                   w.wait_deadline, j.version
             FROM jobs AS j
+            LEFT JOIN job_options AS o ON o.job_id = j.id
+            LEFT JOIN job_attempt_state AS a ON a.job_id = j.id
+            LEFT JOIN job_wait_targets AS w ON w.job_id = j.id
             \(clause)
             """, arguments
         ) { row in

@@ -35,6 +35,7 @@ extension SQLiteRows: CancelRows {
                                 event_count = event_count + 1
                 WHERE id = ?2
                 """, [now, row.id.rawValue])
+            if row.state == .waiting || row.state == .handedOff { try store.endWaitTarget(of: row.id.rawValue) }
             try store.appendEvents([
                 SQLiteJobStore.EventRow(
                     job: row.id, at: now, from: row.state, to: .cancelled, attempt: row.attempts, reason: reason, worker: nil,

@@ -8,12 +8,21 @@ extension SQLiteRows: HandOffRows {
         try onStore { store in
             try store.connection.execute(
                 """
-                UPDATE jobs SET state = ?2, lease_owner = NULL, lease_expires_at = NULL, handed_off_to = ?3,
-                                handoff_reference = ?4, handoff_deadline = ?5, finished_at = ?6, updated_at = ?7,
-                                event_count = event_count + 1
+                UPDATE jobs SET state = ?2, lease_owner = NULL, lease_expires_at = NULL, finished_at = ?3, updated_at = ?4,
+                                event_count = event_count + 1, extras = extras | 4
                 WHERE id = ?1
                 """,
-                [attempt.job.rawValue, state.rawValue, target.carrier, target.reference, target.deadline, state.isTerminal ? now : nil, now])
+                [attempt.job.rawValue, state.rawValue, state.isTerminal ? now : nil, now])
+            try store.connection.execute(
+                """
+                INSERT INTO job_wait_targets (job_id, active, due_at, handoff_deadline, handed_off_to, handoff_reference)
+                VALUES (?1, ?2, ?3, ?3, ?4, ?5)
+                ON CONFLICT (job_id) DO UPDATE SET active = excluded.active, due_at = excluded.due_at,
+                                                   handoff_deadline = excluded.handoff_deadline,
+                                                   handed_off_to = excluded.handed_off_to,
+                                                   handoff_reference = excluded.handoff_reference
+                """,
+                [attempt.job.rawValue, state == .handedOff ? state.rawValue : nil, target.deadline, target.carrier, target.reference])
             try store.appendEvents([
                 SQLiteJobStore.EventRow(
                     job: attempt.job, at: now, from: .running, to: state, attempt: attempt.number, reason: reason, worker: owner,
@@ -28,6 +37,7 @@ extension SQLiteRows: HandOffRows {
         try onStore { store in
             let (_, event) = try store.record(
                 ending, job: attempt.job, worker: reporter, row: row.row, eventCount: row.historyCount, now: now, from: .handedOff)
+            try store.endWaitTarget(of: attempt.job.rawValue)
             try store.appendEvents([event])
         }
     }

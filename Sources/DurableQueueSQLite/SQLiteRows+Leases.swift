@@ -6,10 +6,10 @@ extension SQLiteRows: StoreRows {
             var expired: [RecoverableJob] = []
             try store.connection.query(
                 """
-                SELECT id, attempts - progressed_attempts, max_attempts, cancel_requested, lease_owner, queue,
-                       throttle_interval_ms, attempts, partition_key, kind, lost_in_a_row, last_lost_attempt,
-                       \(SQLiteJobStore.attemptMadeProgress), group_id
-                FROM jobs
+                SELECT id, attempts - coalesce(a.progressed_attempts, 0), max_attempts, cancel_requested, lease_owner, queue,
+                       coalesce(o.throttle_interval_ms, 0), attempts, partition_key, kind, coalesce(a.lost_in_a_row, 0),
+                       a.last_lost_attempt, \(SQLiteJobStore.attemptMadeProgress), group_id
+                FROM \(SQLiteJobStore.jobsWithSideRows)
                 WHERE state = 'running'
                   AND (lease_expires_at < ?1 OR lease_owner IN (SELECT value FROM json_each(?2)))
                 ORDER BY id
@@ -28,9 +28,11 @@ extension SQLiteRows: StoreRows {
         }
     }
 
-    /// A walk of the handed-off jobs in idx_jobs_timed (its plan is checked), put in id order here.
+    /// A walk of the hand-offs under way in idx_job_wait_targets_active (its plan is checked), put
+    /// in id order here.
     func passedHandOffDeadlines(now: Int64) async throws -> [RecoverableJob] {
         try onStore { store in
+            try store.forgetEndedWaitTargets(before: now)
             var passed: [RecoverableJob] = []
             try store.connection.query(SQLiteJobStore.passedHandOffDeadlines, [now]) { row in
                 let target = HandOffTarget(carrier: row.string(4), reference: row.string(8), deadline: row.optionalInt64(9))
@@ -51,11 +53,13 @@ extension SQLiteRows: StoreRows {
             try store.connection.execute(
                 """
                 UPDATE jobs SET state = ?2, error = ?3, lease_owner = NULL, lease_expires_at = NULL,
-                                finished_at = ?4, updated_at = ?5, lost_in_a_row = ?6, last_lost_attempt = ?7
+                                finished_at = ?4, updated_at = ?5
                 WHERE id = ?1
                 """,
                 [job.lease.id.rawValue, verdict.state.rawValue, try JobCodec.encode(verdict.failure), verdict.state.isTerminal ? now : nil,
-                 now, verdict.lost.inARow, verdict.lost.lastLost])
+                 now])
+            try store.recordLostAttempts(verdict.lost, of: job.lease.id.rawValue)
+            if job.lease.handOff != nil { try store.endWaitTarget(of: job.lease.id.rawValue) }
             try store.appendEvent(
                 job.lease.id, now: now, from: job.lease.handOff == nil ? .running : .handedOff, to: verdict.state,
                 attempt: job.lease.attempts, reason: verdict.reason, worker: job.lease.owner)
@@ -71,28 +75,31 @@ extension SQLiteRows: StoreRows {
 
     func giveBack(_ attempt: AttemptID, owner: String, now: Int64, reason: String) async throws -> GivenBack? {
         try onStore { store in
-            var row: (given: GivenBack, attempts: Int, eventCount: Int64)?
+            var row: (given: GivenBack, attempts: Int, eventCount: Int64, extras: JobExtras)?
             try store.connection.query(
                 """
                 UPDATE jobs SET state = CASE cancel_requested WHEN 1 THEN ?5 ELSE ?6 END,
                                 attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
-                                progressed_attempts = progressed_attempts - (checkpoint_attempt IS attempts),
-                                checkpoint_attempt = CASE WHEN checkpoint_attempt IS attempts THEN NULL
-                                                          ELSE checkpoint_attempt END,
                                 finished_at = CASE cancel_requested WHEN 1 THEN ?3 END, updated_at = ?3,
                                 event_count = event_count + 1
                 WHERE id = ?1 AND state = 'running' AND lease_owner = ?2 AND attempts = ?4
-                RETURNING attempts, cancel_requested, queue, throttle_interval_ms, event_count, partition_key, group_id
+                RETURNING attempts, cancel_requested, queue, extras, event_count, partition_key, group_id
                 """,
                 [attempt.job.rawValue, owner, now, attempt.number, GiveBack.state(cancelRequested: true).rawValue,
                  GiveBack.state(cancelRequested: false).rawValue]
             ) { found in
                 let given = GivenBack(
-                    state: GiveBack.state(cancelRequested: found.int64(1) != 0), queue: found.string(2), throttleInterval: found.int64(3),
+                    state: GiveBack.state(cancelRequested: found.int64(1) != 0), queue: found.string(2), throttleInterval: 0,
                     partitionKey: found.optionalString(5), group: found.optionalInt64(6).map { GroupID($0) })
-                row = (given, Int(found.int64(0)), found.int64(4))
+                row = (given, Int(found.int64(0)), found.int64(4), JobExtras(rawValue: found.int64(3)))
             }
-            guard let row else { return nil }
+            guard var row else { return nil }
+            // The interval, and what the attempt counted as progress, live in the job's side rows.
+            row.given.throttleInterval = try store.claimExtras(of: attempt.job.rawValue, extras: row.extras.intersection(.options))
+                .throttleInterval
+            if row.extras.contains(.attemptState) {
+                try store.takeBackProgress(of: attempt.job.rawValue, attempt: attempt.number)
+            }
             try store.appendEvents([
                 SQLiteJobStore.EventRow(
                     job: attempt.job, at: now, from: .running, to: row.given.state, attempt: row.attempts, reason: reason, worker: owner,
@@ -107,14 +114,14 @@ extension SQLiteRows: StoreRows {
             var eventCount: Int64?
             try store.connection.query(
                 """
-                UPDATE jobs SET state = 'pending', run_at = ?3,
-                                progressed_attempts = progressed_attempts + (checkpoint_attempt IS NOT attempts),
-                                checkpoint_attempt = attempts, updated_at = ?3, event_count = event_count + 1
+                UPDATE jobs SET state = 'pending', run_at = ?3, updated_at = ?3, event_count = event_count + 1
                 WHERE id = ?1 AND state = 'handed_off' AND attempts = ?2
                 RETURNING event_count
                 """, [attempt.job.rawValue, attempt.number, now]
             ) { row in eventCount = row.int64(0) }
             guard let eventCount else { return false }
+            try store.countProgress(of: attempt.job.rawValue, attempt: attempt.number)
+            try store.endWaitTarget(of: attempt.job.rawValue)
             try store.appendEvents([
                 SQLiteJobStore.EventRow(
                     job: attempt.job, at: now, from: .handedOff, to: .pending, attempt: attempt.number, reason: reason, worker: nil,

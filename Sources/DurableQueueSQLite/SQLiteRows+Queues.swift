@@ -100,11 +100,20 @@ extension SQLiteRows: QueueRows {
 
     func setWaitingJobsInterval(_ interval: Int64, onlyQueueDefaults: Bool, ofQueue queue: String) async throws {
         try onStore { store in
+            // Each waiting job's interval lives in its options row: written, or made, for each.
             try store.connection.execute(
                 """
-                UPDATE jobs SET throttle_interval_ms = ?2, throttle_interval_source = 'queue'
-                WHERE queue = ?1 AND state IN ('scheduled', 'pending', 'blocked') AND (?3 = 0 OR throttle_interval_source = 'queue')
+                INSERT INTO job_options (job_id, throttle_interval_ms, throttle_interval_source)
+                SELECT id, ?2, 'queue' FROM jobs
+                WHERE queue = ?1 AND state IN ('scheduled', 'pending', 'blocked')
+                  AND (?3 = 0 OR NOT extras & 1
+                       OR (SELECT o.throttle_interval_source FROM job_options AS o WHERE o.job_id = jobs.id) = 'queue')
+                ON CONFLICT (job_id) DO UPDATE SET throttle_interval_ms = excluded.throttle_interval_ms,
+                                                   throttle_interval_source = 'queue'
                 """, [queue, interval, onlyQueueDefaults])
+            try store.connection.execute(
+                "UPDATE jobs SET extras = extras | 1 WHERE queue = ?1 AND state IN ('scheduled', 'pending', 'blocked') AND NOT extras & 1",
+                [queue])
         }
     }
 

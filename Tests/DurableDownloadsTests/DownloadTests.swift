@@ -223,7 +223,13 @@ extension JobQueue {
     /// Stores `json` as a waiting job's checkpoint in the queue file, as a worker that died would
     /// have left it.
     func leaveCheckpoint(_ json: String, of id: JobID) throws {
-        try SQLiteConnection(path: location, options: StorageOptions())
-            .execute("UPDATE jobs SET checkpoint = ? WHERE id = ?", [Array(json.utf8), id.rawValue])
+        // The checkpoint lives in the job's attempt state (schema 29), which its extras name.
+        let connection = try SQLiteConnection(path: location, options: StorageOptions())
+        try connection.execute(
+            """
+            INSERT INTO job_attempt_state (job_id, checkpoint) VALUES (?2, ?1)
+            ON CONFLICT (job_id) DO UPDATE SET checkpoint = excluded.checkpoint
+            """, [Array(json.utf8), id.rawValue])
+        try connection.execute("UPDATE jobs SET extras = extras | 2 WHERE id = ?", [id.rawValue])
     }
 }

@@ -33,8 +33,8 @@ import Testing
                 tables.append($0.string(0))
             }
             #expect(tables == [
-                "cache_entries", "cache_list", "commit_counter", "deleted_jobs", "group_events", "group_list", "groups", "job_dependencies", "job_dependency_list", "job_events", "job_handoffs", "job_history",
-                "job_id_floor", "job_list", "job_signal_list", "job_signals", "job_step_list", "job_steps", "job_tags", "job_waits",
+                "cache_entries", "cache_list", "commit_counter", "deleted_jobs", "group_events", "group_list", "groups", "job_attempt_state", "job_dependencies", "job_dependency_list", "job_events", "job_handoffs", "job_history",
+                "job_id_floor", "job_list", "job_options", "job_signal_list", "job_signals", "job_step_list", "job_steps", "job_tags", "job_wait_targets", "job_waits",
                 "jobs", "key_limits", "partition_keys", "partition_status", "queue_starts", "queue_status", "queues", "schedule_list", "schedules", "sqlite_sequence",
                 "worker_kind_list", "worker_kinds",
             ])
@@ -102,8 +102,8 @@ import Testing
         let store = try SQLiteJobStore(path: path)
         #expect(try SQLiteMigrator.userVersion(connection) == SchemaMigrations.latestVersion)
         #expect(try await store.job(JobID(1)).state == .pending)
-        #expect(try connection.scalarInt64("SELECT throttle_interval_ms FROM jobs WHERE id = 1") == 500)
-        #expect(try connection.scalarInt64("SELECT throttle_interval_ms FROM jobs WHERE id = 2") == 0)
+        #expect(try connection.scalarInt64("SELECT throttle_interval_ms FROM \(Self.everyColumn) WHERE id = 1") == 500)
+        #expect(try connection.scalarInt64("SELECT throttle_interval_ms FROM \(Self.everyColumn) WHERE id = 2") == 0)
         #expect(try await store.queue(named: "api")?.throttle == Throttle(.milliseconds(500)))
     }
 
@@ -153,7 +153,7 @@ import Testing
         #expect(try SQLiteMigrator.userVersion(connection) == SchemaMigrations.latestVersion)
         let claimed = try #require(try await store.take(now: 2).first)
         #expect(claimed.attempt == 3 && claimed.progressedAttempts == 0 && claimed.checkpoint == [1, 2])
-        #expect(try connection.scalarInt64("SELECT count(*) FROM jobs WHERE checkpoint_attempt IS NULL") == 1)
+        #expect(try connection.scalarInt64("SELECT count(*) FROM \(Self.everyColumn) WHERE checkpoint_attempt IS NULL") == 1)
     }
 
     /// Version 11 rebuilds the jobs table without AUTOINCREMENT and records creations in the job row.
@@ -314,7 +314,7 @@ import Testing
                        unique_key, lease_owner, lease_expires_at, input, output, error, progress, hex(checkpoint), created_at,
                        updated_at, started_at, finished_at, throttle_interval_ms, throttle_interval_source, progressed_attempts,
                        checkpoint_attempt, trace_context, partition_key, created_state, event_count
-                FROM jobs ORDER BY id
+                FROM \(Self.everyColumn(connection)) ORDER BY id
                 """
             ) { row in rows.append((0..<31).map { row.optionalString(Int32($0)) ?? "NULL" }.joined(separator: "|")) }
             return rows
@@ -324,9 +324,8 @@ import Testing
         let store = try SQLiteJobStore(path: path)
         #expect(try SQLiteMigrator.userVersion(connection) == SchemaMigrations.latestVersion)
         #expect(try rows() == before)
-        #expect(try connection.scalarInt64("SELECT count(*) FROM jobs WHERE handed_off_to IS NOT NULL") == 0)
-        for index in ["idx_jobs_next_pending", "idx_jobs_timed", "idx_jobs_running", "idx_jobs_unique_key", "idx_jobs_finished",
-                      "idx_jobs_unique_key_created", "idx_jobs_group_state"] {
+        #expect(try connection.scalarInt64("SELECT count(*) FROM \(Self.everyColumn) WHERE handed_off_to IS NOT NULL") == 0)
+        for index in Self.latestIndexes {
             #expect(try connection.scalarInt64("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?", [index]) == 1, "\(index)")
         }
         // The deleted job's id stays used; a job's unique key is still held while it is handed off.
@@ -341,7 +340,8 @@ import Testing
         for statement in [SQLiteJobStore.handOffsOfCarrier, SQLiteJobStore.passedHandOffDeadlines] {
             var plan: [String] = []
             try connection.query("EXPLAIN QUERY PLAN " + statement, ["c"]) { plan.append($0.string(3)) }
-            #expect(plan.count == 1 && plan[0].contains("INDEX idx_jobs_timed (state=?)"), "\(plan)")
+            // Each job's side rows (version 29) are looked up by key, never scanned.
+            #expect(plan[0].contains("INDEX idx_job_wait_targets_active (active=?") && !plan.contains { $0.hasPrefix("SCAN") }, "\(plan)")
         }
         #expect(try await store.historyIsConsistent())
     }
@@ -379,7 +379,7 @@ import Testing
                        updated_at, started_at, finished_at, throttle_interval_ms, throttle_interval_source, progressed_attempts,
                        checkpoint_attempt, trace_context, partition_key, created_state, event_count, handed_off_to,
                        handoff_reference, handoff_deadline
-                FROM jobs ORDER BY id
+                FROM \(Self.everyColumn(connection)) ORDER BY id
                 """
             ) { row in rows.append((0..<34).map { row.optionalString(Int32($0)) ?? "NULL" }.joined(separator: "|")) }
             return rows
@@ -390,8 +390,7 @@ import Testing
         #expect(try SQLiteMigrator.userVersion(connection) == SchemaMigrations.latestVersion)
         #expect(try rows() == before)
         #expect(try await store.steps(of: JobID(7)).map(\.output) == [#""paid""#])
-        for index in ["idx_jobs_next_pending", "idx_jobs_timed", "idx_jobs_running", "idx_jobs_unique_key", "idx_jobs_finished",
-                      "idx_jobs_unique_key_created", "idx_jobs_group_state"] {
+        for index in Self.latestIndexes {
             #expect(try connection.scalarInt64("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?", [index]) == 1, "\(index)")
         }
         // The deleted job's id stays used; a job's unique key is still held while it waits.
@@ -402,10 +401,10 @@ import Testing
         #expect(try await store.enqueue([job(uniqueKey: "key-7")], now: 11).first?.id == JobID(7))
         #expect(try connection.scalarInt64("SELECT waiting FROM queue_status WHERE queue = 'default'") == 1)
         #expect(try connection.scalarInt64("SELECT count(*) FROM job_waits WHERE waiting_for = 'go'") == 1)
-        // Timeouts read the waiting jobs through their index, never the table.
+        // Timeouts read the waits under way through their index, never a table.
         var plan: [String] = []
         try connection.query("EXPLAIN QUERY PLAN " + SQLiteJobStore.passedWaits, [100]) { plan.append($0.string(3)) }
-        #expect(plan.count == 1 && plan[0].contains("INDEX idx_jobs_timed (state=?)"), "\(plan)")
+        #expect(plan[0].contains("INDEX idx_job_wait_targets_active (active=?") && !plan.contains { $0.hasPrefix("SCAN") }, "\(plan)")
         #expect(try await store.endPassedWaits(now: 100) == [JobID(7)])
         #expect(try await store.transitions(JobID(7)) == ["nil>pending", "pending>running", "running>waiting", "waiting>pending"])
         #expect(try connection.scalarInt64("SELECT count(*) FROM job_signal_list") == 0)
@@ -448,10 +447,13 @@ import Testing
         #expect(try connection.scalarInt64("SELECT last_tag FROM partition_keys WHERE key = 'acme'") == 6000)
     }
 
-    @Test func aVersionTwentyFourFileFindsItsScheduledHandedOffAndWaitingJobsInOneIndexWhenUpgraded() async throws {
+    /// Version 29 keeps the scheduled jobs in an index of their own and the hand-offs and waits
+    /// under way in one on their side table: each is found there, and the claim's changes of state
+    /// touch neither of the other two.
+    @Test func aVersionTwentyEightFileFindsItsScheduledJobsAndItsHandOffsAndWaitsThroughTheirIndexes() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let (path, connection) = try Self.file(atVersion: 24, in: directory)
+        let (path, connection) = try Self.file(atVersion: 28, in: directory)
         try connection.executeScript(
             """
             INSERT INTO queues (name, created_at, updated_at) VALUES ('default', 1, 1);
@@ -461,28 +463,31 @@ import Testing
                    (2, 'default', 'a', 'scheduled', 0, 2, 500, '2', 1, 1, 'scheduled', 0, NULL, NULL, NULL, NULL, NULL),
                    (3, 'default', 'a', 'handed_off', 0, 3, 1, '3', 1, 1, 'pending', 1, 'c', 'r', 40, NULL, NULL),
                    (4, 'default', 'a', 'waiting', 0, 4, 1, '4', 1, 1, 'pending', 1, NULL, NULL, NULL, 'go', 30),
-                   (5, 'default', 'a', 'pending', 0, 5, 1, '5', 1, 1, 'pending', 0, NULL, NULL, NULL, NULL, NULL);
+                   (5, 'default', 'a', 'pending', 0, 5, 1, '5', 1, 1, 'pending', 0, 'c', 'old', 20, NULL, NULL);
             """)
         let store = try SQLiteJobStore(path: path)
         #expect(try SQLiteMigrator.userVersion(connection) == SchemaMigrations.latestVersion)
-        for index in ["idx_jobs_next_scheduled", "idx_jobs_handed_off", "idx_jobs_waiting"] {
-            #expect(try connection.scalarInt64("SELECT count(*) FROM sqlite_master WHERE name = ?", [index]) == 0, "\(index)")
+        #expect(try connection.scalarInt64("SELECT count(*) FROM sqlite_master WHERE name = 'idx_jobs_timed'") == 0)
+        var scheduled: [Int64] = []
+        try connection.query("SELECT id FROM jobs INDEXED BY idx_jobs_scheduled WHERE state = 'scheduled' ORDER BY id") {
+            scheduled.append($0.int64(0))
         }
-        // The index holds the jobs of the three states, and no other.
-        var indexed: [Int64] = []
+        #expect(scheduled == [1, 2])
+        // Job 5's hand-off is over: its row is a record, out of the index.
+        var underWay: [String] = []
         try connection.query(
             """
-            SELECT id FROM jobs INDEXED BY idx_jobs_timed
-            WHERE state = 'scheduled' OR state = 'handed_off' OR state = 'waiting' ORDER BY id
+            SELECT job_id || ':' || active || ':' || due_at FROM job_wait_targets INDEXED BY idx_job_wait_targets_active
+            WHERE active IS NOT NULL ORDER BY job_id
             """
-        ) { indexed.append($0.int64(0)) }
-        #expect(indexed == [1, 2, 3, 4])
-        #expect(try connection.scalarInt64("SELECT count(*) FROM jobs INDEXED BY idx_jobs_timed WHERE state = 'scheduled'") == 2)
-        for statement in ["SELECT EXISTS (SELECT 1 FROM jobs WHERE state = 'scheduled' AND run_at <= ?1)", SQLiteJobStore.passedWaits] {
-            var plan: [String] = []
-            try connection.query("EXPLAIN QUERY PLAN " + statement, [100]) { plan.append($0.string(3)) }
-            #expect(plan.contains { $0.contains("INDEX idx_jobs_timed") } && !plan.contains { $0.hasPrefix("SCAN jobs") }, "\(plan)")
+        ) { underWay.append($0.string(0)) }
+        #expect(underWay == ["3:handed_off:40", "4:waiting:30"])
+        #expect(try connection.scalarInt64("SELECT handoff_deadline FROM job_wait_targets WHERE job_id = 5") == 20)
+        var plan: [String] = []
+        try connection.query("EXPLAIN QUERY PLAN SELECT EXISTS (SELECT 1 FROM jobs WHERE state = 'scheduled' AND run_at <= ?1)", [100]) {
+            plan.append($0.string(3))
         }
+        #expect(plan.contains { $0.contains("INDEX idx_jobs_scheduled") } && !plan.contains { $0.hasPrefix("SCAN jobs") }, "\(plan)")
         // Each is found through it: the due job starts, the passed wait and hand-off deadline end.
         #expect(try await store.endPassedWaits(now: 100) == [JobID(4)])
         #expect(try await store.nextDeadline() == 40)
@@ -526,7 +531,7 @@ import Testing
             """
         func rows() throws -> [String] {
             var rows: [String] = []
-            try connection.query("SELECT \(columns) FROM jobs ORDER BY id") { row in
+            try connection.query("SELECT \(columns) FROM \(Self.everyColumn(connection)) ORDER BY id") { row in
                 rows.append((0..<39).map { row.optionalString(Int32($0)) ?? "NULL" }.joined(separator: "|"))
             }
             return rows
@@ -540,8 +545,7 @@ import Testing
         #expect(try connection.scalarInt64("SELECT version FROM job_list WHERE id = 8") == 1)
         #expect(try connection.scalarInt64("SELECT version FROM schedules WHERE name = 'tick'") == 1)
         #expect(try await store.history(of: JobID(7)).map(\.reason).last == "claimed")
-        for index in ["idx_jobs_next_pending", "idx_jobs_timed", "idx_jobs_running", "idx_jobs_unique_key", "idx_jobs_finished",
-                      "idx_jobs_unique_key_created", "idx_jobs_group_state"] {
+        for index in Self.latestIndexes {
             #expect(try connection.scalarInt64("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?", [index]) == 1, "\(index)")
         }
         // The new state is admitted and counted; the claim still walks the pending index.
@@ -552,6 +556,29 @@ import Testing
         #expect(plan.count == 1 && plan[0].contains("idx_jobs_next_pending"), "\(plan)")
         // A deleted job's id stays used.
         #expect(try await store.add(job()) == JobID(9))
+    }
+
+    /// The indexes of `jobs` and its side tables at the newest version.
+    private static let latestIndexes = [
+        "idx_jobs_next_pending", "idx_jobs_running", "idx_jobs_scheduled", "idx_jobs_finished", "idx_jobs_unique_key",
+        "idx_jobs_group_state", "idx_job_wait_targets_active",
+    ]
+
+    /// Every job with every column it had before version 29 moved the columns of rare features to
+    /// side tables, read back from them (their defaults where a job has no side row).
+    private static let everyColumn = """
+        (SELECT j.*, o.retry_policy, o.timeout_ms, coalesce(o.throttle_interval_ms, 0) AS throttle_interval_ms,
+                coalesce(o.throttle_interval_source, 'queue') AS throttle_interval_source, o.trace_context, a.progress,
+                a.checkpoint, coalesce(a.progressed_attempts, 0) AS progressed_attempts, a.checkpoint_attempt,
+                coalesce(a.lost_in_a_row, 0) AS lost_in_a_row, a.last_lost_attempt, w.handed_off_to, w.handoff_reference,
+                w.handoff_deadline, w.waiting_for, w.wait_deadline
+         FROM jobs AS j LEFT JOIN job_options AS o ON o.job_id = j.id LEFT JOIN job_attempt_state AS a ON a.job_id = j.id
+              LEFT JOIN job_wait_targets AS w ON w.job_id = j.id)
+        """
+
+    /// ``everyColumn`` on a file at version 29 or later, `jobs` on an older one.
+    private static func everyColumn(_ connection: SQLiteConnection) throws -> String {
+        try SQLiteMigrator.userVersion(connection) >= 29 ? everyColumn : "jobs"
     }
 
     /// A file in `directory` migrated up to schema `version` only, and a connection to it.

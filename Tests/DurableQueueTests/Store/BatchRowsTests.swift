@@ -15,7 +15,7 @@ import Testing
             try await Self.configureQueues(store)
             for job in jobs { _ = try await store.enqueue(job, now: 1_000) }
             _ = try await store.add(job(input: "\"after\""), now: 1_000)
-            return try await Self.contents(of: store)
+            return try await Self.contents(of: store, backend)
         }
         let batched = try await withStore(backend) { store, _ async throws in
             try await Self.configureQueues(store)
@@ -24,7 +24,7 @@ import Testing
             #expect(outcomes.filter { if case .existing = $0 { true } else { false } }.count == 1)
             // The ids go on from the batch's last one.
             _ = try await store.add(job(input: "\"after\""), now: 1_000)
-            return try await Self.contents(of: store)
+            return try await Self.contents(of: store, backend)
         }
         #expect(batched.jobs.count == jobs.count)
         #expect(batched.jobs == oneAtATime.jobs)
@@ -45,13 +45,13 @@ import Testing
         let oneAtATime = try await withStore(backend) { store, _ async throws in
             try await Self.configureQueues(store)
             for job in jobs { _ = try await store.enqueue(job, now: 1_000) }
-            return try await Self.contents(of: store)
+            return try await Self.contents(of: store, backend)
         }
         let batched = try await withStore(backend) { store, _ async throws in
             try await Self.configureQueues(store)
             let outcomes = try await store.enqueue(batch: jobs, now: 1_000)
             #expect(outcomes.allSatisfy { if case .inserted = $0 { true } else { false } })
-            return try await Self.contents(of: store)
+            return try await Self.contents(of: store, backend)
         }
         #expect(batched.jobs.count == jobs.count)
         #expect(batched.jobs == oneAtATime.jobs)
@@ -85,10 +85,20 @@ import Testing
     }
 
     /// Every column of every job, the tags and the history, in a fixed order.
-    static func contents(of store: any JobStore) async throws -> (jobs: [[SQLValue]], tags: [[SQLValue]], history: [[SQLValue]]) {
-        try await store.transaction(now: 1_000) { transaction, _ in
+    /// Every column of every job (on SQLite with its side rows, and its commit number last), its
+    /// tags and its history.
+    static func contents(of store: any JobStore, _ backend: StoreBackend) async throws
+        -> (jobs: [[SQLValue]], tags: [[SQLValue]], history: [[SQLValue]])
+    {
+        let jobs =
+            backend.name == StoreBackend.sqlite.name
+            ? """
+            SELECT j.*, o.*, a.*, j.created_tx FROM jobs AS j LEFT JOIN job_options AS o ON o.job_id = j.id
+            LEFT JOIN job_attempt_state AS a ON a.job_id = j.id ORDER BY j.id
+            """ : "SELECT * FROM jobs ORDER BY id"
+        return try await store.transaction(now: 1_000) { transaction, _ in
             (
-                try transaction.query("SELECT * FROM jobs ORDER BY id", []),
+                try transaction.query(jobs, []),
                 try transaction.query("SELECT tag, job_id FROM job_tags ORDER BY job_id, tag", []),
                 try transaction.query("SELECT * FROM job_history ORDER BY job_id", [])
             )
