@@ -33,7 +33,7 @@ func runBench() async throws {
     let n = Int(options["n"] ?? "") ?? 10_000
     let backlogSize = Int(options["backlog"] ?? "") ?? 1_000_000
     let repeats = max(1, Int(options["repeat"] ?? "") ?? 3)
-    let all = ["enqueue", "batch", "drain", "scheduled", "group", "dependent", "steps", "fair", "keyed", "keys", "latency", "backlog", "processes", "throttle", "open", "idle"]
+    let all = ["enqueue", "batch", "drain", "scheduled", "group", "dependent", "steps", "crowded", "fair", "keyed", "keys", "latency", "backlog", "processes", "throttle", "open", "idle"]
     // A transaction held open through a drain: on PostgreSQL only.
     let chosen = Set(options["only"].map { $0.split(separator: ",").map(String.init) } ?? all + (options["postgres"] == nil ? [] : ["held"]))
     let directory = URL(fileURLWithPath: options["dir"] ?? ".build/bench-runs/\(Int(Date().timeIntervalSince1970))", isDirectory: true)
@@ -89,6 +89,7 @@ func runBench() async throws {
     if chosen.contains("group") { reportBesideTheDrain(try await medianRun({ try await workloads.drainGroup() })) }
     if chosen.contains("dependent") { reportBesideTheDrain(try await medianRun({ try await workloads.drainDependent() })) }
     if chosen.contains("steps") { reportBesideTheDrain(try await medianRun({ try await workloads.drainSteps() })) }
+    if chosen.contains("crowded") { reportBesideTheDrain(try await medianRun({ try await workloads.drainCrowded() })) }
     if chosen.contains("fair") {
         reportBesideTheDrain(try await medianRun({ try await workloads.drainFair(interleaved: true) }))
         reportBesideTheDrain(try await medianRun({ try await workloads.drainFair(interleaved: false) }))
