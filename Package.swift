@@ -187,6 +187,7 @@ let package = Package(
                 .embedInCode("0020_worker_kinds.sql"),
                 .embedInCode("0021_sql_enqueue_version.sql"),
                 .embedInCode("0022_worker_queues.sql"),
+                .embedInCode("0023_lean_hot_path.sql"),
             ],
             swiftSettings: swiftSettings
         ),

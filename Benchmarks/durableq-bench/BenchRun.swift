@@ -34,8 +34,8 @@ func runBench() async throws {
     let backlogSize = Int(options["backlog"] ?? "") ?? 1_000_000
     let repeats = max(1, Int(options["repeat"] ?? "") ?? 3)
     let all = ["enqueue", "batch", "drain", "scheduled", "group", "dependent", "steps", "crowded", "fair", "keyed", "keys", "latency", "backlog", "processes", "throttle", "open", "idle"]
-    // A transaction held open through a drain: on PostgreSQL only.
-    let chosen = Set(options["only"].map { $0.split(separator: ",").map(String.init) } ?? all + (options["postgres"] == nil ? [] : ["held"]))
+    // A transaction held open through a drain, and heartbeats' HOT updates: on PostgreSQL only.
+    let chosen = Set(options["only"].map { $0.split(separator: ",").map(String.init) } ?? all + (options["postgres"] == nil ? [] : ["held", "heartbeats"]))
     let directory = URL(fileURLWithPath: options["dir"] ?? ".build/bench-runs/\(Int(Date().timeIntervalSince1970))", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 
@@ -119,6 +119,7 @@ func runBench() async throws {
         for _ in 0..<repeats { held.append(try await workloads.held()) }
         report(median(held))
     }
+    if chosen.contains("heartbeats") { report(try await workloads.heartbeats()) }
     if chosen.contains("backlog") {
         var backlog = try await workloads.backlog(backlogSize, rounds: repeats)
         let empty = results.first { $0.workload == "drain" }?.jobsPerSecond

@@ -27,5 +27,6 @@ package enum PostgresSchemaMigrations {
         (20, "worker_kinds", String(decoding: PackageResources._020_worker_kinds_sql, as: UTF8.self)),
         (21, "sql_enqueue_version", String(decoding: PackageResources._021_sql_enqueue_version_sql, as: UTF8.self)),
         (22, "worker_queues", String(decoding: PackageResources._022_worker_queues_sql, as: UTF8.self)),
+        (23, "lean_hot_path", String(decoding: PackageResources._023_lean_hot_path_sql, as: UTF8.self)),
     ]
 }

@@ -79,7 +79,7 @@ extension PostgresJobStore {
 
     /// What a claim needs of keys `$2` of queue `$1`: each key's next allowed start and recent
     /// starts (its partition_keys row, if any) and its running jobs (through
-    /// idx_jobs_running_partition).
+    /// idx_jobs_running).
     package enum KeyStates: PreparedSQL {
         package static let name = "durablequeue_key_states"
         package static let sql = """

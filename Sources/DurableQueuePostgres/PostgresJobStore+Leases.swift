@@ -36,9 +36,9 @@ extension PostgresJobStore {
     /// `locked` locks those it can at once; the others are returned held but not renewed. The
     /// worker's row in `workers` (made by the claim that took its first attempt) is renewed too,
     /// unless a claim of the worker's holds it: that claim moves it as far.
-    private enum RenewLeases: PreparedSQL {
-        static let name = "durablequeue_renew_leases"
-        static let sql = """
+    package enum RenewLeases: PreparedSQL {
+        package static let name = "durablequeue_renew_leases"
+        package static let sql = """
             WITH current AS MATERIALIZED (
                 SELECT id, attempts, cancel_requested, state, lease_owner FROM jobs WHERE id = ANY($1::bigint[])
             ),

@@ -166,8 +166,12 @@ package enum TestPostgresServer {
     /// server's own by default) with `variables` set (`:'name'` puts one in as a literal, `:"name"` as an identifier),
     /// stopping at its first error, which it throws with psql's output (verbose: with the SQLSTATE).
     package static func psql(_ script: String, variables: [String: String] = [:], database: String = "postgres") async throws -> String {
+        try await psql(script, variables: variables, database: database, port: try await port())
+    }
+
+    /// ``psql(_:variables:database:)`` on the server listening on 127.0.0.1 at `port`.
+    fileprivate static func psql(_ script: String, variables: [String: String], database: String, port: Int) async throws -> String {
         let bin = try binaries()
-        let port = try await port()
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("dq-psql-\(UUID().uuidString).sql")
         try script.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
@@ -445,6 +449,11 @@ package enum TestPostgresServer {
         package func restart() async throws {
             let server = server
             try await onOwnThread { Result { try server.start() } }.get()
+        }
+
+        /// What `psql` prints for `script` on the server's own database, as ``TestPostgresServer/psql(_:variables:database:)``.
+        package func psql(_ script: String) async throws -> String {
+            try await TestPostgresServer.psql(script, variables: [:], database: "postgres", port: server.port)
         }
 
         /// The server's log.

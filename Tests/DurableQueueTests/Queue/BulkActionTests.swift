@@ -104,6 +104,12 @@ import Testing
             await #expect(throws: DurableQueueError.self) { _ = try await store.job(id) }
         }
         #expect(try await store.job(waiting).state == .pending)
+        // Their history went with them (a trigger on both backends since job_events has no
+        // foreign key); the job left keeps its own.
+        let history = try await queue.transaction { tx in try tx.query("SELECT DISTINCT job_id FROM job_history ORDER BY job_id") }
+        #expect(history == [[.integer(waiting.rawValue)]], "\(history)")
+        let events = try await queue.transaction { tx in try tx.query("SELECT count(*) FROM job_events WHERE job_id <> ?", [.integer(waiting.rawValue)]) }
+        #expect(events == [[.integer(0)]], "\(events)")
         let lines = try await queue.transaction { tx in try tx.query("SELECT job_id, state, reason FROM deleted_jobs ORDER BY job_id") }
         #expect(
             lines == [
