@@ -58,6 +58,8 @@ def newest(kind_name):
         if kind(line) == kind_name:
             system = line.get("key") or ("PostgreSQL" if "PostgreSQL" in str(line.get("sqlite", "")) else "SQLite")
             setting = line.get("synchronous") or line.get("sync") or ""
+            if line.get("rtt_us"):
+                setting = f"+{line['rtt_us'] / 1000:g} ms RTT ({line.get('network', 'netem')})"
             rows[(system, line.get("workload_title", line["workload"]), "" if setting == "-" else setting)] = (name, line)
     return rows
 
