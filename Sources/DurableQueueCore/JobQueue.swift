@@ -86,6 +86,13 @@ public final class JobQueue: Sendable {
             ? max(configuration.pollInterval, .seconds(1)) : configuration.pollInterval
     }
 
+    /// Before a wait for other processes' changes (an idle engine's, a handle's): the store keeps
+    /// hearing them for three idle waits, or at least 30 s, so that waits one after another keep
+    /// one way of hearing open (see ``JobStore/keepHearingChanges(for:)``).
+    func expectChangesFromOtherProcesses() {
+        store.keepHearingChanges(for: max(.seconds(30), idlePollInterval * 3))
+    }
+
     /// A queue on `store`, which any database may provide (see ``JobStore``).
     ///
     /// - Throws: `invalidArgument` for a bad configuration (``Configuration/storage`` is the SQLite

@@ -76,6 +76,13 @@ extension PostgresJobStore {
     /// Whether the store's `LISTEN` connection is up.
     package nonisolated var hearsChanges: Bool { changes.isListening }
 
+    /// Listens for other nodes' changes for at least `duration` from now (see ``ChangeFeed``): a
+    /// store nobody waits on (one that only enqueues) keeps no listening connection, which the
+    /// server would wake at every commit.
+    package nonisolated func keepHearingChanges(for duration: Duration) {
+        changes.keepListening(for: duration)
+    }
+
     /// Changes nothing: connections to a server hold no lock on a file of this device, and a
     /// connection the server dropped during a suspension is replaced at its next use.
     package func setPaused(_ paused: Bool) async {}

@@ -99,6 +99,14 @@ package protocol JobStore: JobStoreReader {
     /// them again).
     var hearsChanges: Bool { get }
 
+    /// Keeps hearing other processes' changes (see ``observeChanges(_:)``) for at least `duration`
+    /// from now: whoever is about to wait for them says so first (an idle engine, a waiting
+    /// handle). A store whose way of hearing them costs work at every commit (PostgreSQL's `LISTEN`
+    /// connection: the server wakes it, and this process, for each notification) hears them only
+    /// while asked, and stops once nobody asked for that long; a file watch costs nothing idle and
+    /// ignores it.
+    func keepHearingChanges(for duration: Duration)
+
     /// The directory that holds the store's file: the base `{queue}` of stored paths (see
     /// ``FileBases``); nil for a store on a server.
     var directory: String? { get }
@@ -200,4 +208,7 @@ package struct JobStatus: Sendable, Hashable {
 extension JobStore {
     /// Swift's default executor: a store's calls hop to wherever they complete.
     package var preferredTaskExecutor: (any TaskExecutor)? { nil }
+
+    /// Nothing: the store hears other processes' changes whether asked or not.
+    package func keepHearingChanges(for duration: Duration) {}
 }
