@@ -86,11 +86,14 @@ public final class JobQueue: Sendable {
             ? max(configuration.pollInterval, .seconds(1)) : configuration.pollInterval
     }
 
-    /// Before a wait for other processes' changes (an idle engine's, a handle's): the store keeps
-    /// hearing them for three idle waits, or at least 30 s, so that waits one after another keep
-    /// one way of hearing open (see ``JobStore/keepHearingChanges(for:)``).
-    func expectChangesFromOtherProcesses() {
-        store.keepHearingChanges(for: max(.seconds(30), idlePollInterval * 3))
+    /// ``idlePollInterval``, for a wait for other processes' changes that begins now (an idle
+    /// engine's, a handle's): the store keeps hearing them for three such waits, or at least 30 s,
+    /// so that waits one after another keep one way of hearing open (see
+    /// ``JobStore/keepHearingChanges(for:)``).
+    func idlePollExpectingChanges() -> Duration {
+        let interval = idlePollInterval
+        store.keepHearingChanges(for: max(.seconds(30), interval * 3))
+        return interval
     }
 
     /// A queue on `store`, which any database may provide (see ``JobStore``).

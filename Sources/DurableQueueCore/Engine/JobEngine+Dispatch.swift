@@ -40,8 +40,7 @@ extension JobEngine {
                 if let claimed, claimed > 0 && state.runningCount < configuration.maxConcurrentJobs { continue }
             }
             let now = now
-            queue.expectChangesFromOtherProcesses()
-            var wakeAt = now + queue.idlePollInterval.milliseconds
+            var wakeAt = now + queue.idlePollExpectingChanges().milliseconds
             // A full engine starts nothing before an attempt ends, which wakes it: no need to ask
             // the store when the next job may start (a round trip per ending on a busy server).
             var nextStart: Int64?

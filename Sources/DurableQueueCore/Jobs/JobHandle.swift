@@ -214,8 +214,8 @@ extension JobQueue {
     /// Waits for a change in this process, the poll interval (changes in others), or `deadline`;
     /// while this process is paused, no poll: its resume is a change.
     func waitForChange(after seen: UInt64, deadline: Int64?) async {
-        expectChangesFromOtherProcesses()
-        let poll = engine.state.isPaused ? Int64.max / 2 : now + idlePollInterval.milliseconds
+        let interval = idlePollExpectingChanges()
+        let poll = engine.state.isPaused ? Int64.max / 2 : now + interval.milliseconds
         let wake = min(deadline ?? .max, poll)
         await jobChanges.wait(after: seen, until: Date(millisecondsSince1970: wake), time: configuration.timeSource)
     }

@@ -49,7 +49,7 @@ struct ListenOnDemandTests {
         try await eventually("the store stops listening") { !store.hearsChanges }
         try await eventually("its connection closed") { try await listeners(on: store.channel) == 0 }
 
-        // Asked again, it listens again; an engine that goes on waiting keeps it listening.
+        // Asked again (an idle engine's wait), it listens again, and hears a job enqueued elsewhere.
         let queue = try JobQueue(store: store)
         queue.register(ReturnsInput())
         let engine = Task { try await queue.run() }
