@@ -188,6 +188,7 @@ let package = Package(
                 .embedInCode("0021_sql_enqueue_version.sql"),
                 .embedInCode("0022_worker_queues.sql"),
                 .embedInCode("0023_lean_hot_path.sql"),
+                .embedInCode("0024_side_tables.sql"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -28,5 +28,6 @@ package enum PostgresSchemaMigrations {
         (21, "sql_enqueue_version", String(decoding: PackageResources._021_sql_enqueue_version_sql, as: UTF8.self)),
         (22, "worker_queues", String(decoding: PackageResources._022_worker_queues_sql, as: UTF8.self)),
         (23, "lean_hot_path", String(decoding: PackageResources._023_lean_hot_path_sql, as: UTF8.self)),
+        (24, "side_tables", String(decoding: PackageResources._024_side_tables_sql, as: UTF8.self)),
     ]
 }

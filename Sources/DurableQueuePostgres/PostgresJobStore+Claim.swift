@@ -208,7 +208,7 @@ extension PostgresJobStore {
     static func nextJobs(queue: String, kinds: String, lowest: String, highest: String, excluding: String, limit: String) -> String {
         """
         picked AS (
-            SELECT id, priority, order_key, throttle_interval_ms FROM jobs
+            SELECT id, priority, order_key, \(throttleInterval(of: "jobs")) AS throttle_interval_ms FROM jobs
             WHERE queue = \(queue) AND state = 'pending' AND \(runs(kinds: kinds, lowest: lowest, highest: highest))
               AND id <> ALL(\(excluding)::bigint[])
             ORDER BY priority DESC, order_key
@@ -250,21 +250,31 @@ extension PostgresJobStore {
             SELECT id, \(now), 'pending', 'running', attempts, 'claimed', \(owner) FROM claimed
         ),
         \(workerAlive(owner: owner, leaseExpiresAt: leaseExpiresAt, now: now))
-        SELECT * FROM claimed
+        \(claimedColumns)
         """
     }
 
+    /// The rows of the CTE `claimed` (``claimedRows(where:owner:leaseExpiresAt:now:)``) with their
+    /// side rows' columns, as ``claimed(_:_:queue:request:keyStarts:)`` reads them.
+    static let claimedColumns = """
+        SELECT c.id, c.kind, c.input, c.priority, c.attempts, c.max_attempts, o.retry_policy, o.timeout_ms, a.checkpoint, c.run_at,
+               coalesce(o.throttle_interval_ms, 0), coalesce(a.progressed_attempts, 0), c.order_key, o.trace_context, c.has_steps,
+               c.version
+        FROM claimed AS c
+        \(sideRows(of: "c"))
+        """
+
     /// The CTE `claimed` of ``claimedJobs(where:owner:leaseExpiresAt:now:)``: the jobs start, and
-    /// their rows are returned. Their history rows are the caller's to write.
+    /// their rows are returned (``claimedColumns`` joins their side rows). Their history rows are
+    /// the caller's to write.
     static func claimedRows(where condition: String, owner: String, leaseExpiresAt: String, now: String) -> String {
         """
         claimed AS (
             UPDATE jobs AS j SET state = 'running', attempts = j.attempts + 1, lease_owner = \(owner),
                                  lease_expires_at = \(leaseExpiresAt), started_at = \(now), updated_at = \(now)
             WHERE \(condition)
-            RETURNING j.id, j.kind, j.input::text, j.priority, j.attempts, j.max_attempts, j.retry_policy, j.timeout_ms,
-                      j.checkpoint, j.run_at, j.throttle_interval_ms, j.progressed_attempts, j.order_key, j.trace_context,
-                      EXISTS (SELECT 1 FROM job_steps AS s WHERE s.job_id = j.id)::int, j.version
+            RETURNING j.id, j.kind, j.input::text AS input, j.priority, j.attempts, j.max_attempts, j.extras, j.run_at,
+                      j.order_key, EXISTS (SELECT 1 FROM job_steps AS s WHERE s.job_id = j.id)::int AS has_steps, j.version
         )
         """
     }

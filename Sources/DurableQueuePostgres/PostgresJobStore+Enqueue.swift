@@ -71,21 +71,29 @@ extension PostgresJobStore {
     }
 
     /// Inserts one job of a queue that is not fair, from bound values (`$1` its queue … `$14` its
-    /// tags, `$16` its version), notifies channel `$15`, and returns its id; no row when the queue is fair.
+    /// tags, `$16` its version), notifies channel `$15`, and returns its id; no row when the queue is
+    /// fair. Its `job_options` row is written only when it has an option or its queue a throttle.
     private enum InsertOne: PreparedSQL {
         static let name = "durablequeue_insert_one"
         static let sql = """
             WITH q AS (SELECT name, mode, throttle_interval_ms FROM queues WHERE name = $1 AND fairness = 'none'),
             n AS (SELECT \(PostgresJobStore.nextJobID) AS id FROM q),
             inserted AS (
-                INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy, timeout_ms,
-                                  input, created_at, updated_at, throttle_interval_ms, throttle_interval_source, trace_context,
-                                  partition_key, created_state, version)
-                SELECT n.id, q.name, $2, $3, $4, CASE q.mode WHEN 'lifo' THEN -n.id ELSE n.id END, $5, $6::int, $7::text,
-                       $8::bigint, $9::jsonb, $10, $10, coalesce($11::bigint, q.throttle_interval_ms),
-                       CASE WHEN $11::bigint IS NULL THEN 'queue' ELSE 'job' END, $12::text, $13::text, $3, $16::int
+                INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, input, created_at, updated_at,
+                                  partition_key, created_state, version, extras)
+                SELECT n.id, q.name, $2, $3, $4, CASE q.mode WHEN 'lifo' THEN -n.id ELSE n.id END, $5, $6::int, $9::jsonb, $10, $10,
+                       $13::text, $3, $16::int,
+                       CASE WHEN $7::text IS NOT NULL OR $8::bigint IS NOT NULL OR $11::bigint IS NOT NULL OR $12::text IS NOT NULL
+                                 OR q.throttle_interval_ms <> 0 THEN 1 ELSE 0 END
                 FROM q, n
-                RETURNING id
+                RETURNING id, extras
+            ),
+            options AS (
+                INSERT INTO job_options (job_id, timeout_ms, throttle_interval_ms, throttle_interval_source, retry_policy,
+                                         trace_context)
+                SELECT i.id, $8::bigint, coalesce($11::bigint, q.throttle_interval_ms),
+                       CASE WHEN $11::bigint IS NULL THEN 'queue' ELSE 'job' END, $7::text, $12::text
+                FROM inserted AS i, q WHERE i.extras = 1
             ),
             tagged AS (INSERT INTO job_tags (tag, job_id) SELECT unnest($14::text[]), id FROM inserted)
             SELECT id, pg_notify($15, '') FROM inserted
@@ -226,15 +234,23 @@ extension PostgresJobStore {
                       ORDER BY "position") AS b
             ),
             inserted AS (
-                INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy, timeout_ms,
-                                  input, created_at, updated_at, throttle_interval_ms, throttle_interval_source, trace_context,
-                                  partition_key, created_state, version)
+                INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, input, created_at, updated_at,
+                                  partition_key, created_state, version, extras)
                 SELECT b.id, b.queue, b.kind, b.state, b.priority, coalesce(b.order_key, CASE q.mode WHEN 'lifo' THEN -b.id ELSE b.id END),
-                       b.run_at, b.max_attempts, b.retry_policy, b.timeout_ms, b.input::jsonb, $16, $16,
-                       coalesce(b.throttle, q.throttle_interval_ms), CASE WHEN b.throttle IS NULL THEN 'queue' ELSE 'job' END,
-                       b.trace_context, b.partition_key, b.state, b.version
+                       b.run_at, b.max_attempts, b.input::jsonb, $16, $16, b.partition_key, b.state, b.version,
+                       CASE WHEN b.retry_policy IS NOT NULL OR b.timeout_ms IS NOT NULL OR b.throttle IS NOT NULL
+                                 OR b.trace_context IS NOT NULL OR q.throttle_interval_ms <> 0 THEN 1 ELSE 0 END
                 FROM batch AS b JOIN queues AS q ON q.name = b.queue
                 WHERE NOT (SELECT present FROM fair)
+                RETURNING id, extras
+            ),
+            options AS (
+                INSERT INTO job_options (job_id, timeout_ms, throttle_interval_ms, throttle_interval_source, retry_policy,
+                                         trace_context)
+                SELECT b.id, b.timeout_ms, coalesce(b.throttle, q.throttle_interval_ms),
+                       CASE WHEN b.throttle IS NULL THEN 'queue' ELSE 'job' END, b.retry_policy, b.trace_context
+                FROM inserted AS i JOIN batch AS b ON b.id = i.id JOIN queues AS q ON q.name = b.queue
+                WHERE i.extras = 1
             ),
             tagged AS (
                 INSERT INTO job_tags (tag, job_id)
@@ -282,17 +298,26 @@ extension PostgresJobStore {
         guard
             let inserted = try await session.int64(
                 """
-                INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, retry_policy,
-                                  timeout_ms, unique_key, input, created_at, updated_at, throttle_interval_ms,
-                                  throttle_interval_source, group_id, group_position, step_name, takes_previous_output,
-                                  trace_context, partition_key, created_state, version)
-                SELECT n.id, q.name, $2, $3, $4, coalesce($19::bigint, CASE q.mode WHEN 'lifo' THEN -n.id ELSE n.id END), $5, $6, $7, $8, $9,
-                       $10::jsonb, $11, $11, coalesce($12::bigint, q.throttle_interval_ms),
-                       CASE WHEN $12::bigint IS NULL THEN 'queue' ELSE 'job' END, $13, $14, $15, $16, $17::text, $18::text, $3,
-                       $20::int
-                FROM queues AS q, (SELECT \(PostgresJobStore.nextJobID) AS id) AS n
-                WHERE q.name = $1
-                RETURNING id
+                WITH inserted AS (
+                    INSERT INTO jobs (id, queue, kind, state, priority, order_key, run_at, max_attempts, unique_key, input,
+                                      created_at, updated_at, group_id, group_position, step_name, takes_previous_output,
+                                      partition_key, created_state, version, extras)
+                    SELECT n.id, q.name, $2, $3, $4, coalesce($19::bigint, CASE q.mode WHEN 'lifo' THEN -n.id ELSE n.id END), $5, $6,
+                           $9, $10::jsonb, $11, $11, $13, $14, $15, $16, $18::text, $3, $20::int,
+                           CASE WHEN $7::text IS NOT NULL OR $8::bigint IS NOT NULL OR $12::bigint IS NOT NULL
+                                     OR $17::text IS NOT NULL OR q.throttle_interval_ms <> 0 THEN 1 ELSE 0 END
+                    FROM queues AS q, (SELECT \(PostgresJobStore.nextJobID) AS id) AS n
+                    WHERE q.name = $1
+                    RETURNING id, extras, queue
+                ),
+                options AS (
+                    INSERT INTO job_options (job_id, timeout_ms, throttle_interval_ms, throttle_interval_source, retry_policy,
+                                             trace_context)
+                    SELECT i.id, $8::bigint, coalesce($12::bigint, q.throttle_interval_ms),
+                           CASE WHEN $12::bigint IS NULL THEN 'queue' ELSE 'job' END, $7::text, $17::text
+                    FROM inserted AS i JOIN queues AS q ON q.name = i.queue WHERE i.extras = 1
+                )
+                SELECT id FROM inserted
                 """,
                 [
                     job.queue, job.kind, state.rawValue, job.priority.rawValue, job.runAt ?? now, job.maxAttempts,

@@ -176,8 +176,9 @@ extension PostgresJobStore {
     private enum LockEnded: PreparedSQL {
         static let name = "durablequeue_lock_ended"
         static let sql = """
-            SELECT id, state, lease_owner, attempts, max_attempts, cancel_requested, queue, throttle_interval_ms, group_id,
-                   progressed_attempts, EXISTS (SELECT 1 FROM cache_entries)::int, partition_key,
+            SELECT id, state, lease_owner, attempts, max_attempts, cancel_requested, queue,
+                   \(PostgresJobStore.throttleInterval(of: "jobs")), group_id, \(PostgresJobStore.progressedAttempts(of: "jobs")),
+                   EXISTS (SELECT 1 FROM cache_entries)::int, partition_key,
                    EXISTS (SELECT 1 FROM partition_keys AS k WHERE k.queue = jobs.queue AND k.key = jobs.partition_key AND k.end_gap_ms > 0)::int
             FROM jobs WHERE id = ANY($1::bigint[]) ORDER BY id FOR NO KEY UPDATE
             """
@@ -217,8 +218,10 @@ extension PostgresJobStore {
             SELECT pg_notify($15, ''), \(dependenciesWaiting)
             """
 
-        /// The CTEs `change` (the endings `$1` to `$13`, in order) and `updated` (the jobs' rows
-        /// changed at `$14`, fenced) of ``RecordEndings`` and ``RecordEndingsAndClaim``.
+        /// The CTEs `change` (the endings `$1` to `$13`, in order), `updated` (the jobs' rows
+        /// changed at `$14`, fenced) and `taken_back` (what an attempt that does not count had
+        /// counted as progress, for a job with attempt state) of ``RecordEndings`` and
+        /// ``RecordEndingsAndClaim``.
         static let endingChanges = """
             change AS (
                 SELECT * FROM unnest($1::bigint[], $2::boolean[], $3::text[], $4::text[], $5::text[], $6::text[],
@@ -233,13 +236,15 @@ extension PostgresJobStore {
                                      run_at = CASE WHEN c.has_run_at THEN c.run_at ELSE j.run_at END,
                                      finished_at = CASE WHEN c.finished THEN $14::bigint END, lease_owner = NULL,
                                      lease_expires_at = NULL, updated_at = $14,
-                                     attempts = j.attempts - CASE WHEN c.uncounted THEN 1 ELSE 0 END,
-                                     progressed_attempts = j.progressed_attempts
-                                         - CASE WHEN c.uncounted AND j.checkpoint_attempt = j.attempts THEN 1 ELSE 0 END,
-                                     checkpoint_attempt = CASE WHEN c.uncounted AND j.checkpoint_attempt = j.attempts THEN NULL
-                                                               ELSE j.checkpoint_attempt END
+                                     attempts = j.attempts - CASE WHEN c.uncounted THEN 1 ELSE 0 END
                 FROM change AS c
                 WHERE j.id = c.id AND c.update AND j.state = 'running' AND j.lease_owner = c.worker AND j.attempts = c.attempt
+                RETURNING j.id, j.extras, c.uncounted, c.attempt
+            ),
+            taken_back AS (
+                UPDATE job_attempt_state AS a SET progressed_attempts = a.progressed_attempts - 1, checkpoint_attempt = NULL
+                WHERE a.job_id = ANY (ARRAY(SELECT u.id FROM updated AS u WHERE u.uncounted AND u.extras & 2 <> 0))
+                  AND a.checkpoint_attempt = (SELECT u.attempt FROM updated AS u WHERE u.id = a.job_id)
             )
             """
 
@@ -272,7 +277,7 @@ extension PostgresJobStore {
             ),
             \(PostgresJobStore.workerAlive(owner: "$20", leaseExpiresAt: "$21", now: "$14")),
             ended AS MATERIALIZED (SELECT pg_notify($15, ''), \(RecordEndings.dependenciesWaiting) AS waiting)
-            SELECT ended.waiting, claimed.* FROM ended LEFT JOIN claimed ON true
+            SELECT ended.waiting, r.* FROM ended LEFT JOIN (\(PostgresJobStore.claimedColumns)) AS r ON true
             """
     }
 
@@ -285,17 +290,31 @@ extension PostgresJobStore {
             throw DurableQueueError.invalidArgument("progress", "\(progress) is outside 0…1")
         }
         return try await write("save the progress of job \(attempt.job)", transaction: false) { session in
-            try await session.execute(
+            // One statement: the fenced job row (its `extras` then says it has attempt state), and
+            // its job_attempt_state row, created or updated.
+            try await session.int64(
                 """
-                UPDATE jobs SET progress = coalesce($3, progress),
-                                progressed_attempts = progressed_attempts
-                                    + CASE WHEN $4::bytea IS NOT NULL AND checkpoint IS DISTINCT FROM $4::bytea
-                                                AND checkpoint_attempt IS DISTINCT FROM attempts THEN 1 ELSE 0 END,
-                                checkpoint_attempt = CASE WHEN $4::bytea IS NOT NULL AND checkpoint IS DISTINCT FROM $4::bytea
-                                                          THEN attempts ELSE checkpoint_attempt END,
-                                checkpoint = coalesce($4::bytea, checkpoint), updated_at = $5
-                WHERE id = $1 AND attempts = $6
-                  AND CASE WHEN $2::text IS NULL THEN state = 'handed_off' ELSE state = 'running' AND lease_owner = $2 END
+                WITH job AS (
+                    UPDATE jobs SET updated_at = $5, extras = extras | 2
+                    WHERE id = $1 AND attempts = $6
+                      AND CASE WHEN $2::text IS NULL THEN state = 'handed_off' ELSE state = 'running' AND lease_owner = $2 END
+                    RETURNING id
+                ),
+                saved AS (
+                    INSERT INTO job_attempt_state AS a (job_id, progress, progressed_attempts, checkpoint_attempt, checkpoint)
+                    SELECT id, $3, CASE WHEN $4::bytea IS NULL THEN 0 ELSE 1 END, CASE WHEN $4::bytea IS NOT NULL THEN $6::int END,
+                           $4::bytea
+                    FROM job
+                    ON CONFLICT (job_id) DO UPDATE
+                    SET progress = coalesce($3, a.progress),
+                        progressed_attempts = a.progressed_attempts
+                            + CASE WHEN $4::bytea IS NOT NULL AND a.checkpoint IS DISTINCT FROM $4::bytea
+                                        AND a.checkpoint_attempt IS DISTINCT FROM $6::int THEN 1 ELSE 0 END,
+                        checkpoint_attempt = CASE WHEN $4::bytea IS NOT NULL AND a.checkpoint IS DISTINCT FROM $4::bytea
+                                                  THEN $6::int ELSE a.checkpoint_attempt END,
+                        checkpoint = coalesce($4::bytea, a.checkpoint)
+                )
+                SELECT count(*) FROM job
                 """, [attempt.job.rawValue, owner, progress, checkpoint.map(PostgresBytes.init), now, attempt.number]) == 1
         }
     }

@@ -69,7 +69,7 @@ extension PostgresJobStore {
     package enum PendingPage: PreparedSQL {
         package static let name = "durablequeue_pending_page"
         package static let sql = """
-            SELECT id, partition_key, throttle_interval_ms FROM jobs
+            SELECT id, partition_key, \(PostgresJobStore.throttleInterval(of: "jobs")) AS throttle_interval_ms FROM jobs
             WHERE queue = $1 AND state = 'pending' AND \(runs(kinds: "$2", lowest: "$6", highest: "$7"))
               AND id <> ALL($3::bigint[])
             ORDER BY priority DESC, order_key

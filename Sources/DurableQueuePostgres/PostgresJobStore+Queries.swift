@@ -14,7 +14,11 @@ extension PostgresJobStore {
     /// Job `id`'s state and progress.
     package func status(of id: JobID) async throws -> JobStatus {
         try await read("read the state of job \(id)") { session in
-            guard let row = try await session.rows("SELECT state, progress FROM jobs WHERE id = $1", [id.rawValue]).first else {
+            guard
+                let row = try await session.rows(
+                    "SELECT j.state, a.progress FROM jobs AS j \(Self.sideRows(of: "j")) WHERE j.id = $1", [id.rawValue]
+                ).first
+            else {
                 throw DurableQueueError.jobNotFound(id)
             }
             return JobStatus(state: try JobState(stored: row.string(0)), progress: try row.optionalDouble(1))
@@ -107,13 +111,15 @@ extension PostgresJobStore {
     private func jobs(_ session: PostgresSession, where clause: String, _ values: [(any PostgresValue)?]) async throws -> [JobRecord] {
         try await session.rows(
             """
-            SELECT j.id, j.queue, j.kind, j.state, j.priority, j.run_at, j.attempts, j.max_attempts, j.retry_policy,
-                   j.timeout_ms, j.unique_key, j.cancel_requested, j.lease_owner, j.lease_expires_at, j.input::text, j.output::text,
-                   j.error::text, j.progress, j.checkpoint, j.created_at, j.updated_at, j.started_at, j.finished_at,
-                   coalesce((SELECT array_agg(tag ORDER BY tag) FROM job_tags WHERE job_id = j.id), '{}'), j.throttle_interval_ms,
-                   j.partition_key, j.group_id, j.handed_off_to, j.handoff_reference, j.handoff_deadline, j.waiting_for, j.wait_deadline,
-                   j.version
+            SELECT j.id, j.queue, j.kind, j.state, j.priority, j.run_at, j.attempts, j.max_attempts, o.retry_policy,
+                   o.timeout_ms, j.unique_key, j.cancel_requested, j.lease_owner, j.lease_expires_at, j.input::text, j.output::text,
+                   j.error::text, a.progress, a.checkpoint, j.created_at, j.updated_at, j.started_at, j.finished_at,
+                   coalesce((SELECT array_agg(tag ORDER BY tag) FROM job_tags WHERE job_id = j.id), '{}'),
+                   coalesce(o.throttle_interval_ms, 0), j.partition_key, j.group_id, w.handed_off_to, w.handoff_reference,
+                   w.handoff_deadline, w.waiting_for, w.wait_deadline, j.version
             FROM jobs AS j
+            \(Self.sideRows(of: "j"))
+            LEFT JOIN job_wait_targets AS w ON w.job_id = j.id
             \(clause)
             """, values
         ).map { row in

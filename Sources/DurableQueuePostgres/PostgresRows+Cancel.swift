@@ -20,6 +20,7 @@ extension PostgresRows: CancelRows {
     func cancelWaitingJob(_ row: CancelRow, now: Int64, reason: String) async throws {
         try await session.execute(
             "UPDATE jobs SET state = 'cancelled', cancel_requested = 1, finished_at = $1, updated_at = $1 WHERE id = $2", [now, row.id.rawValue])
+        if row.state == .waiting || row.state == .handedOff { try await store.endWaitTarget(session, of: row.id.rawValue) }
         try await store.appendEvent(session, row.id, now: now, from: row.state, to: .cancelled, attempt: row.attempts, reason: reason)
     }
 }

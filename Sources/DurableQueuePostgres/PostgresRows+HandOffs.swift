@@ -7,11 +7,11 @@ extension PostgresRows: HandOffRows {
     ) async throws {
         try await session.execute(
             """
-            UPDATE jobs SET state = $2, lease_owner = NULL, lease_expires_at = NULL, handed_off_to = $3,
-                            handoff_reference = $4, handoff_deadline = $5, finished_at = $6, updated_at = $7
+            UPDATE jobs SET state = $2, lease_owner = NULL, lease_expires_at = NULL, finished_at = $3, updated_at = $4
             WHERE id = $1
             """,
-            [attempt.job.rawValue, state.rawValue, target.carrier, target.reference, target.deadline, state.isTerminal ? now : nil, now])
+            [attempt.job.rawValue, state.rawValue, state.isTerminal ? now : nil, now])
+        try await store.recordHandOffTarget(session, of: attempt.job.rawValue, target, active: state == .handedOff)
         try await store.appendEvent(session, attempt.job, now: now, from: .running, to: state, attempt: attempt.number, reason: reason, worker: owner)
     }
 
@@ -22,15 +22,13 @@ extension PostgresRows: HandOffRows {
         try await session.execute(
             """
             UPDATE jobs SET state = $2, output = coalesce($3::jsonb, output), error = coalesce($4::jsonb, error),
-                            run_at = coalesce($5, run_at), finished_at = $6, updated_at = $7, attempts = attempts - $8,
-                            progressed_attempts = progressed_attempts
-                                - CASE WHEN $8 = 1 AND checkpoint_attempt = attempts THEN 1 ELSE 0 END,
-                            checkpoint_attempt = CASE WHEN $8 = 1 AND checkpoint_attempt = attempts THEN NULL
-                                                      ELSE checkpoint_attempt END
+                            run_at = coalesce($5, run_at), finished_at = $6, updated_at = $7, attempts = attempts - $8
             WHERE id = $1
             """,
             [attempt.job.rawValue, ending.state.rawValue, ending.output, try ending.failure.map(JobCodec.encode), ending.runAt,
              ending.state.isTerminal ? now : nil, now, uncounted])
+        if uncounted == 1 { try await store.takeBackProgress(session, of: attempt.job.rawValue, attempt: attempt.number) }
+        try await store.endWaitTarget(session, of: attempt.job.rawValue)
         try await store.appendEvent(
             session, attempt.job, now: now, from: .handedOff, to: ending.state, attempt: row.row.attempts - uncounted,
             reason: ending.reason, worker: reporter)

@@ -6,14 +6,15 @@ extension PostgresRows: StoreRows {
     func expiredLeases(now: Int64, deadOwners: [String]) async throws -> [RecoverableJob] {
         try await session.rows(
             """
-            SELECT id, attempts - progressed_attempts, max_attempts, cancel_requested, lease_owner, queue,
-                   throttle_interval_ms, attempts, group_id, partition_key, kind, lost_in_a_row, last_lost_attempt,
-                   (checkpoint_attempt IS NOT DISTINCT FROM attempts
+            SELECT id, attempts - coalesce(a.progressed_attempts, 0), max_attempts, cancel_requested, lease_owner, queue,
+                   coalesce(o.throttle_interval_ms, 0), attempts, group_id, partition_key, kind, coalesce(a.lost_in_a_row, 0),
+                   a.last_lost_attempt,
+                   (a.checkpoint_attempt IS NOT DISTINCT FROM attempts
                     OR EXISTS (SELECT 1 FROM job_steps AS s WHERE s.job_id = jobs.id AND s.attempt = jobs.attempts))::int
-            FROM jobs
+            FROM jobs \(PostgresJobStore.sideRows(of: "jobs"))
             WHERE state = 'running' AND (lease_expires_at < $1 OR lease_owner = ANY($2::text[]))
             ORDER BY id
-            FOR NO KEY UPDATE SKIP LOCKED
+            FOR NO KEY UPDATE OF jobs SKIP LOCKED
             """, [now, deadOwners]
         ).map { row in
             let lease = ExpiredLease(
@@ -26,15 +27,18 @@ extension PostgresRows: StoreRows {
         }
     }
 
+    /// A walk of the hand-offs under way in idx_job_wait_targets_active.
     func passedHandOffDeadlines(now: Int64) async throws -> [RecoverableJob] {
-        try await session.rows(
+        try await store.forgetEndedWaitTargets(session, before: now)
+        return try await session.rows(
             """
-            SELECT id, attempts - progressed_attempts, max_attempts, cancel_requested, handed_off_to, queue,
-                   throttle_interval_ms, attempts, group_id, handoff_reference, handoff_deadline, partition_key, kind
-            FROM jobs
-            WHERE state = 'handed_off' AND handoff_deadline < $1
+            SELECT id, attempts - coalesce(a.progressed_attempts, 0), max_attempts, cancel_requested, w.handed_off_to, queue,
+                   coalesce(o.throttle_interval_ms, 0), attempts, group_id, w.handoff_reference, w.handoff_deadline, partition_key,
+                   kind
+            FROM job_wait_targets AS w JOIN jobs ON jobs.id = w.job_id \(PostgresJobStore.sideRows(of: "jobs"))
+            WHERE w.active = 'handed_off' AND w.due_at < $1 AND jobs.state = 'handed_off'
             ORDER BY id
-            FOR NO KEY UPDATE SKIP LOCKED
+            FOR NO KEY UPDATE OF jobs SKIP LOCKED
             """, [now]
         ).map { row in
             let target = HandOffTarget(carrier: try row.string(4), reference: try row.string(9), deadline: try row.optionalInt64(10))
@@ -51,11 +55,12 @@ extension PostgresRows: StoreRows {
         try await session.execute(
             """
             UPDATE jobs SET state = $2, error = $3::jsonb, lease_owner = NULL, lease_expires_at = NULL,
-                            finished_at = $4, updated_at = $5, lost_in_a_row = $6, last_lost_attempt = $7
+                            finished_at = $4, updated_at = $5
             WHERE id = $1
             """,
-            [job.lease.id.rawValue, verdict.state.rawValue, try JobCodec.encode(verdict.failure), verdict.state.isTerminal ? now : nil, now,
-             verdict.lost.inARow, verdict.lost.lastLost])
+            [job.lease.id.rawValue, verdict.state.rawValue, try JobCodec.encode(verdict.failure), verdict.state.isTerminal ? now : nil, now])
+        try await store.recordLostAttempts(session, verdict.lost, of: job.lease.id.rawValue)
+        if job.lease.handOff != nil { try await store.endWaitTarget(session, of: job.lease.id.rawValue) }
         try await store.appendEvent(
             session, job.lease.id, now: now, from: job.lease.handOff == nil ? .running : .handedOff, to: verdict.state,
             attempt: job.lease.attempts, reason: verdict.reason, worker: job.lease.owner)
@@ -75,13 +80,10 @@ extension PostgresRows: StoreRows {
                 """
                 UPDATE jobs SET state = CASE cancel_requested WHEN 1 THEN $5 ELSE $6 END,
                                 attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL,
-                                progressed_attempts = progressed_attempts
-                                    - CASE WHEN checkpoint_attempt = attempts THEN 1 ELSE 0 END,
-                                checkpoint_attempt = CASE WHEN checkpoint_attempt = attempts THEN NULL
-                                                          ELSE checkpoint_attempt END,
                                 finished_at = CASE cancel_requested WHEN 1 THEN $3::bigint END, updated_at = $3
                 WHERE id = $1 AND state = 'running' AND lease_owner = $2 AND attempts = $4
-                RETURNING attempts, cancel_requested, queue, throttle_interval_ms, group_id, partition_key
+                RETURNING attempts, cancel_requested, queue, \(PostgresJobStore.throttleInterval(of: "jobs")), group_id, partition_key,
+                          extras
                 """,
                 [attempt.job.rawValue, owner, now, attempt.number, GiveBack.state(cancelRequested: true).rawValue,
                  GiveBack.state(cancelRequested: false).rawValue]
@@ -90,6 +92,10 @@ extension PostgresRows: StoreRows {
         let given = GivenBack(
             state: GiveBack.state(cancelRequested: try row.bool(1)), queue: try row.string(2), throttleInterval: try row.int64(3),
             partitionKey: try row.optionalString(5), group: try row.optionalInt64(4).map { GroupID($0) })
+        // What the attempt counted as progress lives in the job's attempt state, if it has one.
+        if try JobExtras(rawValue: row.int64(6)).contains(.attemptState) {
+            try await store.takeBackProgress(session, of: attempt.job.rawValue, attempt: attempt.number)
+        }
         try await store.appendEvent(
             session, attempt.job, now: now, from: .running, to: given.state, attempt: try row.int(0), reason: reason, worker: owner)
         return given
@@ -98,13 +104,12 @@ extension PostgresRows: StoreRows {
     func giveBackHandOff(_ attempt: AttemptID, now: Int64, reason: String) async throws -> Bool {
         let changed = try await session.execute(
             """
-            UPDATE jobs SET state = 'pending', run_at = $3,
-                            progressed_attempts = progressed_attempts
-                                + CASE WHEN checkpoint_attempt IS DISTINCT FROM attempts THEN 1 ELSE 0 END,
-                            checkpoint_attempt = attempts, updated_at = $3
+            UPDATE jobs SET state = 'pending', run_at = $3, updated_at = $3
             WHERE id = $1 AND state = 'handed_off' AND attempts = $2
             """, [attempt.job.rawValue, attempt.number, now])
         guard changed == 1 else { return false }
+        try await store.countProgress(session, of: attempt.job.rawValue, attempt: attempt.number)
+        try await store.endWaitTarget(session, of: attempt.job.rawValue)
         try await store.appendEvent(session, attempt.job, now: now, from: .handedOff, to: .pending, attempt: attempt.number, reason: reason)
         return true
     }

@@ -91,15 +91,24 @@ extension PostgresRows: QueueRows {
         try await session.execute("UPDATE queues SET fair_time = $2 WHERE name = $1", [queue, time])
     }
 
-    /// The jobs' rows are locked in id order, as every statement locking several jobs does.
+    /// The jobs' rows are locked in id order, as every statement locking several jobs does; each
+    /// waiting job's interval lives in its options row: written, or made, for each.
     func setWaitingJobsInterval(_ interval: Int64, onlyQueueDefaults: Bool, ofQueue queue: String) async throws {
         try await session.execute(
             """
-            UPDATE jobs SET throttle_interval_ms = $2, throttle_interval_source = 'queue'
-            WHERE id IN (SELECT id FROM jobs
-                         WHERE queue = $1 AND state IN ('scheduled', 'pending', 'blocked')
-                           AND ($3 = 0 OR throttle_interval_source = 'queue')
-                         ORDER BY id FOR NO KEY UPDATE)
+            WITH locked AS MATERIALIZED (
+                SELECT id, extras FROM jobs WHERE queue = $1 AND state IN ('scheduled', 'pending', 'blocked')
+                ORDER BY id FOR NO KEY UPDATE
+            ),
+            options AS (
+                INSERT INTO job_options (job_id, throttle_interval_ms, throttle_interval_source)
+                SELECT l.id, $2, 'queue' FROM locked AS l
+                WHERE $3 = 0 OR l.extras & 1 = 0
+                   OR (SELECT o.throttle_interval_source FROM job_options AS o WHERE o.job_id = l.id) = 'queue'
+                ON CONFLICT (job_id) DO UPDATE SET throttle_interval_ms = excluded.throttle_interval_ms,
+                                                   throttle_interval_source = 'queue'
+            )
+            UPDATE jobs SET extras = extras | 1 WHERE id IN (SELECT id FROM locked WHERE extras & 1 = 0)
             """, [queue, interval, onlyQueueDefaults])
     }
 

@@ -24,11 +24,16 @@ extension PostgresRows: RetryRows {
     func putBack(_ id: JobID, from: JobState, as state: JobState, now: Int64, reason: String) async throws {
         try await session.execute(
             """
-            UPDATE jobs SET state = $3, attempts = 0, progressed_attempts = 0, checkpoint_attempt = NULL, cancel_requested = 0,
-                            run_at = $2, lease_owner = NULL, lease_expires_at = NULL, finished_at = NULL, updated_at = $2,
-                            lost_in_a_row = 0, last_lost_attempt = NULL
+            UPDATE jobs SET state = $3, attempts = 0, cancel_requested = 0, run_at = $2, lease_owner = NULL, lease_expires_at = NULL,
+                            finished_at = NULL, updated_at = $2
             WHERE id = $1
             """, [id.rawValue, now, state.rawValue])
+        // Its attempts start again: none made progress or was lost (progress and checkpoint stay).
+        try await session.execute(
+            """
+            UPDATE job_attempt_state SET progressed_attempts = 0, checkpoint_attempt = NULL, lost_in_a_row = 0, last_lost_attempt = NULL
+            WHERE job_id = $1
+            """, [id.rawValue])
         try await store.appendEvent(session, id, now: now, from: from, to: state, attempt: 0, reason: reason)
     }
 

@@ -19,19 +19,24 @@ extension PostgresRows: SignalRows {
     ) async throws {
         try await session.execute(
             """
-            UPDATE jobs SET state = $2, lease_owner = NULL, lease_expires_at = NULL, waiting_for = $3, wait_deadline = $4,
-                            attempts = attempts - 1,
-                            progressed_attempts = progressed_attempts - CASE WHEN checkpoint_attempt = attempts THEN 1 ELSE 0 END,
-                            checkpoint_attempt = CASE WHEN checkpoint_attempt = attempts THEN NULL ELSE checkpoint_attempt END,
-                            finished_at = $5, updated_at = $6
+            UPDATE jobs SET state = $2, lease_owner = NULL, lease_expires_at = NULL, attempts = attempts - 1,
+                            finished_at = $3, updated_at = $4
             WHERE id = $1
             """,
-            [attempt.job.rawValue, state.rawValue, name, deadline, state.isTerminal ? now : nil, now])
+            [attempt.job.rawValue, state.rawValue, state.isTerminal ? now : nil, now])
+        try await store.recordWaitTarget(session, of: attempt.job.rawValue, name: name, deadline: deadline, active: state == .waiting)
+        try await store.takeBackProgress(session, of: attempt.job.rawValue, attempt: attempt.number)
         try await store.appendEvent(session, attempt.job, now: now, from: .running, to: state, attempt: attempt.number - 1, reason: reason, worker: owner)
     }
 
     func signalTarget(_ id: JobID) async throws -> SignalTarget? {
-        guard let row = try await session.rows("SELECT state, waiting_for, attempts FROM jobs WHERE id = $1 FOR NO KEY UPDATE", [id.rawValue]).first
+        guard
+            let row = try await session.rows(
+                """
+                SELECT j.state, w.waiting_for, j.attempts FROM jobs AS j LEFT JOIN job_wait_targets AS w ON w.job_id = j.id
+                WHERE j.id = $1 FOR NO KEY UPDATE OF j
+                """, [id.rawValue]
+            ).first
         else { return nil }
         return SignalTarget(state: try JobState(stored: row.string(0)), waitingFor: try row.optionalString(1), attempts: try row.int(2))
     }
@@ -46,16 +51,18 @@ extension PostgresRows: SignalRows {
 
     func wake(_ id: JobID, attempts: Int, now: Int64, reason: String) async throws {
         try await session.execute("UPDATE jobs SET state = 'pending', run_at = $2, updated_at = $2 WHERE id = $1", [id.rawValue, now])
+        try await store.endWaitTarget(session, of: id.rawValue)
         try await store.appendEvent(session, id, now: now, from: .waiting, to: .pending, attempt: attempts, reason: reason)
     }
 
     func passedWaits(now: Int64) async throws -> [PassedWait] {
-        try await session.rows(
+        try await store.forgetEndedWaitTargets(session, before: now)
+        return try await session.rows(
             """
-            SELECT id, attempts, waiting_for, wait_deadline FROM jobs
-            WHERE state = 'waiting' AND wait_deadline < $1
-            ORDER BY id
-            FOR NO KEY UPDATE SKIP LOCKED
+            SELECT j.id, j.attempts, w.waiting_for, w.wait_deadline FROM job_wait_targets AS w JOIN jobs AS j ON j.id = w.job_id
+            WHERE w.active = 'waiting' AND w.due_at < $1 AND j.state = 'waiting'
+            ORDER BY j.id
+            FOR NO KEY UPDATE OF j SKIP LOCKED
             """, [now]
         ).map { row in
             PassedWait(job: JobID(try row.int64(0)), attempts: try row.int(1), name: try row.string(2), deadline: try row.int64(3))

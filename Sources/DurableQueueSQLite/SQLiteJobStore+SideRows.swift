@@ -1,17 +1,5 @@
 import DurableQueueCore
 
-/// Which side tables hold a row for a job: `jobs.extras` (0029). A claim reads a side table only
-/// for the jobs whose bit says it has their row, so a plain job pays for none. (Bit 4, a
-/// `job_wait_targets` row, is for readers of the file: no claim or ending reads that table.)
-struct JobExtras: OptionSet {
-    let rawValue: Int64
-
-    /// `job_options`: a retry policy, timeout, trace context or throttle interval of the job's own.
-    static let options = JobExtras(rawValue: 1)
-    /// `job_attempt_state`: progress, a checkpoint, progressed or lost attempts.
-    static let attemptState = JobExtras(rawValue: 2)
-}
-
 /// A job's `job_options` row: what its enqueuer chose beyond the defaults.
 struct JobOptionsRow {
     let timeoutMilliseconds: Int64?

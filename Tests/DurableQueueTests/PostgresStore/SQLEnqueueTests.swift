@@ -57,11 +57,11 @@ struct SQLEnqueueTests {
                 SELECT concat_ws(' | ', queue, kind, state, priority,
                        CASE WHEN order_key = id THEN 'id' WHEN order_key = -id THEN '-id' ELSE order_key::text END,
                        'runs +' || round((run_at - created_at) / 1000.0) || 's', 'attempts ' || coalesce(max_attempts::text, 'unlimited'),
-                       coalesce(retry_policy, 'default backoff'), 'timeout ' || timeout_ms, 'key ' || unique_key, input::text,
-                       'throttle ' || throttle_interval_ms || ' ' || throttle_interval_source, 'partition ' || partition_key,
-                       created_state, attempts, cancel_requested,
+                       coalesce(o.retry_policy, 'default backoff'), 'timeout ' || o.timeout_ms, 'key ' || unique_key, input::text,
+                       'throttle ' || coalesce(o.throttle_interval_ms, 0) || ' ' || coalesce(o.throttle_interval_source, 'queue'),
+                       'partition ' || partition_key, created_state, attempts, cancel_requested, 'extras ' || extras,
                        'tags ' || (SELECT string_agg(tag, ',' ORDER BY tag) FROM :"schema".job_tags WHERE job_id = j.id))
-                FROM :"schema".jobs AS j WHERE id = :id;
+                FROM :"schema".jobs AS j LEFT JOIN :"schema".job_options AS o ON o.job_id = j.id WHERE j.id = :id;
                 """, variables: ["schema": name, "id": "\(id)"])
         }
 
