@@ -20,8 +20,11 @@ FAST_PATHS = {"enqueue", "claim", "finish", "renewLeases", "recordSteps", "saveP
               "insert", "debounce", "promoteDueJobs", "recordStarts", "recordKeyStarts", "keyOverrides", "fairTag"}
 # Each store's helpers of its row operations (a history row, a row read the same way by several),
 # and the two-line calls of a core sequence from the store's own fast paths.
+# The side rows' statements (SQLite 29, PostgreSQL 24: job_attempt_state, job_wait_targets) are such
+# helpers: one statement each in its dialect, called by the row operations that change those rows.
 ROW_HELPERS = {"appendEvent", "appendGroupEvent", "stateRow", "groupRow", "result", "entry", "jobEnded", "requestCancel",
-               "attachDependencies"}
+               "attachDependencies", "ensureAttemptState", "takeBackProgress", "countProgress", "recordLostAttempts",
+               "endWaitTarget", "forgetEndedWaitTargets"}
 # Each store's own machinery: its connection, transactions, errors and row decoding.
 PLUMBING = {"bind", "execute", "query", "read", "write", "run", "mapped", "migrate", "int", "string", "optionalInt",
             "optionalString", "optionalDouble", "int64", "optionalInt64", "isNull", "value", "validate", "store", "whereClause", "child", "stampTimes",

@@ -202,10 +202,11 @@ def count_statements(pgserver, path, rtt_us):
         with self.connect() as c:
             c.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
             rows = c.execute(
-                "SELECT s.calls, s.query FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid "
+                "SELECT s.calls, s.query, s.total_exec_time FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid "
                 "WHERE d.datname = %s ORDER BY s.calls DESC", (name,)).fetchall()
         out.write(json.dumps({"database": name, "rtt_us": rtt_us, "calls": sum(r[0] for r in rows),
-                              "statements": [{"calls": r[0], "query": r[1][:200]} for r in rows[:20]]}) + "\n")
+                              "statements": [{"calls": r[0], "query": r[1][:200], "exec_ms": round(r[2], 3)}
+                                             for r in rows[:20]]}) + "\n")
         out.flush()
         return drop(self, name)
 
