@@ -243,7 +243,10 @@ let package = Package(
         // Helper processes for the tests (targets, not products): crash, freeze and full-disk tests.
         .executableTarget(
             name: "durableq-test-worker",
-            dependencies: ["CDurableQueueSQLite", "DurableQueue", "DurableQueuePostgres", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "CDurableQueueSQLite", "CDurableQueueCrashVFS", "DurableQueue", "DurableQueuePostgres",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -257,6 +260,12 @@ let package = Package(
             name: "durableq-quickstart",
             dependencies: ["DurableQueue"],
             swiftSettings: swiftSettings
+        ),
+        // A SQLite VFS that simulates power loss and failing disks, for the tests only (C).
+        .target(
+            name: "CDurableQueueCrashVFS",
+            dependencies: ["CDurableQueueSQLite"],
+            path: "Tests/CDurableQueueCrashVFS"
         ),
         // What the test targets share: temporary directories, child processes, waiting.
         .target(
@@ -291,6 +300,7 @@ let package = Package(
                 "DurableQueuePostgresMigrations",
                 "DurableQueueTesting",
                 "DurableQueueTestSupport",
+                "CDurableQueueCrashVFS",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

@@ -37,6 +37,9 @@
 //       "timed out ID PID MS" and the output "timed out". With --greet-version N it also runs version N of the
 //       "greet" job type (1: reads version 1; 2: reads 1 and 2; 3: reads 1, 2 and 3, through input migrations):
 //       each attempt logs "greet ID ENQUEUER N PID" once its input is read, then records itself as "record" does.
+//       With CRASHVFS_CUT_AT=N in its environment, the file is opened through the tests' crash VFS,
+//       which cuts the power at the N-th write or sync (the process then exits 86; see
+//       Tests/CDurableQueueCrashVFS), with CRASHVFS_DURABILITY=powerLoss at that durability.
 //   durableq-test-worker sqlite-memory PATH [--initialize-first]
 //       Opens a queue on PATH (after sqlite3_initialize() with --initialize-first), enqueues one job
 //       and prints "memory N": sqlite3_memory_used(), 0 while SQLite's memory statistics are off.
@@ -46,6 +49,7 @@
 //   durableq-test-worker tick PATH LOG
 //       Declares the schedule "every-second" (a "record" job with index 0 every second, missed ticks
 //       skipped) and runs an engine until killed; prints "ready" once running.
+import CDurableQueueCrashVFS
 import CDurableQueueSQLite
 import DurableQueue
 import DurableQueuePostgres
@@ -290,6 +294,12 @@ func work(
         heartbeatInterval: .milliseconds(heartbeatMilliseconds ?? leaseMilliseconds / 3), pollInterval: .milliseconds(20),
         storageFailureTimeout: .milliseconds(storageTimeoutMilliseconds))
     configuration.lostAttemptLimit = lostAttemptLimit
+    let environment = ProcessInfo.processInfo.environment
+    if environment["CRASHVFS_CUT_AT"] != nil {
+        guard crashvfs_register() == SQLITE_OK else { throw DurableQueueError(.storage, "could not register the crash VFS") }
+        configuration.storage.vfs = CRASHVFS_NAME
+        if environment["CRASHVFS_DURABILITY"] == "powerLoss" { configuration.storage.durability = .powerLoss }
+    }
     let queue = try await openQueue(path, configuration: configuration, logger: logger)
     let recorder = AttemptRecorder(
         log: LineLog(path: logPath), longestMilliseconds: jobMilliseconds, announcesStarts: announcesStarts,

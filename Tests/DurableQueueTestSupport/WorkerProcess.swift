@@ -25,9 +25,11 @@ package final class WorkerProcess {
     /// SIGXFSZ that would kill it is ignored. With `clockOffset` (libfaketime's `+10m`, `-10m`) the
     /// worker's wall clock is that far off (Debian's `faketime`; its monotonic clocks are left alone).
     /// With `namespace` it runs in that network namespace: another host, as far as the network goes.
+    /// `environment` is added to the worker's environment (the crash VFS reads its settings there).
     package init(
         _ arguments: [String], executable: String = "durableq-test-worker", directory: String? = nil,
-        errorLog: String? = nil, fileSizeLimit: Int? = nil, clockOffset: String? = nil, namespace: NetworkNamespace? = nil
+        errorLog: String? = nil, fileSizeLimit: Int? = nil, clockOffset: String? = nil, namespace: NetworkNamespace? = nil,
+        environment: [String: String] = [:]
     ) throws {
         let path = Self.productsDirectory.appendingPathComponent(executable)
         if let namespace {
@@ -44,6 +46,9 @@ package final class WorkerProcess {
         } else {
             process.executableURL = path
             process.arguments = arguments
+        }
+        if !environment.isEmpty {
+            process.environment = (process.environment ?? ProcessInfo.processInfo.environment).merging(environment) { $1 }
         }
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         process.standardOutput = output

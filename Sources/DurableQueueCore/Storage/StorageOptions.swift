@@ -22,6 +22,11 @@ public struct StorageOptions: Sendable, Hashable {
     /// entitlement says otherwise. While the class keeps the file locked, calls throw
     /// ``DurableQueueError/Code/protectedDataUnavailable`` and a running engine waits.
     public var fileProtection: FileProtection?
+    /// The SQLite VFS the file is opened through, by the name it was registered under
+    /// (`sqlite3_vfs_register`): an encrypting or compressing VFS, or one that simulates a failing
+    /// disk in tests. nil (the default): the platform's default VFS. A name no VFS has fails the
+    /// open with ``DurableQueueError/Code/storage`` naming it.
+    public var vfs: String?
 
     /// Creates options; every parameter has the default described on its property.
     public init(

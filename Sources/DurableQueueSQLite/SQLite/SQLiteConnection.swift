@@ -42,7 +42,7 @@ final class SQLiteConnection {
         }
         _ = Self.libraryConfigured
         var opened: OpaquePointer?
-        let code = sqlite3_open_v2(name, &opened, flags, nil)
+        let code = sqlite3_open_v2(name, &opened, flags, options.vfs)
         guard code == SQLITE_OK, let opened else {
             let error = SQLiteError(handle: opened, code: code, sql: nil, path: path)
             sqlite3_close_v2(opened)

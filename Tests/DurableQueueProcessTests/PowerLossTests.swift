@@ -1,0 +1,58 @@
+import CDurableQueueCrashVFS
+import DurableQueueTestSupport
+import Foundation
+import Testing
+
+@testable import DurableQueueCore
+@testable import DurableQueueSQLite
+
+/// A worker draining a queue loses its power (the tests' crash VFS drops every write no sync made
+/// durable, then ends the process) at a chosen write or sync: the file opens again intact, its
+/// history consistent, and another worker runs every job to its end. The suite's short run; a
+/// thousand cuts per durability is a script's (issue 73).
+@Suite(.serialized, .tags(.crash), .timeLimit(.minutes(3))) struct PowerLossTests {
+    @Test(arguments: [Durability.processCrash, .powerLoss])
+    func aPowerCutAtAWriteOrSyncLeavesAFileThatOpensIntactAndDrainsToTheEnd(durability: Durability) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let original = directory.path("original.sqlite")
+        let count = 40
+        do {
+            let store = try SQLiteJobStore(path: original)
+            _ = try await store.enqueue(
+                batch: (0..<count).map { NewJob(queue: "disk", kind: "record", input: "{\"index\":\($0)}") }, now: 1_000)
+        }
+        var cutsThatStopped = 0
+        for cut in [2, 5, 11, 23, 47, 95, 190] {
+            let path = directory.path("cut-\(cut).sqlite")
+            try FileManager.default.copyItem(atPath: original, toPath: path)
+            let log = directory.path("cut-\(cut).log")
+            let worker = try WorkerProcess(
+                ["work", path, log, "--until-done", "--job-ms", "1"],
+                environment: ["CRASHVFS_CUT_AT": "\(cut)", "CRASHVFS_DURABILITY": durability.rawValue])
+            let status = await worker.waitForExit()
+            #expect(status == Int32(CRASHVFS_EXIT_CODE) || status == 0, "cut \(cut): exit \(status)")
+            if status == Int32(CRASHVFS_EXIT_CODE) { cutsThatStopped += 1 }
+
+            var integrity = ""
+            try SQLiteConnection(path: path, options: StorageOptions()).query("PRAGMA integrity_check") { integrity = $0.string(0) }
+            #expect(integrity == "ok", "cut \(cut)")
+            let store = try SQLiteJobStore(path: path)
+            let afterCut = try await store.jobs(JobFilter(limit: 1_000))
+            #expect(afterCut.count == count, "cut \(cut): every enqueued job is there")
+            if durability == .processCrash && status == Int32(CRASHVFS_EXIT_CODE) {
+                // Nothing synced the log since the enqueue (a checkpoint syncs it, after 1,000 pages):
+                // every commit of the worker is lost, never a part of one.
+                #expect(afterCut.allSatisfy { $0.state == .pending && $0.attempts == 0 }, "cut \(cut)")
+            }
+            #expect(try await store.historyIsConsistent(), "cut \(cut)")
+
+            let rerun = try WorkerProcess(["work", path, log, "--until-done", "--lease-ms", "300", "--job-ms", "1"])
+            #expect(await rerun.waitForExit() == 0, "cut \(cut)")
+            let records = try await store.jobs(JobFilter(limit: 1_000))
+            #expect(records.count == count && records.allSatisfy { $0.state == .succeeded }, "cut \(cut)")
+            #expect(try await store.historyIsConsistent(), "cut \(cut)")
+        }
+        #expect(cutsThatStopped >= 3, "the cuts must fall inside the drain (\(cutsThatStopped) did)")
+    }
+}
