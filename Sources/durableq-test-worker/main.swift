@@ -1,6 +1,10 @@
 // A second process for the tests: it works on the same file as the test. Not a product. Usage:
 //
-// PATH is a SQLite file, or a postgres:// URL for a PostgreSQL database.
+// PATH is a SQLite file, or a postgres:// URL for a PostgreSQL database. With CRASHVFS_CUT_AT=N in its
+// environment, a SQLite file is opened through the tests' crash VFS, which cuts the power at the N-th
+// write or sync (the process then exits 86; see Tests/CDurableQueueCrashVFS), with
+// CRASHVFS_DURABILITY=powerLoss at that durability; `enqueue` then prints "enqueued ID" as each
+// enqueue returns.
 //
 //   durableq-test-worker enqueue PATH COUNT
 //       Prints "ready", enqueues COUNT jobs on queue "shared", one transaction each, prints "done".
@@ -37,9 +41,6 @@
 //       "timed out ID PID MS" and the output "timed out". With --greet-version N it also runs version N of the
 //       "greet" job type (1: reads version 1; 2: reads 1 and 2; 3: reads 1, 2 and 3, through input migrations):
 //       each attempt logs "greet ID ENQUEUER N PID" once its input is read, then records itself as "record" does.
-//       With CRASHVFS_CUT_AT=N in its environment, the file is opened through the tests' crash VFS,
-//       which cuts the power at the N-th write or sync (the process then exits 86; see
-//       Tests/CDurableQueueCrashVFS), with CRASHVFS_DURABILITY=powerLoss at that durability.
 //   durableq-test-worker sqlite-memory PATH [--initialize-first]
 //       Opens a queue on PATH (after sqlite3_initialize() with --initialize-first), enqueues one job
 //       and prints "memory N": sqlite3_memory_used(), 0 while SQLite's memory statistics are off.
@@ -278,8 +279,17 @@ func openQueue(
     if path.hasPrefix("postgres://") {
         return try await JobQueue(postgres: try PostgresStorage(url: path), configuration: configuration, logger: logger)
     }
+    var configuration = configuration
+    if cutsPower {
+        guard crashvfs_register() == SQLITE_OK else { throw DurableQueueError(.storage, "could not register the crash VFS") }
+        configuration.storage.vfs = CRASHVFS_NAME
+        if ProcessInfo.processInfo.environment["CRASHVFS_DURABILITY"] == "powerLoss" { configuration.storage.durability = .powerLoss }
+    }
     return try JobQueue(path: path, configuration: configuration, logger: logger)
 }
+
+/// Whether the tests' crash VFS is to cut this process's power (CRASHVFS_CUT_AT is set).
+let cutsPower = ProcessInfo.processInfo.environment["CRASHVFS_CUT_AT"] != nil
 
 /// Runs the engine; with `untilDone`, stops it once every job has finished.
 func work(
@@ -294,12 +304,6 @@ func work(
         heartbeatInterval: .milliseconds(heartbeatMilliseconds ?? leaseMilliseconds / 3), pollInterval: .milliseconds(20),
         storageFailureTimeout: .milliseconds(storageTimeoutMilliseconds))
     configuration.lostAttemptLimit = lostAttemptLimit
-    let environment = ProcessInfo.processInfo.environment
-    if environment["CRASHVFS_CUT_AT"] != nil {
-        guard crashvfs_register() == SQLITE_OK else { throw DurableQueueError(.storage, "could not register the crash VFS") }
-        configuration.storage.vfs = CRASHVFS_NAME
-        if environment["CRASHVFS_DURABILITY"] == "powerLoss" { configuration.storage.durability = .powerLoss }
-    }
     let queue = try await openQueue(path, configuration: configuration, logger: logger)
     let recorder = AttemptRecorder(
         log: LineLog(path: logPath), longestMilliseconds: jobMilliseconds, announcesStarts: announcesStarts,
@@ -340,7 +344,8 @@ do {
         let queue = try await openQueue(arguments[2])
         say("ready")
         for index in 0..<count {
-            _ = try await queue.enqueue(RecordJob.self, RecordJob.Input(index: index), options: EnqueueOptions(queue: "shared"))
+            let job = try await queue.enqueue(RecordJob.self, RecordJob.Input(index: index), options: EnqueueOptions(queue: "shared"))
+            if cutsPower { say("enqueued \(job.id)") }
         }
         say("done")
     case "open-together" where arguments.count == 4:

@@ -55,4 +55,41 @@ import Testing
         }
         #expect(cutsThatStopped >= 3, "the cuts must fall inside the drain (\(cutsThatStopped) did)")
     }
+
+    /// A process enqueueing jobs one call at a time into a new file loses its power at a write or
+    /// sync (the file's creation and schema included). The file opens (a schema cut halfway is
+    /// finished), intact, and holds a prefix of the enqueues, never a later one without an earlier:
+    /// with `.powerLoss` every enqueue whose call returned; with `.processCrash` maybe fewer.
+    @Test(arguments: [Durability.processCrash, .powerLoss])
+    func enqueuesCutByAPowerLossLeaveAPrefixAndWithPowerLossEveryOneThatReturned(durability: Durability) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var returnedInAll = 0
+        var cutsThatStopped = 0
+        for cut in [3, 8, 21, 55, 144, 377, 610] {
+            let path = directory.path("enqueue-\(cut).sqlite")
+            let worker = try WorkerProcess(
+                ["enqueue", path, "300"], environment: ["CRASHVFS_CUT_AT": "\(cut)", "CRASHVFS_DURABILITY": durability.rawValue])
+            let output = await worker.readOutput()
+            let status = await worker.waitForExit()
+            #expect(status == Int32(CRASHVFS_EXIT_CODE) || status == 0, "cut \(cut): exit \(status)")
+            if status == Int32(CRASHVFS_EXIT_CODE) { cutsThatStopped += 1 }
+            let returned = output.split(separator: "\n").compactMap { line in
+                line.hasPrefix("enqueued ") ? Int64(line.dropFirst("enqueued ".count)) : nil
+            }
+            returnedInAll += returned.count
+
+            let store = try SQLiteJobStore(path: path)
+            let present = Set(try await store.jobs(JobFilter(limit: 1_000)).map(\.id.rawValue))
+            #expect(present == Set((0..<Int64(present.count)).map { $0 + 1 }), "cut \(cut): a prefix, ids \(present.sorted())")
+            if durability == .powerLoss {
+                #expect(Set(returned).isSubset(of: present), "cut \(cut): \(returned.count) returned, \(present.count) kept")
+            }
+            var integrity = ""
+            try SQLiteConnection(path: path, options: StorageOptions()).query("PRAGMA integrity_check") { integrity = $0.string(0) }
+            #expect(integrity == "ok", "cut \(cut)")
+            #expect(try await store.historyIsConsistent(), "cut \(cut)")
+        }
+        #expect(cutsThatStopped >= 3 && returnedInAll > 0, "the cuts must fall among the enqueues (\(cutsThatStopped) did)")
+    }
 }
