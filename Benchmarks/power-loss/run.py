@@ -14,7 +14,8 @@ those the run makes. After each cut:
           a worker without cuts (every job succeeded, each started only by attempts the file counts);
   powerLoss: every enqueue whose call returned is in the file;
   processCrash: what was lost is counted (returned − kept): the window the documentation states.
-Prints one JSON line per durability (and appends them to --out).
+Runs until --cuts runs per durability lost their power (`cut`; `runs` counts those that ended first
+too). Prints one JSON line per durability (and appends them to --out).
 """
 import argparse
 import json
@@ -74,7 +75,7 @@ def check_file(path):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--cuts", type=int, default=1000, help="per durability")
+    ap.add_argument("--cuts", type=int, default=1000, help="power losses per durability")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out")
     args = ap.parse_args()
@@ -87,14 +88,17 @@ def main():
         status, _ = run(["enqueue", base, "40"], None, "processCrash")
         assert status == 0, "could not make the drain's file"
         for durability in ("processCrash", "powerLoss"):
-            report = {"durability": durability, "cuts": 0, "cut": 0, "finished_first": 0, "problems": [],
+            report = {"durability": durability, "runs": 0, "cut": 0, "finished_first": 0, "problems": [],
                       "enqueues_returned": 0, "enqueues_lost_after_return": 0, "most_lost_in_one_cut": 0}
-            for index in range(args.cuts):
+            index = -1
+            # Until --cuts runs were cut (a cut past the end of a run's writes cuts nothing).
+            while report["cut"] < args.cuts and report["runs"] < 3 * args.cuts:
+                index += 1
                 path = os.path.join(work, "f.sqlite")
                 for suffix in ("", "-wal", "-shm"):
                     if os.path.exists(path + suffix):
                         os.remove(path + suffix)
-                report["cuts"] += 1
+                report["runs"] += 1
                 if index % 2 == 0:
                     cut = rng.randint(1, 700 if durability == "processCrash" else 1400)
                     status, out = run(["enqueue", path, "300"], cut, durability)

@@ -59,7 +59,8 @@ public struct StorageOptions: Sendable, Hashable {
 /// Related SQLite documentation: <https://www.sqlite.org/pragma.html#pragma_synchronous>
 public enum Durability: String, Sendable, Hashable, CaseIterable {
     /// `synchronous=NORMAL`: a commit survives the process being killed at any moment (kill -9, a
-    /// crash); a power loss or OS crash may undo the last commits, never corrupt the file. The default.
+    /// crash); a power loss or OS crash may undo the commits since the file's last checkpoint (the
+    /// latest ones), never corrupt the file. The default.
     case processCrash
     /// `synchronous=FULL` with `fullfsync` and `checkpoint_fullfsync`: a commit also survives power
     /// loss and OS crashes, at the cost of a flush per commit. On Darwin a plain `fsync` leaves the
