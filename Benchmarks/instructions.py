@@ -95,6 +95,9 @@ def build(peers):
     for path in adapter.rglob("*"):
         path.chmod(path.stat().st_mode | 0o200)
     adapter.chmod(adapter.stat().st_mode | 0o200)
+    # The adapter's own module is always compiled again: SwiftPM linked a stale one against a
+    # checkout whose StorageOptions had grown (a release build, 2026-12-05), and it crashed.
+    shutil.rmtree(adapter / ".build" / "release" / "dq_bench_adapter.build", ignore_errors=True)
     print("# building the adapter against this checkout (release)", file=sys.stderr)
     run(["swift", "build", "-c", "release", "--package-path", str(adapter)], env={**os.environ, "DQ_PROJECT": str(ROOT)},
         stdout=sys.stderr)
