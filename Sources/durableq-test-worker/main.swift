@@ -3,7 +3,8 @@
 // PATH is a SQLite file, or a postgres:// URL for a PostgreSQL database. With CRASHVFS_CUT_AT=N in its
 // environment, a SQLite file is opened through the tests' crash VFS, which cuts the power at the N-th
 // write or sync (the process then exits 86; see Tests/CDurableQueueCrashVFS), with
-// CRASHVFS_DURABILITY=powerLoss at that durability; `enqueue` then prints "enqueued ID" as each
+// CRASHVFS_DURABILITY=powerLoss at that durability (CRASHVFS_FAIL_AT=N and CRASHVFS_FAIL_COUNT=M
+// fail M writes or syncs from the N-th instead); `enqueue` then prints "enqueued ID" as each
 // enqueue returns.
 //
 //   durableq-test-worker enqueue PATH COUNT
@@ -280,7 +281,7 @@ func openQueue(
         return try await JobQueue(postgres: try PostgresStorage(url: path), configuration: configuration, logger: logger)
     }
     var configuration = configuration
-    if cutsPower {
+    if opensThroughCrashVFS {
         guard crashvfs_register() == SQLITE_OK else { throw DurableQueueError(.storage, "could not register the crash VFS") }
         configuration.storage.vfs = CRASHVFS_NAME
         if ProcessInfo.processInfo.environment["CRASHVFS_DURABILITY"] == "powerLoss" { configuration.storage.durability = .powerLoss }
@@ -288,8 +289,9 @@ func openQueue(
     return try JobQueue(path: path, configuration: configuration, logger: logger)
 }
 
-/// Whether the tests' crash VFS is to cut this process's power (CRASHVFS_CUT_AT is set).
-let cutsPower = ProcessInfo.processInfo.environment["CRASHVFS_CUT_AT"] != nil
+/// Whether SQLite files open through the tests' crash VFS (CRASHVFS_CUT_AT or CRASHVFS_FAIL_AT is set).
+let opensThroughCrashVFS = ProcessInfo.processInfo.environment["CRASHVFS_CUT_AT"] != nil
+    || ProcessInfo.processInfo.environment["CRASHVFS_FAIL_AT"] != nil
 
 /// Runs the engine; with `untilDone`, stops it once every job has finished.
 func work(
@@ -345,7 +347,7 @@ do {
         say("ready")
         for index in 0..<count {
             let job = try await queue.enqueue(RecordJob.self, RecordJob.Input(index: index), options: EnqueueOptions(queue: "shared"))
-            if cutsPower { say("enqueued \(job.id)") }
+            if opensThroughCrashVFS { say("enqueued \(job.id)") }
         }
         say("done")
     case "open-together" where arguments.count == 4:

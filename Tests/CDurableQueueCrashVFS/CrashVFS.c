@@ -359,6 +359,15 @@ int crashvfs_register(void) {
     torn = tear && strcmp(tear, "1") == 0;
     const char *seed = getenv("CRASHVFS_SEED");
     if (seed && strtoull(seed, NULL, 10)) randomState = strtoull(seed, NULL, 10);
+    const char *failAt = getenv("CRASHVFS_FAIL_AT");
+    if (failAt) {
+        const char *count = getenv("CRASHVFS_FAIL_COUNT");
+        failOperations = CRASHVFS_WRITE | CRASHVFS_SYNC | CRASHVFS_TRUNCATE;
+        failSeen = 0;
+        failFrom = strtoll(failAt, NULL, 10);
+        failCount = count ? strtoll(count, NULL, 10) : 1;
+        failCode = SQLITE_IOERR_WRITE;
+    }
     pthread_mutex_unlock(&lock);
     return sqlite3_vfs_register(&crashVFS, 0);
 }

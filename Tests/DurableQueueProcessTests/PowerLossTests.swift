@@ -87,4 +87,42 @@ import Testing
         }
         #expect(cutsThatStopped >= 3 && returnedInAll > 0, "the cuts must fall among the enqueues (\(cutsThatStopped) did)")
     }
+
+    /// A worker's disk fails a few writes and syncs in the middle of its drain (claims, endings,
+    /// history), then works again: the engine rides the fault out within its storage failure
+    /// timeout and runs every job to its end, the file intact. An attempt whose end failed to commit
+    /// may run again; none whose end was committed does (each job succeeded once, by its history).
+    @Test(arguments: [10, 40, 90])
+    func aDiskFailingForAWhileIsRiddenOutAndEveryJobRunsToItsEnd(failAt: Int) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        let count = 60
+        do {
+            let store = try SQLiteJobStore(path: path)
+            _ = try await store.enqueue(
+                batch: (0..<count).map { NewJob(queue: "disk", kind: "record", input: "{\"index\":\($0)}") }, now: 1_000)
+        }
+        let log = directory.path("work.log")
+        let errors = directory.path("worker.err")
+        let worker = try WorkerProcess(
+            ["work", path, log, "--until-done", "--job-ms", "1", "--lease-ms", "2000", "--storage-timeout-ms", "60000"],
+            errorLog: errors, environment: ["CRASHVFS_FAIL_AT": "\(failAt)", "CRASHVFS_FAIL_COUNT": "4"])
+        let status = await worker.waitForExit()
+        let logged = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        #expect(status == 0, "\(logged.suffix(2_000))")
+        #expect(logged.contains("will try again"), "the faults must have reached the engine")
+
+        var integrity = ""
+        try SQLiteConnection(path: path, options: StorageOptions()).query("PRAGMA integrity_check") { integrity = $0.string(0) }
+        #expect(integrity == "ok")
+        let store = try SQLiteJobStore(path: path)
+        let records = try await store.jobs(JobFilter(limit: 1_000))
+        #expect(records.count == count && records.allSatisfy { $0.state == .succeeded })
+        #expect(try await store.historyIsConsistent())
+        for record in records {
+            let endings = try await store.history(of: record.id).filter { $0.to == .succeeded }
+            #expect(endings.count == 1, "job \(record.id) ended \(endings.count) times")
+        }
+    }
 }
