@@ -16,16 +16,8 @@ struct PostgresUpgradeTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let schema = TestPostgresServer.schema(for: directory)
-        let version22 = PostgresSchemaMigrations.all.filter { $0.version <= 22 }
-        try #require(version22.count == 22)
         let create =
-            """
-            CREATE SCHEMA :"schema";
-            SET search_path = :"schema";
-            CREATE TABLE schema_migrations (version integer NOT NULL PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL);
-
-            """
-            + version22.map { "\($0.sql)\n;\nINSERT INTO schema_migrations VALUES (\($0.version), '\($0.name)', 0);" }.joined(separator: "\n")
+            try Self.schemaScript(ofVersion: 22)
             + """
 
             SELECT durablequeue_enqueue('test', '{"n": 1}');
@@ -85,16 +77,8 @@ struct PostgresUpgradeTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let schema = TestPostgresServer.schema(for: directory)
-        let version23 = PostgresSchemaMigrations.all.filter { $0.version <= 23 }
-        try #require(version23.count == 23)
         let create =
-            """
-            CREATE SCHEMA :"schema";
-            SET search_path = :"schema";
-            CREATE TABLE schema_migrations (version integer NOT NULL PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL);
-
-            """
-            + version23.map { "\($0.sql)\n;\nINSERT INTO schema_migrations VALUES (\($0.version), '\($0.name)', 0);" }.joined(separator: "\n")
+            try Self.schemaScript(ofVersion: 23)
             + """
 
             SELECT durablequeue_enqueue('test', '{"n": 1}', '{"timeout": "5s", "throttle_interval": "2s"}');
@@ -170,5 +154,20 @@ struct PostgresUpgradeTests {
                    + (SELECT count(*) FROM job_wait_targets);
             """, variables: ["schema": schema])
         #expect(left == "1", "\(left)")
+    }
+
+    /// A psql script that creates the schema `:"schema"` as the store's migrations up to `version`
+    /// left it, with their `schema_migrations` rows; what the caller appends runs in that schema.
+    static func schemaScript(ofVersion version: Int) throws -> String {
+        let migrations = PostgresSchemaMigrations.all.filter { $0.version <= version }
+        try #require(migrations.count == version)
+        return """
+            CREATE SCHEMA :"schema";
+            SET search_path = :"schema";
+            CREATE TABLE schema_migrations (version integer NOT NULL PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL);
+
+            """
+            + migrations.map { "\($0.sql)\n;\nINSERT INTO schema_migrations VALUES (\($0.version), '\($0.name)', 0);" }
+            .joined(separator: "\n")
     }
 }

@@ -171,10 +171,9 @@ let report: [String: Any] = try await withThrowingTaskGroup(of: Void.self) { gro
         for index in 0..<arguments.n { try await queue.push(NoOpJob(index)) }
     } else {
         let options = JobQueueProcessorOptions(numWorkers: arguments.concurrency ?? JobQueueProcessorOptions().numWorkers)
-        let group = ServiceGroup(services: [queue.processor(options: options)], logger: logger)
-        processor = group
-        let running = Task { try await group.run() }
-        _ = running
+        let services = ServiceGroup(services: [queue.processor(options: options)], logger: logger)
+        processor = services
+        group.addTask { try await services.run() }
         while starts.count.withLock({ $0 }) < arguments.n { try await Task.sleep(for: .milliseconds(1)) }
         while try await !probe.allFinished() { try await Task.sleep(for: .milliseconds(1)) }
     }
