@@ -301,6 +301,7 @@ let package = Package(
                 "DurableQueueTesting",
                 "DurableQueueTestSupport",
                 "CDurableQueueCrashVFS",
+                "durableq-test-worker",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

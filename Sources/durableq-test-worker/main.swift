@@ -4,9 +4,12 @@
 // environment, a SQLite file is opened through the tests' crash VFS, which cuts the power at the N-th
 // write or sync (the process then exits 86; see Tests/CDurableQueueCrashVFS), with
 // CRASHVFS_DURABILITY=powerLoss at that durability (CRASHVFS_FAIL_AT=N and CRASHVFS_FAIL_COUNT=M
-// fail M writes or syncs from the N-th instead); `enqueue` then prints "enqueued ID" as each
-// enqueue returns.
+// fail M writes or syncs from the N-th instead, with SQLITE_FULL if CRASHVFS_FAIL_CODE=full); `enqueue`
+// then prints "enqueued ID" as each enqueue returns.
 //
+//   durableq-test-worker open PATH
+//       Opens the queue on PATH, upgrading an older file's schema, closes it and prints "opened, N operations
+//       failed" (N: the crash VFS's failures, which a failed checkpoint at the close leaves unreported).
 //   durableq-test-worker enqueue PATH COUNT
 //       Prints "ready", enqueues COUNT jobs on queue "shared", one transaction each, prints "done".
 //   durableq-test-worker compose PATH
@@ -350,6 +353,10 @@ do {
             if opensThroughCrashVFS { say("enqueued \(job.id)") }
         }
         say("done")
+    case "open" where arguments.count == 3:
+        // Opens PATH (upgrading an older file's schema), then closes it: the store checkpoints the log.
+        do { _ = try await openQueue(arguments[2]) }
+        say("opened, \(crashvfs_failures()) operations failed")
     case "open-together" where arguments.count == 4:
         // Started beside others, it opens PATH (new, most often) only once GATE exists, so that
         // every one of them opens it at the same moment.
@@ -438,7 +445,7 @@ do {
             try await group.waitForAll()
         }
     default:
-        FileHandle.standardError.write(Data("usage: durableq-test-worker enqueue PATH COUNT | open-together PATH GATE | compose PATH | greet PATH VERSION COUNT | report-handoff PATH JOB ATTEMPT OUTPUT | cache PATH LOG KEY | sqlite-memory PATH [--initialize-first] | tick PATH LOG | work PATH LOG [--until-done] [--lease-ms N] [--heartbeat-ms N] [--job-ms N] [--max-jobs N] [--storage-timeout-ms N] [--lost-attempt-limit N] [--announce-starts] [--ignore-cancel] [--greet-version N]\n".utf8))
+        FileHandle.standardError.write(Data("usage: durableq-test-worker open PATH | enqueue PATH COUNT | open-together PATH GATE | compose PATH | greet PATH VERSION COUNT | report-handoff PATH JOB ATTEMPT OUTPUT | cache PATH LOG KEY | sqlite-memory PATH [--initialize-first] | tick PATH LOG | work PATH LOG [--until-done] [--lease-ms N] [--heartbeat-ms N] [--job-ms N] [--max-jobs N] [--storage-timeout-ms N] [--lost-attempt-limit N] [--announce-starts] [--ignore-cancel] [--greet-version N]\n".utf8))
         exit(2)
     }
 } catch {

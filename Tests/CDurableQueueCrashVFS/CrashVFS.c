@@ -366,7 +366,8 @@ int crashvfs_register(void) {
         failSeen = 0;
         failFrom = strtoll(failAt, NULL, 10);
         failCount = count ? strtoll(count, NULL, 10) : 1;
-        failCode = SQLITE_IOERR_WRITE;
+        const char *code = getenv("CRASHVFS_FAIL_CODE");
+        failCode = code && strcmp(code, "full") == 0 ? SQLITE_FULL : SQLITE_IOERR_WRITE;
     }
     pthread_mutex_unlock(&lock);
     return sqlite3_vfs_register(&crashVFS, 0);

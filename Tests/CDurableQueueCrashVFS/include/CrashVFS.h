@@ -32,7 +32,8 @@ enum {
 /// `CRASHVFS_CUT_AT=N` cuts the power at the N-th write or sync from now (1 is the next),
 /// `CRASHVFS_TORN=1` tears the unsynced writes instead of dropping them, `CRASHVFS_SEED=S` seeds
 /// the choice of sectors kept, `CRASHVFS_FAIL_AT=N` (with `CRASHVFS_FAIL_COUNT=M`, default 1) fails
-/// M writes, syncs or truncates from the N-th with SQLITE_IOERR_WRITE. Returns a SQLite result code.
+/// M writes, syncs or truncates from the N-th (-1: every one from there) with SQLITE_IOERR_WRITE, or
+/// SQLITE_FULL with `CRASHVFS_FAIL_CODE=full`. Returns a SQLite result code.
 int crashvfs_register(void);
 
 /// Cuts the power at the `nth` write or sync from now (1: the next one); 0 never.
