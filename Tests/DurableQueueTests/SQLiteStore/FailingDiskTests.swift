@@ -81,4 +81,70 @@ import Testing
         #expect(inputs.contains("{\"n\":3}") && inputs.contains("{}"), "\(inputs)")
         #expect(try await store.historyIsConsistent())
     }
+
+    @Test(arguments: [SQLITE_FULL, FailingDiskTests.writeFailed])
+    func aClaimAndAnEndingMeetingAFailingDiskThrowNamingTheFileAndChangeNothing(code: Int32) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        let store = try SQLiteJobStore(path: path, options: try Self.throughCrashVFS())
+        _ = try await store.enqueue(batch: (0..<20).map { job(input: "{\"n\":\($0)}") }, now: 1_000)
+        let cause = code == SQLITE_FULL ? "full" : "I/O"
+
+        crashvfs_fail(Int32(CRASHVFS_WRITE | CRASHVFS_SYNC | CRASHVFS_TRUNCATE), 1, -1, code)
+        let claimError = await #expect(throws: DurableQueueError.self) { try await store.take(limit: 5, now: 2_000) }
+        crashvfs_heal()
+        #expect(claimError?.description.contains(path) == true && claimError?.description.contains(cause) == true, "\(String(describing: claimError))")
+        #expect(try await store.jobs(JobFilter(state: .pending, limit: 100)).count == 20, "the failed claim took nothing")
+
+        let claimed = try await store.take(limit: 5, now: 3_000)
+        #expect(claimed.count == 5)
+        let endings = claimed.map { FinishedAttempt(AttemptID(job: $0.id, number: $0.attempt), owner: "w1", outcome: .succeeded(output: "1")) }
+        crashvfs_fail(Int32(CRASHVFS_WRITE | CRASHVFS_SYNC | CRASHVFS_TRUNCATE), 1, -1, code)
+        let endingError = await #expect(throws: DurableQueueError.self) { try await store.finish(endings, now: 4_000) }
+        crashvfs_heal()
+        #expect(endingError?.description.contains(path) == true && endingError?.description.contains(cause) == true, "\(String(describing: endingError))")
+        #expect(try await store.jobs(JobFilter(state: .running, limit: 100)).count == 5, "the failed ending changed nothing")
+        #expect(try await store.historyIsConsistent())
+
+        // The same endings, once the disk works: each recorded once.
+        let states = try await store.finish(endings, now: 5_000)
+        #expect(states.count == 5 && states.values.allSatisfy { $0 == .succeeded })
+        for attempt in claimed {
+            #expect(try await store.history(of: attempt.id).filter { $0.to == .succeeded }.count == 1)
+        }
+        #expect(try await store.historyIsConsistent())
+    }
+
+    /// A checkpoint (the store's copy of the log into the database, in the background) that the
+    /// disk fails halfway through has no caller to tell: it loses nothing, since the log still holds
+    /// every commit, and the next checkpoint copies the log whole.
+    @Test func aCheckpointThatFailsHalfwayLosesNothingAndTheNextOneCompletesIt() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("jobs.sqlite")
+        let store = try SQLiteJobStore(path: path, options: try Self.throughCrashVFS())
+        let padding = String(repeating: "x", count: 300)
+        _ = try await store.enqueue(batch: (0..<400).map { job(input: "{\"n\":\($0),\"pad\":\"\(padding)\"}") }, now: 1_000)
+        let checkpointer = try #require(await store.checkpointer)
+
+        let failuresBefore = crashvfs_failures()
+        crashvfs_fail(Int32(CRASHVFS_WRITE | CRASHVFS_SYNC), 5, -1, SQLITE_FULL)  // after 4 of its pages
+        checkpointer.checkpointNow()
+        crashvfs_heal()
+        #expect(crashvfs_failures() > failuresBefore, "the fault must have met the checkpoint")
+        #expect(try await store.jobs(JobFilter(limit: 1_000)).count == 400)
+        _ = try await store.add(job(input: "{\"n\":400}"))
+
+        checkpointer.checkpointNow()
+        // The database file alone (its log left behind) now holds every commit.
+        let copy = directory.path("copy.sqlite")
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        let copied = try SQLiteConnection(path: copy, options: StorageOptions())
+        var integrity = ""
+        try copied.query("PRAGMA integrity_check") { integrity = $0.string(0) }
+        #expect(integrity == "ok")
+        #expect(try copied.scalarInt64("SELECT count(*) FROM jobs") == 401)
+        #expect(try await store.historyIsConsistent())
+    }
 }
