@@ -10,6 +10,8 @@
 //   durableq-test-worker open PATH
 //       Opens the queue on PATH, upgrading an older file's schema, closes it and prints "opened, N operations
 //       failed" (N: the crash VFS's failures, which a failed checkpoint at the close leaves unreported).
+//   durableq-test-worker mixed PATH LOG ROUNDS
+//       Runs an engine while enqueueing jobs of every feature: see MixedWork.swift.
 //   durableq-test-worker enqueue PATH COUNT
 //       Prints "ready", enqueues COUNT jobs on queue "shared", one transaction each, prints "done".
 //   durableq-test-worker compose PATH
@@ -357,6 +359,9 @@ do {
         // Opens PATH (upgrading an older file's schema), then closes it: the store checkpoints the log.
         do { _ = try await openQueue(arguments[2]) }
         say("opened, \(crashvfs_failures()) operations failed")
+    case "mixed" where arguments.count == 5:
+        guard let rounds = Int(arguments[4]) else { throw DurableQueueError(.invalidArgument, "ROUNDS is not a number") }
+        try await mixedWork(path: arguments[2], logPath: arguments[3], rounds: rounds)
     case "open-together" where arguments.count == 4:
         // Started beside others, it opens PATH (new, most often) only once GATE exists, so that
         // every one of them opens it at the same moment.
@@ -445,7 +450,7 @@ do {
             try await group.waitForAll()
         }
     default:
-        FileHandle.standardError.write(Data("usage: durableq-test-worker open PATH | enqueue PATH COUNT | open-together PATH GATE | compose PATH | greet PATH VERSION COUNT | report-handoff PATH JOB ATTEMPT OUTPUT | cache PATH LOG KEY | sqlite-memory PATH [--initialize-first] | tick PATH LOG | work PATH LOG [--until-done] [--lease-ms N] [--heartbeat-ms N] [--job-ms N] [--max-jobs N] [--storage-timeout-ms N] [--lost-attempt-limit N] [--announce-starts] [--ignore-cancel] [--greet-version N]\n".utf8))
+        FileHandle.standardError.write(Data("usage: durableq-test-worker open PATH | mixed PATH LOG ROUNDS | enqueue PATH COUNT | open-together PATH GATE | compose PATH | greet PATH VERSION COUNT | report-handoff PATH JOB ATTEMPT OUTPUT | cache PATH LOG KEY | sqlite-memory PATH [--initialize-first] | tick PATH LOG | work PATH LOG [--until-done] [--lease-ms N] [--heartbeat-ms N] [--job-ms N] [--max-jobs N] [--storage-timeout-ms N] [--lost-attempt-limit N] [--announce-starts] [--ignore-cancel] [--greet-version N]\n".utf8))
         exit(2)
     }
 } catch {

@@ -61,7 +61,7 @@ import Testing
         defer { directory.remove() }
         var returnedInAll = 0
         var cutsThatStopped = 0
-        for cut in [3, 8, 21, 55, 144, 377, 610] {
+        for cut in [3, 8, 21, 55, 144, 377, 610, 900, 1_200] {
             let path = directory.path("enqueue-\(cut).sqlite")
             let worker = try WorkerProcess(
                 ["enqueue", path, "300"], environment: ["CRASHVFS_CUT_AT": "\(cut)", "CRASHVFS_DURABILITY": durability.rawValue])
@@ -124,5 +124,104 @@ import Testing
             let endings = try await store.history(of: record.id).filter { $0.to == .succeeded }
             #expect(endings.count == 1, "job \(record.id) ended \(endings.count) times")
         }
+    }
+
+    /// A worker using every feature (see the test worker's `mixed` command: plain jobs, unique keys,
+    /// a keyed queue, dependencies, sequences, groups, durable steps, a transactional step, a
+    /// schedule) loses its power while it enqueues and runs: the file opens intact with a prefix of
+    /// the jobs; with `.powerLoss` every enqueue and every result the worker saw returned is there,
+    /// and no job whose result it saw runs again; a worker without cuts then runs every job to its
+    /// end, each succeeding once, each transactional step's row written once.
+    @Test(arguments: [Durability.processCrash, .powerLoss])
+    func aWorkerUsingEveryFeatureCutByAPowerLossKeepsWhatItReported(durability: Durability) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let base = directory.path("base.sqlite")
+        let opener = try WorkerProcess(["open", base])
+        #expect(await opener.waitForExit() == 0)
+        var cutsThatStopped = 0
+        var resultsSeen = 0
+        for cut in [40, 130, 300, 520, 800, 1_050, 1_300] {
+            let path = directory.path("mixed-\(cut).sqlite")
+            try FileManager.default.copyItem(atPath: base, toPath: path)
+            let log = directory.path("mixed-\(cut).log")
+            let worker = try WorkerProcess(
+                ["mixed", path, log, "12"], environment: ["CRASHVFS_CUT_AT": "\(cut)", "CRASHVFS_DURABILITY": durability.rawValue])
+            let report = MixedReport(await worker.readOutput())
+            let status = await worker.waitForExit()
+            #expect(status == Int32(CRASHVFS_EXIT_CODE) || status == 0, "cut \(cut): exit \(status)")
+            if status == Int32(CRASHVFS_EXIT_CODE) { cutsThatStopped += 1 }
+            resultsSeen += report.succeeded.count
+
+            var integrity = ""
+            try SQLiteConnection(path: path, options: StorageOptions()).query("PRAGMA integrity_check") { integrity = $0.string(0) }
+            #expect(integrity == "ok", "cut \(cut)")
+            let store = try SQLiteJobStore(path: path)
+            let ids = Set(try await store.jobs(JobFilter(limit: 10_000)).map(\.id.rawValue))
+            #expect(ids == Set((0..<Int64(ids.count)).map { $0 + 1 }), "cut \(cut): a prefix, ids \(ids.sorted())")
+            #expect(try await store.historyIsConsistent(), "cut \(cut)")
+            if durability == .powerLoss {
+                #expect(report.enqueued.isSubset(of: ids), "cut \(cut): an enqueue that returned is missing")
+                for id in report.succeeded {
+                    #expect(try await store.job(JobID(id)).state == .succeeded, "cut \(cut): job \(id)'s result was seen")
+                }
+                for id in report.succeededGroups {
+                    #expect(try Self.groupState(id, in: path) == "succeeded", "cut \(cut): group \(id)'s result was seen")
+                }
+            }
+
+            let rerun = try WorkerProcess(["work", path, log, "--until-done", "--lease-ms", "300", "--job-ms", "1"])
+            #expect(await rerun.waitForExit() == 0, "cut \(cut)")
+            let rerunStarts = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+                .filter { $0.hasPrefix("start ") && $0.split(separator: " ")[3] == "\(rerun.process.processIdentifier)" }
+                .compactMap { Int64($0.split(separator: " ")[1]) }
+            if durability == .powerLoss {
+                #expect(Set(rerunStarts).isDisjoint(with: report.succeeded), "cut \(cut): a job whose result was seen ran again")
+            }
+            for id in ids.sorted() {
+                let job = try await store.job(JobID(id))
+                #expect(job.state == .succeeded, "cut \(cut): job \(id) ended \(job.state)")
+                #expect(try await store.history(of: job.id).filter { $0.to == .succeeded }.count == 1, "cut \(cut): job \(id)")
+            }
+            #expect(try await store.historyIsConsistent(), "cut \(cut)")
+            let ledger = try Self.ledgerRowsPerJob(in: path)
+            let ledgerJobs = try await store.jobs(JobFilter(kinds: ["ledger"], limit: 100)).map(\.id.rawValue)
+            #expect(ledgerJobs.allSatisfy { ledger[$0] == 1 } && ledger.count == ledgerJobs.count, "cut \(cut): ledger rows \(ledger)")
+        }
+        #expect(cutsThatStopped >= 5 && resultsSeen > 0, "the cuts must fall among the work (\(cutsThatStopped) did)")
+    }
+
+    /// What a `mixed` worker printed: the ids whose enqueue, and whose result, returned.
+    private struct MixedReport {
+        var enqueued: Set<Int64> = []
+        var succeeded: Set<Int64> = []
+        var succeededGroups: Set<Int64> = []
+
+        init(_ output: String) {
+            for line in output.split(separator: "\n") {
+                let words = line.split(separator: " ")
+                switch (words.first, words.count) {
+                case ("enqueued", 2): enqueued.insert(Int64(words[1]) ?? -1)
+                case ("succeeded", 2): succeeded.insert(Int64(words[1]) ?? -1)
+                case ("succeeded", 3): succeededGroups.insert(Int64(words[2]) ?? -1)
+                default: break
+                }
+            }
+        }
+    }
+
+    private static func groupState(_ id: Int64, in path: String) throws -> String? {
+        var state: String?
+        try SQLiteConnection(path: path, options: StorageOptions()).query("SELECT state FROM groups WHERE id = ?", [id]) { state = $0.string(0) }
+        return state
+    }
+
+    /// The ledger's rows per job (the transactional step's), none if the cut came before its table.
+    private static func ledgerRowsPerJob(in path: String) throws -> [Int64: Int] {
+        let connection = try SQLiteConnection(path: path, options: StorageOptions())
+        guard try connection.scalarInt64("SELECT count(*) FROM sqlite_master WHERE name = 'ledger'") == 1 else { return [:] }
+        var rows: [Int64: Int] = [:]
+        try connection.query("SELECT job_id, count(*) FROM ledger GROUP BY job_id") { rows[$0.int64(0)] = Int($0.int64(1)) }
+        return rows
     }
 }
