@@ -6,9 +6,10 @@ import Foundation
 /// round, one on the queue "keyed" (one job per partition key at once, 5 ms between a key's starts),
 /// and one that depends on the round's plain job; every fourth round also a sequence of three "step"
 /// jobs, a group of three (two at once), a "five-steps" job and a "ledger" job (its transactional
-/// step). A schedule adds a "record" job every second. Prints "enqueued ID" as each job's enqueue
+/// step). A schedule adds a "tick" job every second. Prints "enqueued ID" as each job's enqueue
 /// returns, "enqueued group ID" as each composition's does, "succeeded ID" and "succeeded group ID"
-/// as their results return, and "done" once every result has.
+/// as their results return, and "done" once every result has, a tick job has run and no job is left
+/// unfinished.
 func mixedWork(path: String, logPath: String, rounds: Int) async throws {
     let queue = try await openQueue(
         path, configuration: JobQueue.Configuration(maxConcurrentJobs: 8, leaseDuration: .milliseconds(1_000), heartbeatInterval: .milliseconds(300),
@@ -18,12 +19,14 @@ func mixedWork(path: String, logPath: String, rounds: Int) async throws {
     queue.register(StepJob(recorder: recorder))
     queue.register(FiveStepsJob(log: recorder.log, longestMilliseconds: 2, announcesStarts: false))
     queue.register(LedgerJob(log: recorder.log))
+    let (ticks, ticked) = AsyncStream.makeStream(of: Void.self)
+    queue.register(TickJob(recorder: recorder, ticked: ticked))
     try await queue.queues.configure(QueueConfiguration("keyed", partitionLimit: 1, keyThrottle: Throttle(.milliseconds(5))))
     _ = try await queue.transaction { tx in
         try tx.execute("CREATE TABLE IF NOT EXISTS ledger (job_id bigint NOT NULL, attempt bigint NOT NULL)")
     }
     try await queue.schedules.save(
-        name: "tick", RecordJob.self, input: RecordJob.Input(index: -1), rule: .every(.seconds(1), missed: .skip))
+        name: "tick", TickJob.self, input: 0, rule: .every(.seconds(1), missed: .skip))
 
     try await withThrowingTaskGroup(of: Void.self) { engine in
         engine.addTask { try await queue.run() }
@@ -62,7 +65,22 @@ func mixedWork(path: String, logPath: String, rounds: Int) async throws {
             }
             try await results.waitForAll()
         }
+        for await _ in ticks { break }
+        while try await queue.unfinishedJobCount() != 0 { try await Task.sleep(for: .milliseconds(20)) }
         say("done")
         engine.cancelAll()
+    }
+}
+
+/// The job a schedule enqueues: records its attempt as "record" does and tells `ticked` it ran.
+struct TickJob: Job {
+    static let name = "tick"
+    let recorder: AttemptRecorder
+    var ticked: AsyncStream<Void>.Continuation?
+
+    func run(_ input: Int, context: JobContext) async throws -> Int {
+        let value = try await recorder.record(context) { input }
+        ticked?.yield()
+        return value
     }
 }

@@ -44,7 +44,7 @@
 //       sleep of MS ms, a line "woke ID PID MS", step "after", returning "rested"; and "approval" jobs (input
 //       MS): step "before", a wait for signal "approved" (a string) of up to MS ms (0: no timeout), a line
 //       "approved ID PAYLOAD PID", step "after", returning the payload; after a timeout, a line
-//       "timed out ID PID MS" and the output "timed out". With --greet-version N it also runs version N of the
+//       "timed out ID PID MS" and the output "timed out"; and "tick" jobs, as "record". With --greet-version N it also runs version N of the
 //       "greet" job type (1: reads version 1; 2: reads 1 and 2; 3: reads 1, 2 and 3, through input migrations):
 //       each attempt logs "greet ID ENQUEUER N PID" once its input is read, then records itself as "record" does.
 //   durableq-test-worker sqlite-memory PATH [--initialize-first]
@@ -321,6 +321,7 @@ func work(
     queue.register(LedgerJob(log: recorder.log))
     queue.register(NapJob(log: recorder.log))
     queue.register(ApprovalJob(log: recorder.log))
+    queue.register(TickJob(recorder: recorder))
     switch greetVersion {
     case 1: queue.register(GreetV1(recorder: recorder))
     case 2: queue.register(GreetV2(recorder: recorder))
