@@ -6,7 +6,14 @@ import Synchronization
 /// Foundation's `waitUntilExit()` on Linux turns the calling thread's run loop until the child has
 /// exited; a run loop with nothing to run returns at once, so the wait spins a core all along (perf:
 /// 7 % of a whole test run's CPU, on a 2-core machine that also runs the workers waited for). This
-/// ends the waits from the termination handler Foundation calls once it has reaped the child.
+/// ends the waits from the termination handler Foundation calls once it has reaped the child, or,
+/// whichever comes first, from a thread blocked in `waitid` until the child exits.
+///
+/// Foundation on Linux learns of the exit only when a socket the child inherited is closed at its
+/// last copy: a process the child leaves behind (`sh -c 'server &'`, a daemon such as tmux's server)
+/// or one spawned elsewhere at that moment may hold a copy for as long as it lives, and the exit is
+/// not seen until then (a CI run hung on three such children, zombies nobody reaped). `waitid` with
+/// `WNOWAIT` sees the exit itself and leaves the child for Foundation to reap.
 package final class ProcessExit: Sendable {
     private struct State {
         var status: Int32?
@@ -26,8 +33,21 @@ package final class ProcessExit: Sendable {
     package static func run(_ process: Process) throws -> ProcessExit {
         let exit = ProcessExit(watching: process)
         try process.run()
-        exit.pid.withLock { $0 = process.processIdentifier }
+        let pid = process.processIdentifier
+        exit.pid.withLock { $0 = pid }
+        Thread.detachNewThread { exit.waitWithoutReaping(pid) }
         return exit
+    }
+
+    /// Blocks until child `pid` has exited, then finishes with its status (the signal's number if a
+    /// signal ended it, as Foundation's `terminationStatus`), leaving it unreaped. Returns at once if
+    /// Foundation reaped it first (ECHILD): its termination handler finishes then.
+    private func waitWithoutReaping(_ pid: pid_t) {
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 {
+            guard errno == EINTR else { return }
+        }
+        finish(info._sifields._sigchld.si_status)
     }
 
     /// The exit status (the signal's number for a child killed by one), once the child has exited.
@@ -61,8 +81,10 @@ package final class ProcessExit: Sendable {
         if let status { body(status) }
     }
 
+    /// Records the first status told (Foundation's handler and the waiting thread may both tell it).
     private func finish(_ status: Int32) {
-        let waiters = state.withLock { state in
+        let waiters = state.withLock { state -> [@Sendable (Int32) -> Void] in
+            guard state.status == nil else { return [] }
             state.status = status
             defer { state.waiters = [] }
             return state.waiters

@@ -1,0 +1,34 @@
+import DurableQueueTestSupport
+import Foundation
+import Testing
+
+/// The tests' watch on a child's exit (``ProcessExit``) sees it even when the child left a process
+/// behind that holds the descriptors it inherited, as a shell starting a server in the background
+/// or tmux starting its server does: Foundation alone sees such an exit only once that process ends.
+@Suite(.tags(.crash), .timeLimit(.minutes(1))) struct ProcessExitTests {
+    @Test func aChildWhoseBackgroundProcessOutlivesItIsSeenToExitWithItsStatus() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let pidFile = directory.path("sleeper.pid")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "sleep 300 & echo $! > \"$0\"; exit 3", pidFile]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let exit = try ProcessExit.run(process)
+        #expect(await exit.status() == 3)
+
+        let sleeper = try #require(Int32(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(kill(sleeper, 0) == 0, "the background process still runs, holding the child's descriptors")
+        kill(sleeper, SIGKILL)
+    }
+
+    @Test func aChildKilledByASignalIsSeenWithTheSignalsNumber() async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        process.arguments = ["300"]
+        let exit = try ProcessExit.run(process)
+        kill(process.processIdentifier, SIGKILL)
+        #expect(await exit.status() == SIGKILL)
+    }
+}
