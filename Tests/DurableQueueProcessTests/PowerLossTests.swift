@@ -160,6 +160,12 @@ import Testing
             let ids = Set(try await store.jobs(JobFilter(limit: 10_000)).map(\.id.rawValue))
             #expect(ids == Set((0..<Int64(ids.count)).map { $0 + 1 }), "cut \(cut): a prefix, ids \(ids.sorted())")
             #expect(try await store.historyIsConsistent(), "cut \(cut)")
+            // Whatever was lost is the latest commits: a result seen before the call creating a job
+            // still in the file began was committed before that job, so it is there too.
+            for (job, group) in report.resultsSeenBeforeACreation(of: ids) {
+                if let job { #expect(try await store.job(JobID(job)).state == .succeeded, "cut \(cut): job \(job)'s result, older") }
+                if let group { #expect(try Self.groupState(group, in: path) == "succeeded", "cut \(cut): group \(group)'s result, older") }
+            }
             if durability == .powerLoss {
                 #expect(report.enqueued.isSubset(of: ids), "cut \(cut): an enqueue that returned is missing")
                 for id in report.succeeded {
@@ -191,21 +197,45 @@ import Testing
         #expect(cutsThatStopped >= 5 && resultsSeen > 0, "the cuts must fall among the work (\(cutsThatStopped) did)")
     }
 
-    /// What a `mixed` worker printed: the ids whose enqueue, and whose result, returned.
+    /// What a `mixed` worker printed, in order: the ids whose enqueue, and whose result, returned.
     private struct MixedReport {
         var enqueued: Set<Int64> = []
         var succeeded: Set<Int64> = []
         var succeededGroups: Set<Int64> = []
+        /// Each line that matters, in the order printed.
+        private var lines: [(word: String, id: Int64, group: Bool)] = []
 
         init(_ output: String) {
             for line in output.split(separator: "\n") {
                 let words = line.split(separator: " ")
-                switch (words.first, words.count) {
-                case ("enqueued", 2): enqueued.insert(Int64(words[1]) ?? -1)
-                case ("succeeded", 2): succeeded.insert(Int64(words[1]) ?? -1)
-                case ("succeeded", 3): succeededGroups.insert(Int64(words[2]) ?? -1)
+                guard words.count >= 2, words[0] == "enqueued" || words[0] == "succeeded", let id = Int64(words[words.count - 1]) else { continue }
+                let group = words.count == 3
+                lines.append((String(words[0]), id, group))
+                switch (words[0], group) {
+                case ("enqueued", false): enqueued.insert(id)
+                case ("succeeded", false): succeeded.insert(id)
+                case ("succeeded", true): succeededGroups.insert(id)
                 default: break
                 }
+            }
+        }
+
+        /// The job and group results seen before the call began that created a job among `present`.
+        ///
+        /// The worker enqueues one call at a time and prints each enqueue as it returns: a call
+        /// begins after the previous one's line, so a result printed before that line was
+        /// committed before anything the call committed. A job's first line is its creating call's.
+        func resultsSeenBeforeACreation(of present: Set<Int64>) -> [(job: Int64?, group: Int64?)] {
+            var seen: Set<Int64> = []
+            var lastCreation: Int?
+            for (index, line) in lines.enumerated() where line.word == "enqueued" && !line.group {
+                if seen.insert(line.id).inserted && present.contains(line.id) { lastCreation = index }
+            }
+            guard let lastCreation,
+                let previousEnqueue = lines[..<lastCreation].lastIndex(where: { $0.word == "enqueued" })
+            else { return [] }
+            return lines[..<previousEnqueue].filter { $0.word == "succeeded" }.map { line -> (job: Int64?, group: Int64?) in
+                line.group ? (job: nil, group: line.id) : (job: line.id, group: nil)
             }
         }
     }
