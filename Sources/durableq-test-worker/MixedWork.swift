@@ -11,9 +11,9 @@ import Foundation
 /// as their results return, and "done" once every result has, a tick job has run and no job is left
 /// unfinished.
 func mixedWork(path: String, logPath: String, rounds: Int) async throws {
-    let queue = try await openQueue(
-        path, configuration: JobQueue.Configuration(maxConcurrentJobs: 8, leaseDuration: .milliseconds(1_000), heartbeatInterval: .milliseconds(300),
-            pollInterval: .milliseconds(20)))
+    let configuration = JobQueue.Configuration(
+        maxConcurrentJobs: 8, leaseDuration: .milliseconds(1_000), heartbeatInterval: .milliseconds(300), pollInterval: .milliseconds(20))
+    let queue = try await openQueue(path, configuration: configuration)
     let recorder = AttemptRecorder(log: LineLog(path: logPath), longestMilliseconds: 2, announcesStarts: false)
     queue.register(RecordJob(recorder: recorder))
     queue.register(StepJob(recorder: recorder))
@@ -25,8 +25,7 @@ func mixedWork(path: String, logPath: String, rounds: Int) async throws {
     _ = try await queue.transaction { tx in
         try tx.execute("CREATE TABLE IF NOT EXISTS ledger (job_id bigint NOT NULL, attempt bigint NOT NULL)")
     }
-    try await queue.schedules.save(
-        name: "tick", TickJob.self, input: 0, rule: .every(.seconds(1), missed: .skip))
+    try await queue.schedules.save(name: "tick", TickJob.self, input: 0, rule: .every(.seconds(1), missed: .skip))
 
     try await withThrowingTaskGroup(of: Void.self) { engine in
         engine.addTask { try await queue.run() }

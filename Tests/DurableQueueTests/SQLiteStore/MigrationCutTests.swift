@@ -97,13 +97,17 @@ import Testing
             left = try SQLiteMigrator.userVersion(connection)
             #expect(left == 28 || left == SchemaMigrations.latestVersion, "\(what): version \(left)")
             let found = try UpgradeFixtureTests.contents(connection)
-            #expect(Set(found) == expected && found.count == expected.count, "\(what) at version \(left): \(Set(found).symmetricDifference(expected).sorted().prefix(5))")
+            #expect(
+                Set(found) == expected && found.count == expected.count,
+                "\(what) at version \(left): \(Set(found).symmetricDifference(expected).sorted().prefix(5))")
         }
         _ = try SQLiteJobStore(path: path)
         let connection = try SQLiteConnection(path: path, options: StorageOptions())
         #expect(try SQLiteMigrator.userVersion(connection) == SchemaMigrations.latestVersion, "\(what): the next open upgrades")
         let found = try UpgradeFixtureTests.contents(connection)
-        #expect(Set(found) == expected && found.count == expected.count, "\(what), upgraded: \(Set(found).symmetricDifference(expected).sorted().prefix(5))")
+        #expect(
+            Set(found) == expected && found.count == expected.count,
+            "\(what), upgraded: \(Set(found).symmetricDifference(expected).sorted().prefix(5))")
         #expect(try connection.scalarInt64("SELECT count(*) FROM pragma_foreign_key_check") == 0, "\(what)")
         return left
     }
