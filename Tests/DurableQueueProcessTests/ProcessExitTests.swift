@@ -17,18 +17,21 @@ import Testing
         process.standardError = FileHandle.nullDevice
         let exit = try ProcessExit.run(process)
         #expect(await exit.status() == 3)
+        #expect(kill(process.processIdentifier, 0) == -1 && errno == ESRCH, "the child is reaped")
 
         let sleeper = try #require(Int32(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(kill(sleeper, 0) == 0, "the background process still runs, holding the child's descriptors")
         kill(sleeper, SIGKILL)
     }
 
-    @Test func aChildKilledByASignalIsSeenWithTheSignalsNumber() async throws {
+    @Test func aChildKilledByASignalIsSeenWithTheSignalsNumberAndIsGone() async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sleep")
         process.arguments = ["300"]
         let exit = try ProcessExit.run(process)
         kill(process.processIdentifier, SIGKILL)
         #expect(await exit.status() == SIGKILL)
+        // Reaped: no zombie answers for the pid (tests judge a worker's liveness by it).
+        #expect(kill(process.processIdentifier, 0) == -1 && errno == ESRCH)
     }
 }

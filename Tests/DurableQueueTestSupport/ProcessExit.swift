@@ -12,8 +12,10 @@ import Synchronization
 /// Foundation on Linux learns of the exit only when a socket the child inherited is closed at its
 /// last copy: a process the child leaves behind (`sh -c 'server &'`, a daemon such as tmux's server)
 /// or one spawned elsewhere at that moment may hold a copy for as long as it lives, and the exit is
-/// not seen until then (a CI run hung on three such children, zombies nobody reaped). `waitid` with
-/// `WNOWAIT` sees the exit itself and leaves the child for Foundation to reap.
+/// not seen until then (a CI run hung on three such children, zombies nobody reaped). The thread's
+/// `waitid` sees the exit itself and reaps the child, so that once a status is known the process
+/// is gone (a test checks that its pid no longer runs); Foundation's own `waitpid` then finds
+/// nothing, and its `terminationStatus` is not to be read: use the awaited status.
 package final class ProcessExit: Sendable {
     private struct State {
         var status: Int32?
@@ -35,16 +37,16 @@ package final class ProcessExit: Sendable {
         try process.run()
         let pid = process.processIdentifier
         exit.pid.withLock { $0 = pid }
-        Thread.detachNewThread { exit.waitWithoutReaping(pid) }
+        Thread.detachNewThread { exit.reap(pid) }
         return exit
     }
 
-    /// Blocks until child `pid` has exited, then finishes with its status (the signal's number if a
-    /// signal ended it, as Foundation's `terminationStatus`), leaving it unreaped. Returns at once if
+    /// Blocks until child `pid` has exited, reaps it and finishes with its status (the signal's
+    /// number if a signal ended it, as Foundation's `terminationStatus`). Returns at once if
     /// Foundation reaped it first (ECHILD): its termination handler finishes then.
-    private func waitWithoutReaping(_ pid: pid_t) {
+    private func reap(_ pid: pid_t) {
         var info = siginfo_t()
-        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 {
+        while waitid(P_PID, id_t(pid), &info, WEXITED) != 0 {
             guard errno == EINTR else { return }
         }
         finish(info._sifields._sigchld.si_status)
