@@ -34,4 +34,21 @@ import Testing
         // Reaped: no zombie answers for the pid (tests judge a worker's liveness by it).
         #expect(kill(process.processIdentifier, 0) == -1 && errno == ESRCH)
     }
+
+    /// Foundation and the watch's own thread both wait for each child; whichever reaps second finds
+    /// nothing (Foundation then reports 0): the status heard is always the child's.
+    @Test func manyChildrenExitingAtOnceAreEachHeardWithTheirOwnStatus() async throws {
+        let statuses = try await withThrowingTaskGroup(of: Int32.self) { group in
+            for _ in 0..<500 {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/bin/sh")
+                process.arguments = ["-c", "exit 3"]
+                let exit = try ProcessExit.run(process)
+                group.addTask { await exit.status() }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses.count == 500 && statuses.allSatisfy { $0 == 3 }, "\(statuses.filter { $0 != 3 }.count) heard wrongly")
+    }
 }
+

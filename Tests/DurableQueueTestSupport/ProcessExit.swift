@@ -12,13 +12,17 @@ import Synchronization
 /// Foundation on Linux learns of the exit only when a socket the child inherited is closed at its
 /// last copy: a process the child leaves behind (`sh -c 'server &'`, a daemon such as tmux's server)
 /// or one spawned elsewhere at that moment may hold a copy for as long as it lives, and the exit is
-/// not seen until then (a CI run hung on three such children, zombies nobody reaped). The thread's
-/// `waitid` sees the exit itself and reaps the child, so that once a status is known the process
-/// is gone (a test checks that its pid no longer runs); Foundation's own `waitpid` then finds
-/// nothing, and its `terminationStatus` is not to be read: use the awaited status.
+/// not seen until then (a CI run hung on three such children, zombies nobody reaped). The thread
+/// reads the exit status without reaping (`WNOWAIT`), records it, then reaps. Whoever reaps second
+/// (the thread or Foundation) finds nothing (Foundation then reports 0: its `terminationStatus` is not
+/// to be read, use the awaited status), so a status is recorded only from a child not yet reaped,
+/// and waiters hear it only after the reap: once a status is known the process is gone.
 package final class ProcessExit: Sendable {
     private struct State {
+        /// The status read first from the unreaped child.
         var status: Int32?
+        /// Whether someone has reaped the child and the waiters have heard the status.
+        var told = false
         var waiters: [@Sendable (Int32) -> Void] = []
     }
 
@@ -26,9 +30,14 @@ package final class ProcessExit: Sendable {
     /// The child's process ID, once it has started.
     private let pid = Mutex<pid_t?>(nil)
 
-    /// Watches `process`, which must not have started yet: sets its termination handler.
+    /// Watches `process`, which must not have started yet: sets its termination handler, which
+    /// Foundation calls once its `waitpid` has returned (with the status, or with nothing if the
+    /// thread reaped the child first, after recording the status).
     private init(watching process: Process) {
-        process.terminationHandler = { [self] process in finish(process.terminationStatus) }
+        process.terminationHandler = { [self] process in
+            record(process.terminationStatus)
+            tellWaiters()
+        }
     }
 
     /// Starts `process` (like `run()`) and returns the watch on its exit.
@@ -37,19 +46,21 @@ package final class ProcessExit: Sendable {
         try process.run()
         let pid = process.processIdentifier
         exit.pid.withLock { $0 = pid }
-        Thread.detachNewThread { exit.reap(pid) }
+        Thread.detachNewThread { exit.waitAndReap(pid) }
         return exit
     }
 
-    /// Blocks until child `pid` has exited, reaps it and finishes with its status (the signal's
-    /// number if a signal ended it, as Foundation's `terminationStatus`). Returns at once if
-    /// Foundation reaped it first (ECHILD): its termination handler finishes then.
-    private func reap(_ pid: pid_t) {
+    /// Blocks until child `pid` has exited, records its status (the signal's number if a signal
+    /// ended it, as Foundation's `terminationStatus`), reaps it and tells the waiters. Returns at
+    /// once if Foundation reaped it first (ECHILD): its termination handler tells them.
+    private func waitAndReap(_ pid: pid_t) {
         var info = siginfo_t()
-        while waitid(P_PID, id_t(pid), &info, WEXITED) != 0 {
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 {
             guard errno == EINTR else { return }
         }
-        finish(info._sifields._sigchld.si_status)
+        record(info._sifields._sigchld.si_status)
+        while waitid(P_PID, id_t(pid), &info, WEXITED) != 0 && errno == EINTR {}
+        tellWaiters()
     }
 
     /// The exit status (the signal's number for a child killed by one), once the child has exited.
@@ -77,19 +88,26 @@ package final class ProcessExit: Sendable {
 
     private func whenExited(_ body: @escaping @Sendable (Int32) -> Void) {
         let status = state.withLock { state -> Int32? in
-            if state.status == nil { state.waiters.append(body) }
-            return state.status
+            if !state.told { state.waiters.append(body) }
+            return state.told ? state.status : nil
         }
         if let status { body(status) }
     }
 
-    /// Records the first status told (Foundation's handler and the waiting thread may both tell it).
-    private func finish(_ status: Int32) {
-        let waiters = state.withLock { state -> [@Sendable (Int32) -> Void] in
-            guard state.status == nil else { return [] }
-            state.status = status
+    /// Records `status` unless a status was recorded first.
+    private func record(_ status: Int32) {
+        state.withLock { state in
+            if state.status == nil { state.status = status }
+        }
+    }
+
+    /// Tells the waiters the recorded status, once.
+    private func tellWaiters() {
+        let (status, waiters) = state.withLock { state -> (Int32, [@Sendable (Int32) -> Void]) in
+            guard !state.told, let status = state.status else { return (0, []) }
+            state.told = true
             defer { state.waiters = [] }
-            return state.waiters
+            return (status, state.waiters)
         }
         for waiter in waiters { waiter(status) }
     }
