@@ -271,7 +271,7 @@ let package = Package(
         .target(
             name: "DurableQueueTestSupport",
             dependencies: [
-                "DurableQueue", "DurableQueuePostgres", .product(name: "Logging", package: "swift-log"),
+                "CDurableQueueSQLite", "DurableQueue", "DurableQueuePostgres", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/DurableQueueTestSupport",

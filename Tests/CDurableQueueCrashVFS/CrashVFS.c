@@ -155,35 +155,35 @@ static int crashRead(sqlite3_file *f, void *buffer, int amount, sqlite3_int64 of
     return file->real->pMethods->xRead(file->real, buffer, amount, offset);
 }
 
+/// Keeps what bytes [offset, offset + length) of `file` hold now (those past its end: none), and its
+/// size, as its newest undo. Called with the lock held, before a write or a truncate changes them.
+static int rememberBefore(CrashFile *file, sqlite3_int64 offset, sqlite3_int64 length) {
+    sqlite3_int64 size = 0;
+    file->real->pMethods->xFileSize(file->real, &size);
+    Undo *undo = calloc(1, sizeof(Undo) + (size_t)length);
+    if (!undo) return SQLITE_IOERR_NOMEM;
+    undo->before = (unsigned char *)(undo + 1);
+    undo->offset = offset;
+    undo->length = length;
+    undo->sizeBefore = size;
+    if (offset < size) {
+        sqlite3_int64 present = size - offset < length ? size - offset : length;
+        file->real->pMethods->xRead(file->real, undo->before, (int)present, offset);
+    }
+    undo->older = file->undo;
+    file->undo = undo;
+    return SQLITE_OK;
+}
+
 static int crashWrite(sqlite3_file *f, const void *buffer, int amount, sqlite3_int64 offset) {
     CrashFile *file = (CrashFile *)f;
     pthread_mutex_lock(&lock);
     int rc = injectedFault(CRASHVFS_WRITE);
-    if (rc != SQLITE_OK) {
-        pthread_mutex_unlock(&lock);
-        return rc;
+    if (rc == SQLITE_OK) {
+        countOperation();
+        if (file->path) rc = rememberBefore(file, offset, amount);
+        if (rc == SQLITE_OK) rc = file->real->pMethods->xWrite(file->real, buffer, amount, offset);
     }
-    countOperation();
-    if (file->path) {
-        sqlite3_int64 size = 0;
-        file->real->pMethods->xFileSize(file->real, &size);
-        Undo *undo = calloc(1, sizeof(Undo) + (size_t)amount);
-        if (!undo) {
-            pthread_mutex_unlock(&lock);
-            return SQLITE_IOERR_NOMEM;
-        }
-        undo->before = (unsigned char *)(undo + 1);
-        undo->offset = offset;
-        undo->length = amount;
-        undo->sizeBefore = size;
-        if (offset < size) {
-            sqlite3_int64 present = size - offset < amount ? size - offset : amount;
-            file->real->pMethods->xRead(file->real, undo->before, (int)present, offset);
-        }
-        undo->older = file->undo;
-        file->undo = undo;
-    }
-    rc = file->real->pMethods->xWrite(file->real, buffer, amount, offset);
     pthread_mutex_unlock(&lock);
     return rc;
 }
@@ -192,27 +192,12 @@ static int crashTruncate(sqlite3_file *f, sqlite3_int64 size) {
     CrashFile *file = (CrashFile *)f;
     pthread_mutex_lock(&lock);
     int rc = injectedFault(CRASHVFS_TRUNCATE);
-    if (rc != SQLITE_OK) {
-        pthread_mutex_unlock(&lock);
-        return rc;
+    if (rc == SQLITE_OK) {
+        sqlite3_int64 current = 0;
+        file->real->pMethods->xFileSize(file->real, &current);
+        if (file->path && current > size) rc = rememberBefore(file, size, current - size);
+        if (rc == SQLITE_OK) rc = file->real->pMethods->xTruncate(file->real, size);
     }
-    sqlite3_int64 current = 0;
-    file->real->pMethods->xFileSize(file->real, &current);
-    if (file->path && current > size) {
-        Undo *undo = calloc(1, sizeof(Undo) + (size_t)(current - size));
-        if (!undo) {
-            pthread_mutex_unlock(&lock);
-            return SQLITE_IOERR_NOMEM;
-        }
-        undo->before = (unsigned char *)(undo + 1);
-        undo->offset = size;
-        undo->length = current - size;
-        undo->sizeBefore = current;
-        file->real->pMethods->xRead(file->real, undo->before, (int)(current - size), size);
-        undo->older = file->undo;
-        file->undo = undo;
-    }
-    rc = file->real->pMethods->xTruncate(file->real, size);
     pthread_mutex_unlock(&lock);
     return rc;
 }

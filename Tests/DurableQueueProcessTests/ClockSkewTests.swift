@@ -21,7 +21,7 @@ struct ClockSkewTests {
         let path = try await backend.location(directory)
         let store = try await backend.make(directory)
         let ids = try await store.enqueue(
-            (0..<24).map { NewJob(queue: "default", kind: "record", input: "{\"index\":\($0)}") }, now: Date().millisecondsSince1970
+            recordJobs(24), now: Date().millisecondsSince1970
         ).map(\.id.rawValue)
         let log = directory.path("work.log")
         // Jobs longer than the lease, so heartbeats keep them; a lease of 3 s, so that a worker

@@ -108,7 +108,7 @@ import Testing
         let errors = [directory.path("worker-1.err"), directory.path("worker-2.err")]
         let store = try await backend.make(directory)
         let count = 600
-        _ = try await store.enqueue((0..<count).map { NewJob(queue: "shared", kind: "record", input: "{\"index\":\($0)}") }, now: Self.now())
+        _ = try await store.enqueue(recordJobs(count, queue: "shared"), now: Self.now())
 
         // Nobody is killed or frozen here: a 5 s lease keeps a machine loaded by the other tests (a
         // heartbeat late by more than the default 1 s) from handing a running job to the other worker.

@@ -36,9 +36,7 @@ import Testing
         let ranBefore = try WorkLog(path: logPath).finishes.count
         #expect(ranBefore > 0 && ranBefore < count, "the limit must stop the worker part way (\(ranBefore) finished)")
 
-        var integrity = ""
-        try SQLiteConnection(path: path, options: StorageOptions()).query("PRAGMA integrity_check") { integrity = $0.string(0) }
-        #expect(integrity == "ok")
+        #expect(integrityCheck(ofSQLiteFileAt: path) == "ok")
 
         // With room again, another worker takes back what the first left running and finishes everything.
         let rerun = try WorkerProcess(["work", path, logPath, "--until-done", "--lease-ms", "300", "--job-ms", "2"])
@@ -52,6 +50,6 @@ import Testing
     private func enqueueAndClose(_ count: Int, path: String) async throws {
         let store = try SQLiteJobStore(path: path)
         _ = try await store.enqueue(
-            batch: (0..<count).map { NewJob(queue: "disk", kind: "record", input: "{\"index\":\($0)}") }, now: Date().millisecondsSince1970)
+            batch: recordJobs(count, queue: "disk"), now: Date().millisecondsSince1970)
     }
 }

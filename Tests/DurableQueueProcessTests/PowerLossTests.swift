@@ -18,11 +18,7 @@ import Testing
         defer { directory.remove() }
         let original = directory.path("original.sqlite")
         let count = 40
-        do {
-            let store = try SQLiteJobStore(path: original)
-            _ = try await store.enqueue(
-                batch: (0..<count).map { NewJob(queue: "disk", kind: "record", input: "{\"index\":\($0)}") }, now: 1_000)
-        }
+        _ = try await SQLiteJobStore(path: original).enqueue(batch: recordJobs(count, queue: "disk"), now: 1_000)
         var cutsThatStopped = 0
         for cut in [2, 5, 11, 23, 47, 95, 190] {
             let path = directory.path("cut-\(cut).sqlite")
@@ -35,9 +31,7 @@ import Testing
             #expect(status == Int32(CRASHVFS_EXIT_CODE) || status == 0, "cut \(cut): exit \(status)")
             if status == Int32(CRASHVFS_EXIT_CODE) { cutsThatStopped += 1 }
 
-            var integrity = ""
-            try SQLiteConnection(path: path, options: StorageOptions()).query("PRAGMA integrity_check") { integrity = $0.string(0) }
-            #expect(integrity == "ok", "cut \(cut)")
+            #expect(integrityCheck(ofSQLiteFileAt: path) == "ok", "cut \(cut)")
             let store = try SQLiteJobStore(path: path)
             #expect(try await store.jobs(JobFilter(limit: 1_000)).count == count, "cut \(cut): every enqueued job is there")
             #expect(try await store.historyIsConsistent(), "cut \(cut)")
@@ -80,9 +74,7 @@ import Testing
             if durability == .powerLoss {
                 #expect(Set(returned).isSubset(of: present), "cut \(cut): \(returned.count) returned, \(present.count) kept")
             }
-            var integrity = ""
-            try SQLiteConnection(path: path, options: StorageOptions()).query("PRAGMA integrity_check") { integrity = $0.string(0) }
-            #expect(integrity == "ok", "cut \(cut)")
+            #expect(integrityCheck(ofSQLiteFileAt: path) == "ok", "cut \(cut)")
             #expect(try await store.historyIsConsistent(), "cut \(cut)")
         }
         #expect(cutsThatStopped >= 3 && returnedInAll > 0, "the cuts must fall among the enqueues (\(cutsThatStopped) did)")
@@ -98,11 +90,7 @@ import Testing
         defer { directory.remove() }
         let path = directory.path("jobs.sqlite")
         let count = 60
-        do {
-            let store = try SQLiteJobStore(path: path)
-            _ = try await store.enqueue(
-                batch: (0..<count).map { NewJob(queue: "disk", kind: "record", input: "{\"index\":\($0)}") }, now: 1_000)
-        }
+        _ = try await SQLiteJobStore(path: path).enqueue(batch: recordJobs(count, queue: "disk"), now: 1_000)
         let log = directory.path("work.log")
         let errors = directory.path("worker.err")
         let worker = try WorkerProcess(
@@ -113,9 +101,7 @@ import Testing
         #expect(status == 0, "\(logged.suffix(2_000))")
         #expect(logged.contains("will try again"), "the faults must have reached the engine")
 
-        var integrity = ""
-        try SQLiteConnection(path: path, options: StorageOptions()).query("PRAGMA integrity_check") { integrity = $0.string(0) }
-        #expect(integrity == "ok")
+        #expect(integrityCheck(ofSQLiteFileAt: path) == "ok")
         let store = try SQLiteJobStore(path: path)
         let records = try await store.jobs(JobFilter(limit: 1_000))
         #expect(records.count == count && records.allSatisfy { $0.state == .succeeded })
@@ -153,9 +139,7 @@ import Testing
             if status == Int32(CRASHVFS_EXIT_CODE) { cutsThatStopped += 1 }
             resultsSeen += report.succeeded.count
 
-            var integrity = ""
-            try SQLiteConnection(path: path, options: StorageOptions()).query("PRAGMA integrity_check") { integrity = $0.string(0) }
-            #expect(integrity == "ok", "cut \(cut)")
+            #expect(integrityCheck(ofSQLiteFileAt: path) == "ok", "cut \(cut)")
             let store = try SQLiteJobStore(path: path)
             let ids = Set(try await store.jobs(JobFilter(limit: 10_000)).map(\.id.rawValue))
             #expect(ids == Set((0..<Int64(ids.count)).map { $0 + 1 }), "cut \(cut): a prefix, ids \(ids.sorted())")

@@ -20,7 +20,7 @@ struct ServerRestartTests {
         let store = try await PostgresJobStore(PostgresStorage(url: url))
         let count = 600
         let ids = try await store.enqueue(
-            (0..<count).map { NewJob(queue: "default", kind: "record", input: "{\"index\":\($0)}") }, now: Date().millisecondsSince1970
+            recordJobs(count), now: Date().millisecondsSince1970
         ).map(\.id.rawValue)
         let log = directory.path("work.log")
         let errors = (0..<3).map { directory.path("worker-\($0).err") }

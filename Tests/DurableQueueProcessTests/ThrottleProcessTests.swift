@@ -16,7 +16,7 @@ import Testing
         let store = try await backend.make(directory)
         let now = Date().millisecondsSince1970
         try await store.configure(QueueConfiguration("shared", throttle: Throttle(interval)), now: now)
-        let jobs = (0..<count).map { NewJob(queue: "shared", kind: "record", input: "{\"index\":\($0)}") }
+        let jobs = recordJobs(count, queue: "shared")
         _ = try await store.enqueue(jobs, now: now)
         return path
     }

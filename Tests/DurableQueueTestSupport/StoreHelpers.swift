@@ -12,6 +12,11 @@ package func job(
         uniqueKey: uniqueKey, uniquePolicy: policy, tags: tags, throttleIntervalMilliseconds: throttleInterval)
 }
 
+/// `count` jobs of the test worker's "record" type on `queue`, with the indexes 0 … count − 1 as inputs.
+package func recordJobs(_ count: Int, queue: String = "default") -> [NewJob] {
+    (0..<count).map { NewJob(queue: queue, kind: "record", input: "{\"index\":\($0)}") }
+}
+
 /// The kinds the test helpers claim unless told otherwise.
 package let testKinds: Set<String> = ["test", "a", "b", "c", "d", "record", "download", "send"]
 

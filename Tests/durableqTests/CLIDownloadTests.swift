@@ -135,9 +135,7 @@ private func percent(_ line: String) -> Int {
             #expect(message.hasPrefix("durableq: error: stopped after ") && message.contains(" s of failing writes: could not "), "\(message)")
             #expect(message.contains("disk I/O error (file durableq.sqlite)"), "\(message)")
             #expect(!message.contains("while executing") && !message.contains("COMMIT"), "no SQL in the message: \(message)")
-            var integrity = ""
-            try SQLiteConnection(path: path, options: StorageOptions()).query("PRAGMA integrity_check") { integrity = $0.string(0) }
-            #expect(integrity == "ok")
+            #expect(integrityCheck(ofSQLiteFileAt: path) == "ok")
 
             let rerun = try await durableq(["run"], in: directory.url.path)
             #expect(rerun.status == 0, "\(rerun)")

@@ -15,6 +15,14 @@ import Testing
     static let writeFailed = SQLITE_IOERR | (3 << 8)
     static let syncFailed = SQLITE_IOERR | (4 << 8)
 
+    /// Expects `error` to have been thrown and to name the file at `path` and, if given, the `cause`.
+    static func expect(
+        _ error: DurableQueueError?, names path: String, cause: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let description = error?.description ?? "no error"
+        #expect(description.contains(path) && (cause.map(description.contains) ?? true), "\(description)", sourceLocation: sourceLocation)
+    }
+
     /// Options that open the file through the crash VFS (registered once).
     static func throughCrashVFS() throws -> StorageOptions {
         try #require(crashvfs_register() == SQLITE_OK)
@@ -51,16 +59,13 @@ import Testing
         let error = await #expect(throws: DurableQueueError.self) { try await store.enqueue(batch: big, now: 2_000) }
         crashvfs_heal()
         #expect(crashvfs_failures() > 0)
-        #expect(error?.description.contains(path) == true, "\(String(describing: error))")
-        #expect(error?.description.contains(code == SQLITE_FULL ? "full" : "I/O") == true, "\(String(describing: error))")
+        Self.expect(error, names: path, cause: code == SQLITE_FULL ? "full" : "I/O")
 
         // Nothing of the batch, the ten before intact; the store goes on.
         #expect(try await store.jobs(JobFilter(limit: 10_000)).count == 10)
         _ = try await store.enqueue(batch: big, now: 3_000)
         #expect(try await store.jobs(JobFilter(limit: 10_000)).count == 2_010)
-        var integrity = ""
-        try SQLiteConnection(path: path, options: StorageOptions()).query("PRAGMA integrity_check") { integrity = $0.string(0) }
-        #expect(integrity == "ok")
+        #expect(integrityCheck(ofSQLiteFileAt: path) == "ok")
     }
 
     @Test func aCommitWhoseSyncFailsIsReportedAndTheStoreGoesOn() async throws {
@@ -75,7 +80,7 @@ import Testing
         crashvfs_fail(Int32(CRASHVFS_SYNC), 1, 1, Self.syncFailed)
         let error = await #expect(throws: DurableQueueError.self) { try await store.add(job(input: "{\"n\":2}")) }
         crashvfs_heal()
-        #expect(error?.description.contains(path) == true, "\(String(describing: error))")
+        Self.expect(error, names: path)
         _ = try await store.add(job(input: "{\"n\":3}"))
         let inputs = try await store.jobs(JobFilter(limit: 10)).map(\.input)
         #expect(inputs.contains("{\"n\":3}") && inputs.contains("{}"), "\(inputs)")
@@ -94,7 +99,7 @@ import Testing
         crashvfs_fail(Int32(CRASHVFS_WRITE | CRASHVFS_SYNC | CRASHVFS_TRUNCATE), 1, -1, code)
         let claimError = await #expect(throws: DurableQueueError.self) { try await store.take(limit: 5, now: 2_000) }
         crashvfs_heal()
-        #expect(claimError?.description.contains(path) == true && claimError?.description.contains(cause) == true, "\(String(describing: claimError))")
+        Self.expect(claimError, names: path, cause: cause)
         #expect(try await store.jobs(JobFilter(state: .pending, limit: 100)).count == 20, "the failed claim took nothing")
 
         let claimed = try await store.take(limit: 5, now: 3_000)
@@ -103,7 +108,7 @@ import Testing
         crashvfs_fail(Int32(CRASHVFS_WRITE | CRASHVFS_SYNC | CRASHVFS_TRUNCATE), 1, -1, code)
         let endingError = await #expect(throws: DurableQueueError.self) { try await store.finish(endings, now: 4_000) }
         crashvfs_heal()
-        #expect(endingError?.description.contains(path) == true && endingError?.description.contains(cause) == true, "\(String(describing: endingError))")
+        Self.expect(endingError, names: path, cause: cause)
         #expect(try await store.jobs(JobFilter(state: .running, limit: 100)).count == 5, "the failed ending changed nothing")
         #expect(try await store.historyIsConsistent())
 
@@ -141,9 +146,7 @@ import Testing
         let copy = directory.path("copy.sqlite")
         try FileManager.default.copyItem(atPath: path, toPath: copy)
         let copied = try SQLiteConnection(path: copy, options: StorageOptions())
-        var integrity = ""
-        try copied.query("PRAGMA integrity_check") { integrity = $0.string(0) }
-        #expect(integrity == "ok")
+        #expect(integrityCheck(ofSQLiteFileAt: copy) == "ok")
         #expect(try copied.scalarInt64("SELECT count(*) FROM jobs") == 401)
         #expect(try await store.historyIsConsistent())
     }

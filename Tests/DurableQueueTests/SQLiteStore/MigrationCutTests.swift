@@ -91,9 +91,7 @@ import Testing
         let left: Int
         do {
             let connection = try SQLiteConnection(path: path, options: StorageOptions())
-            var integrity = ""
-            try connection.query("PRAGMA integrity_check") { integrity = $0.string(0) }
-            #expect(integrity == "ok", "\(what)")
+            #expect(integrityCheck(ofSQLiteFileAt: path) == "ok", "\(what)")
             left = try SQLiteMigrator.userVersion(connection)
             #expect(left == 28 || left == SchemaMigrations.latestVersion, "\(what): version \(left)")
             let found = try UpgradeFixtureTests.contents(connection)
